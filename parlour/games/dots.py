@@ -1,0 +1,403 @@
+"""Dots & Boxes, as ``/work/shared/rules/dots.md`` and the seeds' protocol describe it.
+
+Coordinates follow the seeds' protocol: dot (x, y) with x growing right and y growing down;
+line (x, y, d) runs from dot (x, y) to (x+1, y) when d=0 and to (x, y+1) when d=1; box (x, y)
+is the square whose top-left dot is (x, y).
+
+The engine action is a line id, an int that does not depend on the board size, so a wire
+move can be parsed without the board::
+
+    line_id(x, y, d) = y * 100 + x * 2 + d        (x, y in 0..49, d in {0, 1})
+
+so line (3, 2, 1) is 207. Random playouts are the hot path (bots, benchmarks), hence the
+shape of the state: per-size tables shared by every game of that size, a side counter per
+box, and a list of free line ids with O(1) swap-removal that doubles as ``legal_actions``.
+
+Events are cached per board size and shared between games, so they are read-only: their
+``public`` and ``private`` dicts raise TypeError on mutation (copy them, as ``Event.for_seat``
+does, to add fields). Building fresh events would cost a third of a random playout.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, fields
+from typing import Any
+
+from parlour.games.base import Event, IllegalAction, InvalidSettings, Outcome
+
+MIN_DOTS = 2
+MAX_DOTS = 50
+_STRIDE = 2 * MAX_DOTS  # line ids per row of dots
+MAX_LINE_ID = (MAX_DOTS - 1) * _STRIDE + (MAX_DOTS - 1) * 2 + 1
+
+_MAX_SEATS = 8
+_NOT_ON_BOARD = -2
+_DRAWN = -1
+
+
+def line_id(x: int, y: int, d: int) -> int:
+    """The id of line (x, y, d); the inverse of ``line_xyd``."""
+    return y * _STRIDE + x * 2 + d
+
+
+def line_xyd(lid: int) -> tuple[int, int, int]:
+    """The (x, y, d) of a line id; ValueError if no board of up to 50×50 dots has it."""
+    if type(lid) is not int or not 0 <= lid <= MAX_LINE_ID:
+        raise ValueError(f"not a line id: {lid!r}")
+    y, rest = divmod(lid, _STRIDE)
+    x, d = divmod(rest, 2)
+    if (d == 0 and x >= MAX_DOTS - 1) or (d == 1 and y >= MAX_DOTS - 1):
+        raise ValueError(f"not a line id: {lid!r}")
+    return x, y, d
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """A room's Dots & Boxes settings; sizes count dots, so 4×4 dots is the 3×3-box game."""
+
+    width: int = 4
+    height: int = 4
+    turn_timer: int = 0
+    max_players: int = 2
+
+
+_RANGES: dict[str, tuple[int, int]] = {
+    "width": (MIN_DOTS, MAX_DOTS),
+    "height": (MIN_DOTS, MAX_DOTS),
+    "turn_timer": (0, 300),
+    "max_players": (2, 8),
+}
+
+
+class _Board:
+    """Read-only tables for one board size, built once and shared by all its games."""
+
+    __slots__ = (
+        "adj",
+        "box_xy",
+        "boxes",
+        "capture_events",
+        "height",
+        "line_events",
+        "lines",
+        "pos0",
+        "size",
+        "width",
+        "xyd",
+    )
+
+    def __init__(self, width: int, height: int) -> None:
+        self.width = width
+        self.height = height
+        # Lines in id order, which is also y-major reading order.
+        self.lines = [
+            line_id(x, y, d)
+            for y in range(height)
+            for x in range(width)
+            for d in (0, 1)
+            if (d == 0 and x < width - 1) or (d == 1 and y < height - 1)
+        ]
+        self.boxes = (width - 1) * (height - 1)
+        self.box_xy = [(b % (width - 1), b // (width - 1)) for b in range(self.boxes)]
+        self.size = size = self.lines[-1] + 1
+        # pos0[id]: index into the free list (all free at start), or _NOT_ON_BOARD.
+        self.pos0 = [_NOT_ON_BOARD] * size
+        self.xyd: list[tuple[int, int, int] | None] = [None] * size
+        self.adj: list[tuple[int, ...]] = [()] * size
+        for i, lid in enumerate(self.lines):
+            x, y, d = line_xyd(lid)
+            self.pos0[lid] = i
+            self.xyd[lid] = (x, y, d)
+            # Box (x, y) first, then the neighbour across the line, as the rules ask.
+            near = [(x, y), (x, y - 1)] if d == 0 else [(x, y), (x - 1, y)]
+            self.adj[lid] = tuple(
+                by * (width - 1) + bx for bx, by in near if 0 <= bx < width - 1 and 0 <= by < height - 1
+            )
+        # Filled on first use: index seat * size + line id, and seat * boxes + box.
+        self.line_events: list[Event | None] = [None] * (_MAX_SEATS * size)
+        self.capture_events: list[Event | None] = [None] * (_MAX_SEATS * self.boxes)
+
+
+_BOARDS: dict[tuple[int, int], _Board] = {}
+
+
+def _board(width: int, height: int) -> _Board:
+    board = _BOARDS.get((width, height))
+    if board is None:
+        board = _BOARDS[(width, height)] = _Board(width, height)
+    return board
+
+
+class State:
+    """One game in progress. Mutated only by the engine; read it through ``view``."""
+
+    __slots__ = (
+        "active",
+        "board",
+        "free",
+        "next_seat",
+        "owner",
+        "players",
+        "pos",
+        "remaining",
+        "result",
+        "rng",
+        "scores",
+        "settings",
+        "sides",
+        "turn",
+    )
+
+    def __init__(self, settings: Settings, players: int, rng: random.Random) -> None:
+        board = _board(settings.width, settings.height)
+        self.settings = settings
+        self.board = board
+        self.rng = rng
+        self.players = players
+        self.free = board.lines.copy()
+        self.pos = board.pos0.copy()
+        self.sides = [0] * board.boxes
+        self.owner = [-1] * board.boxes
+        self.remaining = board.boxes
+        self.scores = [0] * players
+        self.active = _SEATS[players].copy()
+        self.next_seat = _NEXT_SEAT[players].copy()
+        self.turn = 0
+        self.result: Outcome | None = None
+
+
+class _ReadOnlyDict(dict[str, Any]):
+    """A dict that refuses changes, so a cached event cannot be altered for every later game."""
+
+    __slots__ = ()
+
+    def _refuse(self, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError("dots events are shared and read-only; copy them to change them")
+
+    __setitem__ = __delitem__ = __ior__ = clear = pop = popitem = setdefault = update = _refuse
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_ReadOnlyDict, (dict(self),))
+
+
+_NO_PRIVATE: dict[int, dict[str, Any]] = _ReadOnlyDict()  # type: ignore[assignment]
+
+
+def _event(kind: str, **public: Any) -> Event:
+    """A read-only event (see the module docstring)."""
+    return Event(kind, _ReadOnlyDict(public), _NO_PRIVATE)
+
+
+def _line_event(board: _Board, seat: int, lid: int) -> Event:
+    x, y, d = board.xyd[lid]  # type: ignore[misc]
+    ev = board.line_events[seat * board.size + lid] = _event("line", seat=seat, x=x, y=y, d=d)
+    return ev
+
+
+def _capture_event(board: _Board, seat: int, box: int) -> Event:
+    x, y = board.box_xy[box]
+    ev = board.capture_events[seat * board.boxes + box] = _event("capture", seat=seat, x=x, y=y)
+    return ev
+
+
+_TURN_EVENTS = tuple(_event("turn", seat=s) for s in range(_MAX_SEATS))
+_SEATS = [list(range(n)) for n in range(_MAX_SEATS + 1)]
+_NEXT_SEAT = [[(s + 1) % n for s in range(n)] if n else [] for n in range(_MAX_SEATS + 1)]
+
+
+def _int_field(raw: dict[str, Any], key: str) -> int:
+    value = raw.get(key)
+    if type(value) is not int:
+        raise IllegalAction("bad_action", f"{key!r} must be an integer")
+    return value
+
+
+class DotsGame:
+    """The Dots & Boxes engine (see the module docstring for coordinates and ids)."""
+
+    name = "dots"
+    min_players = 2
+    max_players = _MAX_SEATS
+
+    def settings(self, raw: dict[str, Any] | None) -> Settings:
+        """Validate raw settings: only known keys, integers (not bools) within range."""
+        if raw is None:
+            return Settings()
+        if not isinstance(raw, dict):
+            raise InvalidSettings("settings must be an object")
+        known = {f.name for f in fields(Settings)}
+        unknown = sorted(str(k) for k in raw if k not in known)
+        if unknown:
+            raise InvalidSettings(f"unknown setting(s): {', '.join(unknown)}")
+        for key, value in raw.items():
+            low, high = _RANGES[key]
+            if type(value) is not int:
+                raise InvalidSettings(f"{key} must be an integer")
+            if not low <= value <= high:
+                raise InvalidSettings(f"{key} must be between {low} and {high}")
+            if key == "turn_timer" and 0 < value < 10:
+                raise InvalidSettings("turn_timer must be 0 (off) or between 10 and 300 seconds")
+        return Settings(**raw)
+
+    def default_capacity(self, settings: Settings) -> int:
+        """The room offers ``max_players`` seats."""
+        return settings.max_players
+
+    def setup(self, settings: Settings, players: int, rng: random.Random) -> State:
+        """An empty board; seat 0 (the first to join) draws first."""
+        if not self.min_players <= players <= self.max_players:
+            raise InvalidSettings(f"dots needs {self.min_players} to {self.max_players} players")
+        return State(settings, players, rng)
+
+    def start_events(self, state: State) -> list[Event]:
+        """Only the first turn: nothing else happens during setup."""
+        return [_TURN_EVENTS[state.turn]]
+
+    def parse_action(self, raw: dict[str, Any]) -> int:
+        """Wire ``{"type": "line", "x", "y", "d"}`` or ``{"type": "line", "line": id}`` to a line id.
+
+        Only bounds every board shares are checked here; the board's own size is checked by ``apply``.
+        """
+        if not isinstance(raw, dict) or raw.get("type") != "line":
+            raise IllegalAction("bad_action", 'expected {"type": "line", "x": int, "y": int, "d": 0|1}')
+        if "line" in raw:
+            lid = _int_field(raw, "line")
+            try:
+                line_xyd(lid)
+            except ValueError:
+                raise IllegalAction("off_board", f"no line {lid} on any board") from None
+            return lid
+        x, y, d = _int_field(raw, "x"), _int_field(raw, "y"), _int_field(raw, "d")
+        if d not in (0, 1):
+            raise IllegalAction("bad_action", "d must be 0 (right) or 1 (down)")
+        if not (0 <= x < MAX_DOTS and 0 <= y < MAX_DOTS) or (x if d == 0 else y) == MAX_DOTS - 1:
+            raise IllegalAction("off_board", f"line ({x}, {y}, {d}) is off the board")
+        return line_id(x, y, d)
+
+    def legal_actions(self, state: State, seat: int) -> list[int]:
+        """Every free line id for the seat on turn (a copy, in no particular order); else empty."""
+        if seat != state.turn or state.result is not None:
+            return []
+        return state.free.copy()
+
+    def apply(self, state: State, seat: int, action: int) -> list[Event]:
+        """Draw a line; capture what it completes; the turn passes only if nothing was captured."""
+        if state.result is not None:
+            raise IllegalAction("game_over", "the game is over")
+        if seat != state.turn:
+            raise IllegalAction("not_your_turn", "it is not your turn")
+        pos = state.pos
+        if type(action) is not int:
+            raise IllegalAction("bad_action", "a move is a line id (int)")
+        if not 0 <= action < len(pos) or (p := pos[action]) == _NOT_ON_BOARD:
+            raise IllegalAction("off_board", "that line is off the board")
+        if p < 0:
+            raise IllegalAction("line_taken", "that line is already drawn")
+        free = state.free
+        last = free.pop()
+        if last != action:
+            free[p] = last
+            pos[last] = p
+        pos[action] = _DRAWN
+        board = state.board
+        events = [board.line_events[seat * board.size + action] or _line_event(board, seat, action)]
+        sides = state.sides
+        got = 0
+        for b in board.adj[action]:
+            n = sides[b] + 1
+            sides[b] = n
+            if n == 4:
+                state.owner[b] = seat
+                events.append(board.capture_events[seat * board.boxes + b] or _capture_event(board, seat, b))
+                got += 1
+        if got:
+            state.scores[seat] += got
+            state.remaining -= got
+            if not state.remaining:
+                events.append(self._finish(state, "finished"))
+        else:
+            state.turn = nxt = state.next_seat[seat]
+            events.append(_TURN_EVENTS[nxt])
+        return events
+
+    def to_act(self, state: State) -> list[int]:
+        """The seat on turn, or nobody once the game is over."""
+        return [] if state.result is not None else [state.turn]
+
+    def view(self, state: State, seat: int | None) -> dict[str, Any]:
+        """The whole board: Dots & Boxes hides nothing, so players and spectators see the same."""
+        board = state.board
+        pos = state.pos
+        result = state.result
+        return {
+            "width": board.width,
+            "height": board.height,
+            "lines": [list(board.xyd[lid]) for lid in board.lines if pos[lid] == _DRAWN],  # type: ignore[arg-type]
+            "captures": [[*board.box_xy[b], owner] for b, owner in enumerate(state.owner) if owner >= 0],
+            "scores": state.scores.copy(),
+            "players": state.players,
+            "active": state.active.copy(),
+            "turn": None if result is not None else state.turn,
+            "over": result is not None,
+            "winners": None if result is None else result.winners.copy(),
+            "tie": False if result is None else result.tie,
+            "reason": None if result is None else result.reason,
+        }
+
+    def on_leave(self, state: State, seat: int) -> list[Event]:
+        """Remove ``seat`` from the rotation (its boxes stay); under two players left, the last one wins."""
+        if state.result is not None or seat not in state.active:
+            return []
+        successor = state.next_seat[seat]
+        state.active.remove(seat)
+        for s in state.active:
+            if state.next_seat[s] == seat:
+                state.next_seat[s] = successor
+        if len(state.active) < 2:
+            return [self._finish(state, "last_player")]
+        if state.turn == seat:
+            state.turn = successor
+            return [_TURN_EVENTS[successor]]
+        return []
+
+    def on_timeout(self, state: State, seat: int) -> list[Event]:
+        """Draw for the seat on the clock: the lowest-id line that captures, else the lowest-id safe
+        line (no box gets its third side), else the lowest-id free line. The seat keeps the turn after
+        a capture, like any capture, so the clock restarts for it."""
+        if state.result is not None:
+            raise IllegalAction("game_over", "the game is over")
+        if seat != state.turn:
+            raise IllegalAction("not_your_turn", "it is not this seat's turn")
+        return self.apply(state, seat, timeout_line(state))
+
+    def outcome(self, state: State) -> Outcome | None:
+        """The result once every box is taken or fewer than two players remain."""
+        return state.result
+
+    def _finish(self, state: State, reason: str) -> Event:
+        """Most boxes among the seats still playing wins; a departed seat's boxes count for nobody."""
+        active = state.active
+        scores = state.scores
+        best = max(scores[s] for s in active)
+        winners = [s for s in active if scores[s] == best]
+        tie = len(winners) > 1
+        state.result = Outcome(winners=winners, scores=dict(enumerate(scores)), reason=reason, tie=tie)
+        return _event("game_over", winners=winners.copy(), scores=scores.copy(), tie=tie, reason=reason)
+
+
+def timeout_line(state: State) -> int:
+    """The line ``on_timeout`` draws (see there); exposed so bots and tests can ask."""
+    adj = state.board.adj
+    sides = state.sides
+    free = sorted(state.free)
+    for lid in free:
+        if any(sides[b] == 3 for b in adj[lid]):
+            return lid
+    for lid in free:
+        if all(sides[b] < 2 for b in adj[lid]):
+            return lid
+    return free[0]
+
+
+GAME = DotsGame()
