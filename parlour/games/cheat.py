@@ -1,0 +1,547 @@
+"""Cheat (a.k.a. I Doubt It), as written in ``rules/cheat.md``.
+
+Read top to bottom as the rulebook: cards, settings, setup, a turn, calling
+"Cheat", winning, leaving, the turn timer, and what each seat may see.
+
+Choices the rules leave open, made here:
+
+* Cards are integers ``deck*52 + rank*4 + suit`` (rank 0=A … 12=K; suit
+  hearts, diamonds, spades, clubs = 0..3, the write-up's numbering); on the
+  wire a card is ``{"id", "rank", "suit"}``.
+* The first claim is always Ace, whatever the rank-sequence setting.
+* A play whose placer has left stands without a win: it can no longer be
+  challenged and nobody wins by it.
+* When fewer than 3 players remain the game ends with no winner (reason
+  ``not_enough_players``), even if a last-card play was still open.
+* ``on_timeout`` places one card: the lowest card (by rank) of an allowed rank
+  if the seat holds one, announced truthfully (next rank up preferred);
+  otherwise their first card by rank, announced as the next rank up.
+  ``on_timeout``/``on_leave`` for a seat that cannot act are no-ops (a timer or
+  disconnect may race the move that made it stale).
+* Views never carry revealed cards: they are in someone's hand by then, and
+  the ``called`` event already showed them to everyone.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import Any
+
+from parlour.games.base import Event, IllegalAction, InvalidSettings, Outcome
+
+# --- Cards -----------------------------------------------------------------
+
+RANK_NAMES = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
+SUIT_NAMES = ("hearts", "diamonds", "spades", "clubs")
+ACE = 0
+
+
+def card_rank(card: int) -> int:
+    """Rank 0..12 of a card id (every deck repeats the same 52 ids mod 52)."""
+    return card % 52 // 4
+
+
+def card_dict(card: int) -> dict[str, int]:
+    """The wire form of a card: only ever sent to someone allowed to see it."""
+    return {"id": card, "rank": card % 52 // 4, "suit": card % 4}
+
+
+def _by_rank(card: int) -> tuple[int, int]:
+    """Sort key: rank, then suit, then deck — how players hold their hand."""
+    return (card % 52, card)
+
+
+# --- Settings --------------------------------------------------------------
+
+RANK_SEQUENCES = ("ascending", "up_or_down", "any")
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """Room options. ``turn_timer`` is only validated here; the room runs the clock."""
+
+    decks: str | int = "auto"
+    rank_sequence: str = "ascending"
+    turn_timer: int = 0
+    max_players: int = 6
+
+    def deck_count(self, players: int) -> int:
+        """52 cards for up to 6 players, 104 for 7–10, unless fixed by the host."""
+        if self.decks == "auto":
+            return 1 if players <= 6 else 2
+        return int(self.decks)
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def parse_settings(raw: dict[str, Any] | None) -> Settings:
+    """Validate raw room settings; anything unknown or malformed is refused by name."""
+    if raw is None:
+        return Settings()
+    if not isinstance(raw, dict):
+        raise InvalidSettings("settings must be an object")
+    unknown = sorted(set(raw) - {"decks", "rank_sequence", "turn_timer", "max_players"})
+    if unknown:
+        raise InvalidSettings(f"unknown setting(s): {', '.join(map(str, unknown))}")
+    decks = raw.get("decks", "auto")
+    if decks != "auto" and not (_is_int(decks) and decks in (1, 2)):
+        raise InvalidSettings('decks must be "auto", 1 or 2')
+    sequence = raw.get("rank_sequence", "ascending")
+    if sequence not in RANK_SEQUENCES:
+        raise InvalidSettings(f"rank_sequence must be one of {', '.join(RANK_SEQUENCES)}")
+    timer = raw.get("turn_timer", 0)
+    if not _is_int(timer) or not (timer == 0 or 10 <= timer <= 300):
+        raise InvalidSettings("turn_timer must be 0 (off) or 10..300 seconds")
+    max_players = raw.get("max_players", 6)
+    if not _is_int(max_players) or not 3 <= max_players <= 10:
+        raise InvalidSettings("max_players must be an integer from 3 to 10")
+    return Settings(decks=decks, rank_sequence=sequence, turn_timer=timer, max_players=max_players)
+
+
+# --- State -----------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class Play:
+    """The most recent play: the only one a call can reveal."""
+
+    seat: int
+    cards: list[int]
+    rank: int
+    callable: bool = True
+
+
+@dataclass(slots=True)
+class State:
+    """Everything about one game. Leaves the engine only through ``view``."""
+
+    settings: Settings
+    rng: random.Random
+    players: int
+    decks: int
+    hands: list[list[int]]
+    active: list[bool]
+    pile: list[int]
+    first: int
+    turn: int | None
+    rank: int | None = None
+    """Last announced rank; None until the first play (which must claim Ace)."""
+    last_play: Play | None = None
+    winner: int | None = None
+    reason: str | None = None
+    """Why the game ended; None while it is being played."""
+
+
+def allowed_ranks(state: State) -> list[int]:
+    """Ranks the next play may announce, the next rank up first."""
+    if state.rank is None:
+        return [ACE]
+    up = (state.rank + 1) % 13
+    sequence = state.settings.rank_sequence
+    if sequence == "ascending":
+        return [up]
+    if sequence == "up_or_down":
+        return [up, (state.rank - 1) % 13]
+    return [(up + i) % 13 for i in range(13)]
+
+
+def _next_active(state: State, seat: int) -> int:
+    """The next seated player clockwise (join order) after ``seat``."""
+    n = state.players
+    for step in range(1, n + 1):
+        following = (seat + step) % n
+        if state.active[following]:
+            return following
+    raise AssertionError("no active seat")  # unreachable: a game ends below 3 players
+
+
+def _callers(state: State) -> list[int]:
+    """Seats that may call Cheat now, in turn order from the seat on the clock."""
+    play = state.last_play
+    if state.reason is not None or play is None or not play.callable:
+        return []
+    n = state.players
+    start = state.turn if state.turn is not None else 0
+    order = ((start + i) % n for i in range(n))
+    return [s for s in order if state.active[s] and s != play.seat]
+
+
+def _hand_sizes(state: State) -> list[int]:
+    return [len(hand) for hand in state.hands]
+
+
+# --- Setup -----------------------------------------------------------------
+
+
+def setup(settings: Settings, players: int, rng: random.Random) -> State:
+    """Shuffle, deal one card at a time in join order, pick a random first player."""
+    if not _is_int(players) or not 3 <= players <= 10:
+        raise InvalidSettings(f"Cheat needs 3 to 10 players, not {players}")
+    decks = settings.deck_count(players)
+    deck = list(range(52 * decks))
+    rng.shuffle(deck)
+    hands: list[list[int]] = [deck[seat::players] for seat in range(players)]
+    first = rng.randrange(players)
+    return State(
+        settings=settings,
+        rng=rng,
+        players=players,
+        decks=decks,
+        hands=hands,
+        active=[True] * players,
+        pile=[],
+        first=first,
+        turn=first,
+    )
+
+
+def start_events(state: State) -> list[Event]:
+    """The deal: hand sizes and first player for all, each hand only to its owner."""
+    return [
+        Event(
+            "dealt",
+            {
+                "decks": state.decks,
+                "hand_sizes": _hand_sizes(state),
+                "first": state.first,
+                "ranks": allowed_ranks(state),
+            },
+            {
+                seat: {"hand": [card_dict(c) for c in sorted(hand, key=_by_rank)]}
+                for seat, hand in enumerate(state.hands)
+            },
+        )
+    ]
+
+
+# --- Actions ---------------------------------------------------------------
+
+
+def parse_action(raw: Any) -> dict[str, Any]:
+    """Check the wire shape only; whether the move is allowed is ``apply``'s job."""
+    if not isinstance(raw, dict):
+        raise IllegalAction("bad_action", "an action must be an object")
+    kind = raw.get("type")
+    if kind == "call":
+        return {"type": "call"}
+    if kind != "play":
+        raise IllegalAction("bad_action", 'action type must be "play" or "call"')
+    cards = raw.get("cards")
+    if not isinstance(cards, list) or not all(_is_int(c) for c in cards):
+        raise IllegalAction("bad_action", "cards must be a list of card ids")
+    action: dict[str, Any] = {"type": "play", "cards": list(cards)}
+    if raw.get("rank") is not None:
+        rank = raw["rank"]
+        if not _is_int(rank) or not 0 <= rank <= 12:
+            raise IllegalAction("bad_action", "rank must be an integer 0 (Ace) to 12 (King)")
+        action["rank"] = rank
+    return action
+
+
+def _check_play(state: State, seat: int, cards: list[int], rank: int | None) -> int:
+    """Every reason a play is refused, checked before anything changes; returns the rank."""
+    if seat != state.turn:
+        raise IllegalAction("not_your_turn", "it is not your turn to play")
+    if not cards:
+        raise IllegalAction("no_cards", "place at least one card; you cannot pass")
+    if len(cards) > 4:
+        raise IllegalAction("too_many_cards", "place at most 4 cards")
+    if len(set(cards)) != len(cards):
+        raise IllegalAction("duplicate_card", "a card is listed twice")
+    hand = state.hands[seat]
+    if any(c not in hand for c in cards):
+        raise IllegalAction("card_not_in_hand", "you do not hold that card")
+    ranks = allowed_ranks(state)
+    if rank is None:
+        if len(ranks) != 1:
+            raise IllegalAction("bad_rank", "announce a rank for this play")
+        return ranks[0]
+    if rank not in ranks:
+        names = ", ".join(RANK_NAMES[r] for r in ranks) if len(ranks) < 13 else "any rank"
+        raise IllegalAction("bad_rank", f"this play must be announced as {names}")
+    return rank
+
+
+def _end(state: State, winner: int | None, reason: str) -> Event:
+    state.winner = winner
+    state.reason = reason
+    state.turn = None
+    if state.last_play is not None:
+        state.last_play.callable = False
+    return Event("game_over", {"winner": winner, "reason": reason, "hand_sizes": _hand_sizes(state)})
+
+
+def _turn_event(state: State) -> Event:
+    return Event("turn", {"seat": state.turn, "ranks": allowed_ranks(state)})
+
+
+def _play(state: State, seat: int, cards: list[int], rank: int) -> list[Event]:
+    """Place cards face down. Placing also lets the previous play stand."""
+    previous = state.last_play
+    hand = state.hands[seat]
+    for card in cards:
+        hand.remove(card)
+    state.pile.extend(cards)
+    state.last_play = Play(seat, list(cards), rank)
+    state.rank = rank
+    events = [
+        Event(
+            "played",
+            {
+                "seat": seat,
+                "count": len(cards),
+                "rank": rank,
+                "pile_size": len(state.pile),
+                "hand_size": len(hand),
+            },
+            {seat: {"cards": [card_dict(c) for c in cards]}},
+        )
+    ]
+    if previous is not None and previous.callable and not state.hands[previous.seat]:
+        # Their last card went down unchallenged: that play stands and wins.
+        events.append(_end(state, previous.seat, "finished"))
+        return events
+    state.turn = _next_active(state, seat)
+    events.append(_turn_event(state))
+    return events
+
+
+def _call(state: State, seat: int) -> list[Event]:
+    """Reveal the most recent play; the liar, or else the caller, takes the pile."""
+    play = state.last_play
+    if play is None:
+        raise IllegalAction("nothing_to_call", "there is no play to challenge")
+    if seat == play.seat:
+        raise IllegalAction("cannot_call_own_play", "you cannot call Cheat on your own play")
+    if not play.callable:
+        raise IllegalAction("nothing_to_call", "that play can no longer be challenged")
+    truthful = all(card_rank(c) == play.rank for c in play.cards)
+    loser = seat if truthful else play.seat
+    pile, state.pile = state.pile, []
+    state.hands[loser].extend(pile)
+    state.last_play = None
+    events = [
+        Event(
+            "called",
+            {
+                "caller": seat,
+                "placer": play.seat,
+                "rank": play.rank,
+                "cards": [card_dict(c) for c in play.cards],
+                "truthful": truthful,
+                "picked_up_by": loser,
+                "pile_count": len(pile),
+            },
+        ),
+        Event(
+            "picked_up",
+            {"seat": loser, "count": len(pile), "hand_size": len(state.hands[loser])},
+            {loser: {"cards": [card_dict(c) for c in pile]}},
+        ),
+    ]
+    if truthful and not state.hands[play.seat]:
+        events.append(_end(state, play.seat, "finished"))
+        return events
+    state.turn = _next_active(state, play.seat)
+    events.append(_turn_event(state))
+    return events
+
+
+def apply(state: State, seat: int, action: Any) -> list[Event]:
+    """Validate fully, then perform; a refused action leaves ``state`` untouched."""
+    if state.reason is not None:
+        raise IllegalAction("game_over", "the game is over")
+    parsed = parse_action(action)
+    if not (_is_int(seat) and 0 <= seat < state.players and state.active[seat]):
+        raise IllegalAction("not_your_turn", "you are not playing in this game")
+    if parsed["type"] == "call":
+        return _call(state, seat)
+    cards = parsed["cards"]
+    rank = _check_play(state, seat, cards, parsed.get("rank"))
+    return _play(state, seat, cards, rank)
+
+
+def legal_plays(state: State, seat: int) -> list[dict[str, Any]]:
+    """A representative, finite list of plays (the full set of 1–4 subsets explodes).
+
+    Listed: every single card announced as the next rank up; and for every rank
+    held, its first 1..4 cards announced as each allowed rank (with ``any``:
+    truthfully, or as the next rank up). Truthful plays are thus always listed.
+    """
+    hand = sorted(state.hands[seat], key=_by_rank)
+    ranks = allowed_ranks(state)
+    up = ranks[0]
+    groups: dict[int, list[int]] = {}
+    for card in hand:
+        groups.setdefault(card_rank(card), []).append(card)
+    bluff_as = ranks if len(ranks) < 13 else [up]
+    plays = [{"type": "play", "cards": [card], "rank": up} for card in hand]
+    for held, cards in groups.items():
+        announce = bluff_as if held in bluff_as or len(ranks) < 13 else [*bluff_as, held]
+        for size in range(1, min(len(cards), 4) + 1):
+            for rank in announce:
+                if size == 1 and rank == up:
+                    continue  # already listed among the singles
+                plays.append({"type": "play", "cards": cards[:size], "rank": rank})
+    return plays
+
+
+def legal_actions(state: State, seat: int) -> list[dict[str, Any]]:
+    """What ``seat`` may do now: play on its turn, call if it is not the placer."""
+    if state.reason is not None or not (0 <= seat < state.players and state.active[seat]):
+        return []
+    actions = legal_plays(state, seat) if seat == state.turn else []
+    play = state.last_play
+    if play is not None and play.callable and play.seat != seat:
+        actions.append({"type": "call"})
+    return actions
+
+
+def to_act(state: State) -> list[int]:
+    """The seat on the clock first, then everyone who may call."""
+    if state.reason is not None or state.turn is None:
+        return []
+    return [state.turn, *(s for s in _callers(state) if s != state.turn)]
+
+
+# --- Leaving and the clock -------------------------------------------------
+
+
+def on_leave(state: State, seat: int) -> list[Event]:
+    """Their hand goes face down onto the pile; their last play can't be called."""
+    if state.reason is not None or not (0 <= seat < state.players and state.active[seat]):
+        return []
+    hand, state.hands[seat] = state.hands[seat], []
+    state.pile.extend(hand)
+    state.active[seat] = False
+    if state.last_play is not None and state.last_play.seat == seat:
+        state.last_play.callable = False
+    events = [Event("left", {"seat": seat, "to_pile": len(hand), "pile_size": len(state.pile)})]
+    if sum(state.active) < 3:
+        events.append(_end(state, None, "not_enough_players"))
+    elif state.turn == seat:
+        state.turn = _next_active(state, seat)
+        events.append(_turn_event(state))
+    return events
+
+
+def timeout_play(state: State, seat: int) -> dict[str, Any]:
+    """The play made for a seat whose time ran out (see the module docstring)."""
+    hand = sorted(state.hands[seat], key=_by_rank)
+    ranks = allowed_ranks(state)
+    for rank in ranks:
+        for card in hand:
+            if card_rank(card) == rank:
+                return {"type": "play", "cards": [card], "rank": rank}
+    return {"type": "play", "cards": [hand[0]], "rank": ranks[0]}
+
+
+def on_timeout(state: State, seat: int) -> list[Event]:
+    """The seat on the clock places one card for itself; anyone else: nothing."""
+    if state.reason is not None or seat != state.turn:
+        return []
+    action = timeout_play(state, seat)
+    return [Event("timed_out", {"seat": seat}), *_play(state, seat, action["cards"], action["rank"])]
+
+
+# --- What each seat may see ------------------------------------------------
+
+
+def view(state: State, seat: int | None) -> dict[str, Any]:
+    """Own hand, hand sizes, pile size, the last play's size and claim, whose turn.
+
+    Never the pile's cards or another seat's hand; a spectator gets no hand.
+    """
+    play = state.last_play
+    callers = _callers(state)
+    out: dict[str, Any] = {
+        "game": "cheat",
+        "seat": seat,
+        "settings": {
+            "decks": state.settings.decks,
+            "rank_sequence": state.settings.rank_sequence,
+            "turn_timer": state.settings.turn_timer,
+            "max_players": state.settings.max_players,
+        },
+        "decks": state.decks,
+        "hand_sizes": _hand_sizes(state),
+        "active": [s for s in range(state.players) if state.active[s]],
+        "pile_size": len(state.pile),
+        "last_play": None
+        if play is None
+        else {"seat": play.seat, "count": len(play.cards), "rank": play.rank, "callable": play.callable},
+        "callers": callers,
+        "ranks": allowed_ranks(state) if state.reason is None else [],
+        "turn": state.turn,
+        "winner": state.winner,
+        "over": state.reason is not None,
+        "reason": state.reason,
+    }
+    if seat is not None and 0 <= seat < state.players:
+        out["hand"] = [card_dict(c) for c in sorted(state.hands[seat], key=_by_rank)]
+        out["can_call"] = seat in callers
+    return out
+
+
+def outcome(state: State) -> Outcome | None:
+    """Winner and cards left per remaining seat; no winner if abandoned."""
+    if state.reason is None:
+        return None
+    scores = {s: len(state.hands[s]) for s in range(state.players) if state.active[s]}
+    winners = [] if state.winner is None else [state.winner]
+    return Outcome(winners=winners, scores=scores, reason=state.reason)
+
+
+# --- The engine object the room layer uses ---------------------------------
+
+
+class Cheat:
+    """The ``Game`` protocol, delegating to the rule functions above."""
+
+    name = "cheat"
+    min_players = 3
+    max_players = 10
+
+    def settings(self, raw: dict[str, Any] | None) -> Settings:
+        return parse_settings(raw)
+
+    def default_capacity(self, settings: Settings) -> int:
+        return settings.max_players
+
+    def setup(self, settings: Settings | dict[str, Any] | None, players: int, rng: random.Random) -> State:
+        if not isinstance(settings, Settings):
+            settings = parse_settings(settings)
+        return setup(settings, players, rng)
+
+    def start_events(self, state: State) -> list[Event]:
+        return start_events(state)
+
+    def parse_action(self, raw: dict[str, Any]) -> dict[str, Any]:
+        return parse_action(raw)
+
+    def legal_actions(self, state: State, seat: int) -> list[dict[str, Any]]:
+        return legal_actions(state, seat)
+
+    def apply(self, state: State, seat: int, action: Any) -> list[Event]:
+        return apply(state, seat, action)
+
+    def to_act(self, state: State) -> list[int]:
+        return to_act(state)
+
+    def view(self, state: State, seat: int | None) -> dict[str, Any]:
+        return view(state, seat)
+
+    def on_leave(self, state: State, seat: int) -> list[Event]:
+        return on_leave(state, seat)
+
+    def on_timeout(self, state: State, seat: int) -> list[Event]:
+        return on_timeout(state, seat)
+
+    def outcome(self, state: State) -> Outcome | None:
+        return outcome(state)
+
+
+GAME = Cheat()
