@@ -29,7 +29,7 @@ from parlour.games.base import Event, IllegalAction, InvalidSettings, Outcome
 MIN_DOTS = 2
 MAX_DOTS = 50
 _STRIDE = 2 * MAX_DOTS  # line ids per row of dots
-MAX_LINE_ID = (MAX_DOTS - 1) * _STRIDE + (MAX_DOTS - 1) * 2 + 1
+MAX_LINE_ID = (MAX_DOTS - 1) * _STRIDE + (MAX_DOTS - 2) * 2  # line (48, 49, 0)
 
 _MAX_SEATS = 8
 _NOT_ON_BOARD = -2
