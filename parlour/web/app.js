@@ -1,0 +1,393 @@
+// Parlour browser client: session, routing and the native protocol's messages.
+// The server is the authority; this file keeps its latest snapshot and renders it.
+
+import { initLobby, presetCode, renderRooms } from "./lobby.js";
+import { Connection } from "./net.js";
+import { TABLES, appendChat, renderRoom, tableContext, updateTimers } from "./room.js";
+import { beep, isMuted, setMuted } from "./sound.js";
+import { $, closeDialog, confirmDialog, fill, showScreen, toast } from "./ui.js";
+
+const store = {
+  get token() {
+    return localStorage.getItem("parlour.token");
+  },
+  set token(value) {
+    if (value) localStorage.setItem("parlour.token", value);
+    else localStorage.removeItem("parlour.token");
+  },
+};
+
+const S = {
+  session: null, // {name, session} once identified on this connection
+  room: null, // the normalised room snapshot, kept current by events
+  lobby: new Map(), // public rooms by code
+  wantedCode: roomCodeFromPath(),
+};
+
+function roomCodeFromPath() {
+  const match = location.pathname.match(/^\/r\/([A-Za-z0-9]+)\/?$/);
+  return match ? match[1].toUpperCase() : null;
+}
+
+/** Deadlines arrive with `remaining` seconds; keep them on our own clock. */
+const localDeadline = (timer) => (timer && timer.remaining != null ? Date.now() + timer.remaining * 1000 : null);
+const withDeadline = (timer) => (timer ? { ...timer, localDeadline: localDeadline(timer) } : null);
+
+function normalise(msg) {
+  return {
+    code: msg.code,
+    kind: msg.game,
+    settings: msg.settings ?? {},
+    public: msg.public,
+    has_password: msg.has_password,
+    capacity: msg.capacity,
+    state: msg.state,
+    host: msg.host,
+    members: msg.members,
+    you: msg.you,
+    countdown: withDeadline(msg.timers?.countdown),
+    play: msg.play ? { ...msg.play, turn: withDeadline(msg.play.turn) } : null,
+    outcome: msg.outcome,
+  };
+}
+
+// --- Actions the screens call -------------------------------------------------
+
+const app = {
+  /** Fire a request; show its error as a toast. Resolves to the reply or null. */
+  async send(type, fields = {}) {
+    try {
+      return await conn.request(type, fields);
+    } catch (err) {
+      toast(err.message ?? "Something went wrong", "bad");
+      beep("bad");
+      return null;
+    }
+  },
+
+  act(action) {
+    return app.send("action", { action });
+  },
+
+  /** create_room / join / spectate / quick_play, identifying first with the name field. */
+  async enter(type, fields) {
+    if (!(await identify())) return;
+    try {
+      await conn.request(type, fields);
+    } catch (err) {
+      if (err.code === "wrong_password") {
+        toast("This room needs the right password — type it under “Join a game”.", "bad");
+        presetCode(fields.code);
+        $("#join-password").focus();
+      } else if (err.code === "game_in_progress" && type === "join") {
+        toast("A game is running — you are watching until it ends.", "info");
+        await app.send("spectate", fields);
+      } else if (err.code === "already_in_room") {
+        await app.send("leave");
+        await app.send(type, fields);
+      } else {
+        toast(err.message, "bad");
+        beep("bad");
+      }
+    }
+  },
+
+  async kick(member) {
+    if (await confirmDialog(`Kick ${member.name}?`, "They will not be able to rejoin this room.", "Kick")) {
+      app.send("kick", { member: member.id });
+    }
+  },
+};
+
+/** Make sure this connection has a session under the name in the name field. */
+async function identify() {
+  const input = $("#name");
+  const name = input.value.trim();
+  if (!name) {
+    toast("Choose a display name first", "bad");
+    input.focus();
+    return false;
+  }
+  await sessionReady;
+  if (S.session?.name === name) return true;
+  localStorage.setItem("parlour.name", name);
+  if (S.session) {
+    // A new name is a new guest session: start over on a fresh connection.
+    store.token = null;
+    await conn.reopen();
+    return Boolean(S.session);
+  }
+  return identifyAs(name);
+}
+
+async function identifyAs(name) {
+  try {
+    onWelcome(await conn.request("identify", { name }));
+    return true;
+  } catch (err) {
+    toast(err.message, "bad");
+    $("#name").focus();
+    return false;
+  }
+}
+
+function onWelcome(msg) {
+  store.token = msg.token;
+  S.session = { name: msg.name, session: msg.session };
+  $("#name").value = msg.name;
+  conn.request("lobby_subscribe").catch(() => {});
+}
+
+let sessionReady = Promise.resolve();
+
+async function onOpen() {
+  S.session = null;
+  sessionReady = startSession();
+  await sessionReady;
+  if (S.room?.stale) leftRoom(); // the resumed session is no longer in that room
+  if (!S.room && S.wantedCode) openLink(S.wantedCode);
+}
+
+/** Resume the stored session (its room snapshot follows), else identify with the remembered name. */
+async function startSession() {
+  if (store.token) {
+    try {
+      onWelcome(await conn.request("resume", { token: store.token }));
+      await conn.request("ping"); // replies are ordered: any room snapshot has arrived by now
+    } catch (err) {
+      if (err.code === "invalid_token") store.token = null;
+    }
+  }
+  const name = localStorage.getItem("parlour.name");
+  if (!S.session && name) await identifyAs(name);
+  if (!S.session) pollLobby();
+}
+
+async function openLink(code) {
+  S.wantedCode = null;
+  presetCode(code);
+  if (!S.session) {
+    toast(`Choose a name, then join room ${code}`, "info");
+    $("#name").focus();
+    return;
+  }
+  app.enter("join", { code });
+}
+
+/** Before a name is chosen there is no session to subscribe with: poll the HTTP list. */
+async function pollLobby() {
+  try {
+    const reply = await fetch("/api/rooms");
+    const { rooms } = await reply.json();
+    S.lobby = new Map(rooms.map((r) => [r.code, r]));
+    renderRooms(S.lobby, app);
+  } catch {
+    // The live list will catch up once we are connected and identified.
+  }
+}
+
+// --- Server messages ------------------------------------------------------------
+
+const handlers = {
+  room(msg) {
+    S.room = normalise(msg);
+    for (const table of Object.values(TABLES)) table.reset();
+    fill($("#chat-log"));
+    for (const message of msg.chat ?? []) appendChat(message, S.room);
+    history.replaceState(null, "", `/r/${S.room.code}`);
+    document.title = `Parlour — ${S.room.code}`;
+    showScreen("screen-room");
+    render();
+  },
+  member_joined({ member }) {
+    upsertMember(member);
+    toast(`${member.name} ${member.role === "player" ? "joined" : "is watching"}`);
+  },
+  member_updated({ member }) {
+    const before = S.room.members.find((m) => m.id === member.id);
+    if (before && before.connected !== member.connected && !member.bot) {
+      toast(`${member.name} ${member.connected ? "is back" : "lost connection"}`);
+    }
+    upsertMember(member);
+  },
+  member_left({ member, reason }) {
+    const gone = S.room.members.find((m) => m.id === member);
+    S.room.members = S.room.members.filter((m) => m.id !== member);
+    if (gone) toast(`${gone.name} ${reason === "kicked" ? "was kicked" : reason === "timeout" ? "timed out" : "left"}`);
+    render();
+  },
+  host_changed({ host }) {
+    S.room.host = host;
+    for (const m of S.room.members) m.host = m.id === host;
+    const name = S.room.members.find((m) => m.id === host)?.name;
+    toast(host === S.room.you.member ? "You are the host now" : `${name} is the host now`, "info");
+    render();
+  },
+  settings_changed(msg) {
+    Object.assign(S.room, { settings: msg.settings, public: msg.public, capacity: msg.capacity, has_password: msg.has_password });
+    toast("Room settings changed");
+    render();
+  },
+  countdown(msg) {
+    S.room.countdown = msg.kind ? withDeadline(msg) : null;
+    if (!msg.kind) toast("Countdown cancelled");
+    render();
+  },
+  chat({ message }) {
+    appendChat(message, S.room);
+    if (message.member !== S.room.you.member) beep("chat");
+  },
+  game_started(msg) {
+    for (const table of Object.values(TABLES)) table.reset();
+    closeDialog();
+    S.room.state = "playing";
+    S.room.countdown = null;
+    S.room.outcome = null;
+    S.room.play = { seq: msg.seq, seats: msg.seats, view: msg.view, turn: withDeadline(msg.turn) };
+    toast("The game has started!", "good");
+    beep("good");
+    gameEvents(msg.events);
+    render();
+  },
+  game(msg) {
+    const play = S.room.play;
+    if (!play || msg.seq !== play.seq + 1) {
+      conn.reopen(); // missed something: a fresh connection resumes with a full snapshot
+      return;
+    }
+    const wasMyTurn = play.turn?.seat === S.room.you.seat;
+    Object.assign(play, { seq: msg.seq, view: msg.view, turn: withDeadline(msg.turn) });
+    gameEvents(msg.events);
+    if (!wasMyTurn && play.turn?.seat === S.room.you.seat && S.room.you.role === "player") beep("turn");
+    render();
+  },
+  game_over(msg) {
+    S.room.state = "finished";
+    S.room.outcome = msg.outcome;
+    if (S.room.play) S.room.play.seats = msg.seats;
+    const won = msg.outcome.winners.includes(S.room.you.seat) && S.room.you.role === "player";
+    beep(won ? "good" : "play");
+    render();
+  },
+  state_changed({ state }) {
+    S.room.state = state;
+    render();
+  },
+  kicked() {
+    toast("The host removed you from the room", "bad");
+    leftRoom();
+  },
+  room_closed({ reason }) {
+    toast(reason === "terminated" ? "The host closed the room" : "The room closed", "bad");
+    leftRoom();
+  },
+  lobby({ rooms }) {
+    S.lobby = new Map(rooms.map((r) => [r.code, r]));
+    renderRooms(S.lobby, app);
+  },
+  lobby_room({ room }) {
+    S.lobby.set(room.code, room);
+    renderRooms(S.lobby, app);
+  },
+  lobby_room_removed({ code }) {
+    S.lobby.delete(code);
+    renderRooms(S.lobby, app);
+  },
+  replaced() {
+    toast("This session was opened in another tab", "bad");
+    conn.stop();
+  },
+};
+
+function upsertMember(member) {
+  const i = S.room.members.findIndex((m) => m.id === member.id);
+  if (i >= 0) S.room.members[i] = member;
+  else S.room.members.push(member);
+  if (member.id === S.room.you.member) S.room.you = { member: member.id, role: member.role, seat: member.seat };
+  render();
+}
+
+function gameEvents(events) {
+  const table = TABLES[S.room.kind];
+  const ctx = tableContext(S.room, app);
+  for (const event of events ?? []) {
+    const note = table.onEvent(event, ctx.name, ctx.seat);
+    if (!note) continue;
+    if (note.sound) beep(note.sound);
+    if (!note.quiet) toast(note.text, note.kind ?? "info", 2500);
+  }
+}
+
+function render() {
+  if (S.room) renderRoom(S.room, app);
+}
+
+function leftRoom() {
+  S.room = null;
+  closeDialog();
+  history.replaceState(null, "", "/");
+  document.title = "Parlour";
+  showScreen("screen-start");
+}
+
+// --- Wiring ---------------------------------------------------------------------
+
+const conn = new Connection({
+  onOpen,
+  onMessage(msg) {
+    if (msg.type === "error" && msg.id === undefined) toast(msg.message, "bad");
+    const handler = handlers[msg.type];
+    if (handler && (msg.type === "room" || msg.type.startsWith("lobby") || S.room)) handler(msg);
+  },
+  onStatus(status) {
+    const label = { online: "online", connecting: "connecting…", offline: "offline — reconnecting…" }[status];
+    fill($("#conn"), label);
+    $("#conn").dataset.status = status;
+    if (status !== "online" && S.room) S.room.stale = true;
+  },
+});
+
+initLobby(app);
+
+$("#chat-form").addEventListener("submit", (e) => {
+  e.preventDefault();
+  const input = $("#chat-input");
+  const text = input.value.trim();
+  if (!text) return;
+  input.value = "";
+  app.send("chat", { text });
+});
+
+$("#copy-link").addEventListener("click", async () => {
+  const link = `${location.origin}/r/${S.room.code}`;
+  try {
+    await navigator.clipboard.writeText(link);
+    toast("Link copied — send it to your friends", "good");
+  } catch {
+    toast(`Share this link: ${link}`, "info", 8000);
+  }
+});
+
+$("#leave").addEventListener("click", async () => {
+  const playing = S.room.state === "playing" && S.room.you.role === "player";
+  const text = playing ? "The game is running: leaving gives up your seat and your hand." : "You can come back with the room code.";
+  if (await confirmDialog("Leave this room?", text, "Leave")) {
+    await app.send("leave");
+    leftRoom();
+  }
+});
+
+const mute = $("#mute");
+const showMute = () => {
+  mute.textContent = isMuted() ? "🔇" : "🔊";
+  mute.setAttribute("aria-pressed", String(isMuted()));
+  mute.setAttribute("aria-label", isMuted() ? "Sound off" : "Sound on");
+};
+mute.addEventListener("click", () => {
+  setMuted(!isMuted());
+  showMute();
+});
+showMute();
+
+setInterval(updateTimers, 250);
+showScreen("screen-start");

@@ -1,0 +1,189 @@
+// Cheat table: sorted hand, pick 1–4 cards, announce, and a big Cheat button.
+
+import { el, fill } from "./ui.js";
+
+export const RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"];
+const SUITS = [
+  { sym: "♥", name: "hearts", red: true },
+  { sym: "♦", name: "diamonds", red: true },
+  { sym: "♠", name: "spades", red: false },
+  { sym: "♣", name: "clubs", red: false },
+];
+
+const RANK_WORDS = ["Ace", "2", "3", "4", "5", "6", "7", "8", "9", "10", "Jack", "Queen", "King"];
+const rankWord = (rank, count = 1) => (count === 1 ? RANK_WORDS[rank] : `${RANK_WORDS[rank]}s`);
+
+// Local UI state that survives re-renders: the selected cards, the chosen rank
+// and the last reveal (the `called` event), shown until the next play.
+const local = { selected: new Set(), rank: null, reveal: null };
+
+export function reset() {
+  local.selected.clear();
+  local.rank = null;
+  local.reveal = null;
+}
+
+export function cardFace(card, attrs = {}) {
+  const suit = SUITS[card.suit];
+  const label = `${RANK_WORDS[card.rank]} of ${suit.name}`;
+  return el(
+    attrs.onclick ? "button" : "div",
+    { ...attrs, class: `pcard ${suit.red ? "red" : "black"} ${attrs.class ?? ""}`, "aria-label": label, title: label },
+    el("span", { class: "pc-rank" }, RANKS[card.rank]),
+    el("span", { class: "pc-suit", "aria-hidden": "true" }, suit.sym),
+  );
+}
+
+/** Remember what a call revealed; returns a toast for it. */
+export function onEvent(event, names) {
+  if (event.type === "called") {
+    local.reveal = event;
+    const who = names(event.picked_up_by);
+    const verdict = event.truthful ? `${names(event.placer)} told the truth` : `${names(event.placer)} was cheating`;
+    return { text: `${names(event.caller)} called Cheat! ${verdict} — ${who} picks up ${event.pile_count}.`, kind: event.truthful ? "info" : "good", sound: "bad" };
+  }
+  if (event.type === "played") {
+    local.reveal = null;
+    return { text: `${names(event.seat)} placed ${event.count} × ${rankWord(event.rank, 2)}`, sound: "play" };
+  }
+  if (event.type === "left") return { text: `${names(event.seat)}'s ${event.to_pile} cards went onto the pile` };
+  if (event.type === "timed_out") return { text: `${names(event.seat)} ran out of time`, kind: "bad" };
+  return null;
+}
+
+export function render(stage, view, ctx) {
+  const mine = view.hand ?? null;
+  const myTurn = view.turn === ctx.seat && mine !== null;
+  const ids = new Set((mine ?? []).map((c) => c.id));
+  for (const id of local.selected) if (!ids.has(id) || !myTurn) local.selected.delete(id);
+  if (!view.ranks.includes(local.rank)) local.rank = view.ranks[0] ?? null;
+
+  const play = view.last_play;
+  const table = el(
+    "div",
+    { class: "cheat-table" },
+    seatsRow(view, ctx),
+    el(
+      "div",
+      { class: "cheat-centre" },
+      el(
+        "div",
+        { class: "pile", "aria-label": `Pile: ${view.pile_size} cards` },
+        el("div", { class: "pcard back", "aria-hidden": "true" }),
+        el("strong", { class: "pile-count", dataset: { testid: "pile-size" } }, String(view.pile_size)),
+        el("span", { class: "muted" }, "on the pile"),
+      ),
+      el(
+        "div",
+        { class: "claim" },
+        play
+          ? el("p", { class: "just-placed", dataset: { testid: "just-placed" } },
+            el("span", { class: "muted" }, "Just placed by ", ctx.name(play.seat), ": "),
+            el("strong", {}, `${play.count} × ${rankWord(play.rank, play.count)}`),
+          )
+          : el("p", { class: "just-placed muted" }, "No cards placed yet"),
+        view.over ? null : el("p", { class: "next-rank" },
+          el("span", { class: "muted" }, "Next: "),
+          el("strong", {}, view.ranks.length === 13 ? "any rank" : view.ranks.map((r) => rankWord(r)).join(" or ")),
+        ),
+      ),
+      revealBox(ctx),
+    ),
+  );
+
+  if (mine) table.append(handArea(view, mine, myTurn, ctx));
+  fill(stage, table);
+}
+
+function seatsRow(view, ctx) {
+  return el(
+    "ol",
+    { class: "seats", "aria-label": "Players at the table" },
+    view.hand_sizes.map((size, seat) =>
+      el(
+        "li",
+        {
+          class: `seat ${view.turn === seat ? "turn" : ""} ${view.active.includes(seat) ? "" : "gone"} ${seat === ctx.seat ? "me" : ""}`,
+          "aria-current": view.turn === seat ? "true" : null,
+        },
+        el("span", { class: "seat-name" }, ctx.name(seat)),
+        seat === ctx.seat ? el("span", { class: "badge you" }, "you") : null,
+        el("span", { class: "count", "aria-label": `${size} cards` }, String(size)),
+        view.turn === seat ? el("span", { class: "badge turn" }, "to play") : null,
+      ),
+    ),
+  );
+}
+
+function revealBox(ctx) {
+  const call = local.reveal;
+  if (!call) return null;
+  return el(
+    "div",
+    { class: `reveal ${call.truthful ? "truth" : "lie"}`, role: "status", dataset: { testid: "reveal" } },
+    el("p", {}, `${ctx.name(call.caller)} called Cheat on ${ctx.name(call.placer)}`),
+    el("div", { class: "reveal-cards" }, call.cards.map((c) => cardFace(c, { class: c.rank === call.rank ? "" : "liar" }))),
+    el("p", {}, el("strong", {}, call.truthful ? "Truth! ✓" : "Cheat! ✗"), ` ${ctx.name(call.picked_up_by)} picked up ${call.pile_count} cards.`),
+  );
+}
+
+function handArea(view, hand, myTurn, ctx) {
+  const count = local.selected.size;
+  const rankPicker =
+    view.ranks.length > 1 && myTurn
+      ? el(
+        "label",
+        { class: "rank-pick" },
+        "Announce as ",
+        el(
+          "select",
+          { onchange: (e) => (local.rank = Number(e.target.value)), "aria-label": "Announced rank" },
+          view.ranks.map((r) => el("option", { value: r, selected: r === local.rank }, RANK_WORDS[r])),
+        ),
+      )
+      : null;
+  const place = el(
+    "button",
+    {
+      class: "primary big",
+      disabled: !myTurn || count < 1 || count > 4,
+      dataset: { testid: "place" },
+      onclick: () => {
+        ctx.act({ type: "play", cards: [...local.selected], rank: local.rank });
+        local.selected.clear();
+      },
+    },
+    !myTurn ? "Wait for your turn" : count ? `Place ${count} as ${rankWord(local.rank, count)}` : "Select cards to place",
+  );
+  const cheat = el(
+    "button",
+    {
+      class: "cheat-btn",
+      disabled: !view.can_call,
+      dataset: { testid: "cheat" },
+      onclick: () => ctx.act({ type: "call" }),
+      "aria-label": "Call Cheat on the last play",
+    },
+    "Cheat!",
+  );
+  const cards = hand.map((card) =>
+    cardFace(card, {
+      class: local.selected.has(card.id) ? "selected" : "",
+      "aria-pressed": String(local.selected.has(card.id)),
+      disabled: !myTurn,
+      dataset: { id: card.id },
+      onclick: () => {
+        if (local.selected.has(card.id)) local.selected.delete(card.id);
+        else if (local.selected.size < 4) local.selected.add(card.id);
+        ctx.rerender();
+      },
+    }),
+  );
+  return el(
+    "div",
+    { class: "hand-area" },
+    el("div", { class: "controls" }, rankPicker, place, cheat),
+    el("p", { class: "muted hint" }, myTurn ? "Select 1–4 cards, then place them." : `Your hand: ${hand.length} cards`),
+    el("div", { class: "hand", role: "group", "aria-label": "Your hand", dataset: { testid: "hand" } }, cards),
+  );
+}

@@ -1,0 +1,170 @@
+// Dots & Boxes board: an SVG that scales from 2×2 to 50×50 dots.
+// Mouse: hover previews, click draws. Touch: first tap previews, second tap draws.
+// Keyboard: arrows move the cursor, Space turns it, Enter draws.
+
+import { el, fill, initials, seatColour, svg } from "./ui.js";
+
+const GAP = 10; // user units between dots
+const PAD = 4;
+
+const local = { cursor: { x: 0, y: 0, d: 0 }, armed: null, last: null, focus: false };
+
+export function reset() {
+  local.cursor = { x: 0, y: 0, d: 0 };
+  local.armed = null;
+  local.last = null;
+}
+
+export function onEvent(event, names) {
+  if (event.type === "line") local.last = key(event);
+  if (event.type === "capture") return { text: `${names(event.seat)} took a box`, sound: "good", quiet: true };
+  return null;
+}
+
+const key = (l) => `${l.x},${l.y},${l.d}`;
+const lineEnd = (x, y, d) => (d === 0 ? [x + 1, y] : [x, y + 1]);
+const valid = ({ x, y, d }, w, h) => x >= 0 && y >= 0 && (d === 0 ? x < w - 1 && y < h : x < w && y < h - 1);
+
+export function render(stage, view, ctx) {
+  const { width: w, height: h } = view;
+  const drawn = new Set(view.lines.map(([x, y, d]) => key({ x, y, d })));
+  const myTurn = view.turn === ctx.seat && !view.over;
+  if (!valid(local.cursor, w, h)) local.cursor = { x: 0, y: 0, d: 0 };
+
+  const board = svg("svg", {
+    viewBox: `${-PAD} ${-PAD} ${(w - 1) * GAP + 2 * PAD} ${(h - 1) * GAP + 2 * PAD}`,
+    class: `dots-board ${myTurn ? "my-turn" : ""}`,
+    role: "application",
+    tabindex: "0",
+    "aria-label": `Dots and Boxes board, ${w} by ${h} dots. ${myTurn ? "Your turn: arrows move, Space turns, Enter draws." : "Waiting for the other player."}`,
+    "data-testid": "dots-board",
+  });
+  board.append(patterns(view.players));
+
+  for (const [x, y, seat] of view.captures) {
+    const cx = x * GAP + GAP / 2;
+    const cy = y * GAP + GAP / 2;
+    board.append(
+      svg("rect", { x: x * GAP, y: y * GAP, width: GAP, height: GAP, fill: seatColour(seat), "fill-opacity": 0.55, class: "box" }),
+      svg("rect", { x: x * GAP, y: y * GAP, width: GAP, height: GAP, fill: `url(#pat-${seat})` }),
+      svg("text", { x: cx, y: cy, class: "box-label", "text-anchor": "middle", "dominant-baseline": "central" }, initials(ctx.name(seat))),
+    );
+  }
+
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < w; x++) {
+      for (const d of [0, 1]) {
+        if (!valid({ x, y, d }, w, h)) continue;
+        const k = key({ x, y, d });
+        const [x2, y2] = lineEnd(x, y, d);
+        const coords = { x1: x * GAP, y1: y * GAP, x2: x2 * GAP, y2: y2 * GAP };
+        if (drawn.has(k)) {
+          board.append(svg("line", { ...coords, class: `drawn ${k === local.last ? "last" : ""}` }));
+        } else if (myTurn) {
+          board.append(
+            svg("line", {
+              ...coords,
+              class: `free ${k === local.armed ? "armed" : ""} ${local.focus && k === key(local.cursor) ? "cursor" : ""}`,
+              "data-line": k,
+              onpointerup: (e) => tap(e, { x, y, d }, ctx),
+            }),
+          );
+        }
+      }
+    }
+  }
+  const r = Math.max(0.9, Math.min(1.6, 30 / Math.max(w, h)));
+  for (let y = 0; y < h; y++) for (let x = 0; x < w; x++) board.append(svg("circle", { cx: x * GAP, cy: y * GAP, r, class: "dot" }));
+
+  board.addEventListener("keydown", (e) => keyboard(e, view, drawn, ctx));
+  board.addEventListener("focus", () => {
+    if (!local.focus) {
+      local.focus = true;
+      ctx.rerender();
+    }
+  });
+  board.addEventListener("blur", () => (local.focus = false));
+
+  fill(
+    stage,
+    el(
+      "div",
+      { class: "dots-table" },
+      scoreboard(view, ctx),
+      el("div", { class: "board-wrap" }, board),
+      el("p", { class: "muted hint" }, myTurn ? "Your turn — draw a line. On touch screens, tap a line twice." : view.over ? "" : `${ctx.name(view.turn)} is thinking…`),
+    ),
+  );
+  if (local.focus) board.focus();
+}
+
+function tap(event, line, ctx) {
+  const k = key(line);
+  if (event.pointerType === "touch" && local.armed !== k) {
+    local.armed = k;
+    ctx.rerender();
+    return;
+  }
+  local.armed = null;
+  ctx.act({ type: "line", ...line });
+}
+
+function keyboard(event, view, drawn, ctx) {
+  const c = { ...local.cursor };
+  const moves = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] };
+  if (moves[event.key]) {
+    c.x += moves[event.key][0];
+    c.y += moves[event.key][1];
+  } else if (event.key === " ") {
+    c.d = 1 - c.d;
+  } else if (event.key === "Enter") {
+    if (!drawn.has(key(c))) ctx.act({ type: "line", ...c });
+    event.preventDefault();
+    return;
+  } else {
+    return;
+  }
+  event.preventDefault();
+  if (valid(c, view.width, view.height)) {
+    local.cursor = c;
+    ctx.rerender();
+  }
+}
+
+function scoreboard(view, ctx) {
+  return el(
+    "ol",
+    { class: "seats", "aria-label": "Scores" },
+    view.scores.map((score, seat) =>
+      el(
+        "li",
+        {
+          class: `seat ${view.turn === seat ? "turn" : ""} ${view.active.includes(seat) ? "" : "gone"} ${seat === ctx.seat ? "me" : ""}`,
+          style: `--seat:${seatColour(seat)}`,
+          "aria-current": view.turn === seat ? "true" : null,
+        },
+        el("span", { class: "swatch", "aria-hidden": "true" }, initials(ctx.name(seat))),
+        el("span", { class: "seat-name" }, ctx.name(seat)),
+        seat === ctx.seat ? el("span", { class: "badge you" }, "you") : null,
+        el("span", { class: "count", "aria-label": `${score} boxes` }, String(score)),
+        view.turn === seat ? el("span", { class: "badge turn" }, "to play") : null,
+      ),
+    ),
+  );
+}
+
+/** One hatch pattern per seat, so boxes differ by texture as well as colour. */
+function patterns(players) {
+  const defs = svg("defs");
+  const angles = [45, -45, 0, 90, 30, -30, 60, -60];
+  for (let seat = 0; seat < players; seat++) {
+    defs.append(
+      svg(
+        "pattern",
+        { id: `pat-${seat}`, width: 2.5, height: 2.5, patternUnits: "userSpaceOnUse", patternTransform: `rotate(${angles[seat % angles.length]})` },
+        svg("line", { x1: 0, y1: 0, x2: 0, y2: 2.5, class: "hatch" }),
+      ),
+    );
+  }
+  return defs;
+}

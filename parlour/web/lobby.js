@@ -1,0 +1,92 @@
+// Start screen: name, join by code, create with settings, quick play, public rooms.
+
+import { GAMES, capacityField, readSettings, settingsFields } from "./settings.js";
+import { $, $$, el, fill } from "./ui.js";
+
+const STATE_WORDS = { waiting: "waiting", countdown: "starting", playing: "playing", finished: "finished" };
+
+export function initLobby(app) {
+  const name = $("#name");
+  name.value = localStorage.getItem("parlour.name") ?? "";
+  name.addEventListener("change", () => localStorage.setItem("parlour.name", name.value.trim()));
+
+  const create = $("#create-form");
+  const showSettings = () => {
+    const game = create.elements.game.value;
+    fill($("#game-settings"), capacityField(game), settingsFields(game));
+  };
+  for (const radio of $$('input[name="game"]', create)) radio.addEventListener("change", showSettings);
+  showSettings();
+
+  create.addEventListener("submit", (e) => {
+    e.preventDefault();
+    const game = create.elements.game.value;
+    const fields = {
+      game,
+      settings: readSettings(create, game),
+      capacity: Number(create.elements.capacity.value),
+      public: create.elements.public.checked,
+    };
+    if (create.elements.password.value) fields.password = create.elements.password.value;
+    app.enter("create_room", fields);
+  });
+
+  const join = $("#join-form");
+  const codeAndPassword = () => {
+    const fields = { code: join.elements.code.value.trim().toUpperCase() };
+    if (join.elements.password.value) fields.password = join.elements.password.value;
+    return fields;
+  };
+  join.addEventListener("submit", (e) => {
+    e.preventDefault();
+    app.enter("join", codeAndPassword());
+  });
+  $("#spectate-btn").addEventListener("click", () => {
+    if (join.reportValidity()) app.enter("spectate", codeAndPassword());
+  });
+
+  for (const button of $$("[data-quick]")) {
+    button.addEventListener("click", () => app.enter("quick_play", { game: button.dataset.quick }));
+  }
+}
+
+/** Fill the code box (e.g. from a /r/CODE link the visitor opened before naming themselves). */
+export function presetCode(code) {
+  $("#join-code").value = code;
+}
+
+export function renderRooms(rooms, app) {
+  const list = $("#public-rooms");
+  const sorted = [...rooms.values()].sort((a, b) => a.game.localeCompare(b.game) || b.players - a.players);
+  if (!sorted.length) {
+    fill(list, el("li", { class: "muted" }, "No public rooms yet — create one!"));
+    return;
+  }
+  fill(
+    list,
+    sorted.map((room) => {
+      const open = ["waiting", "countdown"].includes(room.state) && room.players < room.capacity;
+      return el(
+        "li",
+        { class: "room-item", dataset: { code: room.code } },
+        el("span", { class: "room-game" }, GAMES[room.game]?.label ?? room.game),
+        el("code", {}, room.code),
+        el("span", { class: "muted" }, `${room.players}/${room.capacity} · ${STATE_WORDS[room.state] ?? room.state}`),
+        room.has_password ? el("span", { class: "badge", title: "Password required" }, "🔒 password") : null,
+        el(
+          "span",
+          { class: "row" },
+          open ? el("button", { onclick: () => joinListed(app, "join", room) }, "Join") : null,
+          el("button", { onclick: () => joinListed(app, "spectate", room) }, "Watch"),
+        ),
+      );
+    }),
+  );
+}
+
+function joinListed(app, kind, room) {
+  const fields = { code: room.code };
+  const password = $("#join-password").value;
+  if (password) fields.password = password;
+  app.enter(kind, fields);
+}

@@ -1,0 +1,222 @@
+// The room screen: header, players and spectators, chat, the waiting room,
+// the game table (delegated to the game's module) and the game-over panel.
+
+import * as cheat from "./cheat.js";
+import * as dots from "./dots.js";
+import { GAMES, capacityField, describeSettings, readSettings, settingsFields } from "./settings.js";
+import { $, choose, el, fill } from "./ui.js";
+import * as uno from "./uno.js";
+
+export const TABLES = { uno, cheat, dots };
+
+const STATE_TEXT = { waiting: "Waiting for players", countdown: "Starting soon", playing: "Playing", finished: "Game over" };
+
+/** Everything the table modules need to know about the current room. */
+export function tableContext(room, app) {
+  const seats = room.play?.seats ?? [];
+  const you = room.you ?? {};
+  return {
+    seat: you.role === "player" && room.play ? you.seat : null,
+    name: (seat) => seats.find((s) => s.seat === seat)?.name ?? `Seat ${seat + 1}`,
+    act: (action) => app.act(action),
+    rerender: () => renderStage(room, app),
+  };
+}
+
+export function renderRoom(room, app) {
+  fill($("#room-code"), room.code);
+  fill(
+    $("#room-status"),
+    el("span", { class: "badge game" }, GAMES[room.kind]?.label ?? room.kind),
+    el("span", {}, STATE_TEXT[room.state] ?? room.state),
+  );
+  renderMembers(room, app);
+  renderStage(room, app);
+}
+
+function isHost(room) {
+  return room.host === room.you?.member;
+}
+
+function renderMembers(room, app) {
+  const host = isHost(room);
+  const turnSeat = room.state === "playing" ? room.play?.turn?.seat : null;
+  const players = room.members.filter((m) => m.role === "player").sort((a, b) => a.seat - b.seat);
+  const spectators = room.members.filter((m) => m.role === "spectator");
+  const badges = (m) => [
+    m.host ? el("span", { class: "badge host", title: "Host" }, "♛ host") : null,
+    m.id === room.you?.member ? el("span", { class: "badge you" }, "you") : null,
+    m.bot ? el("span", { class: "badge bot" }, "bot") : null,
+    !m.connected && !m.bot ? el("span", { class: "badge off" }, "offline") : null,
+    m.role === "player" && ["waiting", "countdown"].includes(room.state)
+      ? el("span", { class: `badge ${m.ready ? "ready" : "unready"}` }, m.ready ? "✓ ready" : "not ready")
+      : null,
+    m.role === "player" && turnSeat === m.seat ? el("span", { class: "badge turn" }, "to play") : null,
+  ];
+  const controls = (m) =>
+    host && m.id !== room.you.member
+      ? el(
+        "span",
+        { class: "member-controls" },
+        m.bot ? null : el("button", { class: "small", onclick: () => app.send("transfer_host", { member: m.id }), "aria-label": `Make ${m.name} host` }, "Make host"),
+        el("button", { class: "small danger", onclick: () => app.kick(m), "aria-label": `Kick ${m.name}` }, "Kick"),
+      )
+      : null;
+  const item = (m) =>
+    el("li", { class: `member ${m.connected || m.bot ? "" : "away"}`, dataset: { member: m.id } }, el("span", { class: "member-name" }, m.name), badges(m), controls(m));
+  fill($("#players"), players.map(item));
+  fill($("#spectators"), spectators.length ? spectators.map(item) : el("li", { class: "muted" }, "nobody watching"));
+}
+
+export function renderStage(room, app) {
+  const stage = $("#stage");
+  if (room.state === "playing" && room.play) {
+    const table = el("div", { class: "table-host" });
+    fill(stage, turnTimer(room), table);
+    TABLES[room.kind].render(table, room.play.view, tableContext(room, app));
+  } else if (room.state === "finished" && room.play) {
+    const table = el("div", { class: "table-host final" });
+    fill(stage, gameOver(room, app), table);
+    TABLES[room.kind].render(table, room.play.view, tableContext(room, app));
+  } else {
+    fill(stage, waiting(room, app));
+  }
+  updateTimers();
+}
+
+function waiting(room, app) {
+  const host = isHost(room);
+  const you = room.members.find((m) => m.id === room.you?.member);
+  const players = room.members.filter((m) => m.role === "player");
+  const enough = players.length >= GAMES[room.kind].min;
+  const countdown = room.timers?.countdown;
+  return el(
+    "div",
+    { class: "panel waiting" },
+    el("h2", {}, `${GAMES[room.kind].label} — ${players.length}/${room.capacity} players`),
+    el("p", { class: "settings-summary" }, describeSettings(room.kind, room.settings)),
+    el("p", { class: "muted" }, `${room.public ? "Public" : "Private"} room${room.has_password ? " · password" : ""}`),
+    countdown
+      ? el("p", { class: "countdown", role: "timer" }, "Starting in ", el("strong", { class: "timer-text", dataset: { deadline: countdown.localDeadline } }, ""), " s")
+      : null,
+    el(
+      "div",
+      { class: "row wrap" },
+      you?.role === "player"
+        ? el("button", { class: `big ${you.ready ? "" : "primary"}`, "aria-pressed": String(you.ready), onclick: () => app.send("ready", { ready: !you.ready }) }, you.ready ? "✓ Ready — click to unready" : "I'm ready")
+        : null,
+      host
+        ? el("button", { class: "big primary", disabled: !enough, onclick: () => app.send("start"), title: enough ? "" : `Needs ${GAMES[room.kind].min} players` }, "Start game")
+        : el("button", { class: "big", disabled: true }, "Waiting for the host to start"),
+    ),
+    enough ? null : el("p", { class: "muted" }, `${GAMES[room.kind].label} needs at least ${GAMES[room.kind].min} players.`),
+    el(
+      "div",
+      { class: "row wrap" },
+      host ? el("button", { onclick: () => editSettings(room, app) }, "Settings…") : null,
+      host && players.length < room.capacity ? el("button", { onclick: () => app.send("add_bot") }, "Add bot") : null,
+      you?.role === "spectator" && players.length < room.capacity ? el("button", { onclick: () => app.send("take_seat") }, "Take a seat") : null,
+      you?.role === "player" ? el("button", { onclick: () => app.send("become_spectator") }, "Just watch") : null,
+    ),
+  );
+}
+
+async function editSettings(room, app) {
+  const body = el(
+    "div",
+    { class: "settings-grid" },
+    capacityField(room.kind, room.capacity),
+    settingsFields(room.kind, room.settings),
+    el("label", { class: "check" }, el("input", { type: "checkbox", name: "public", checked: room.public }), " Public"),
+    el("label", {}, "New password ", el("input", { type: "password", name: "password", maxlength: 64, placeholder: room.has_password ? "unchanged" : "none" })),
+    room.has_password ? el("label", { class: "check" }, el("input", { type: "checkbox", name: "nopassword" }), " Remove the password") : null,
+  );
+  const answer = await choose("Room settings", body, [{ label: "Cancel", value: "cancel" }, { label: "Save", value: "save", class: "primary" }]);
+  if (answer !== "save") return;
+  const form = $("#dialog form");
+  const fields = {
+    settings: readSettings(form, room.kind),
+    capacity: Number(form.elements.capacity.value),
+    public: form.elements.public.checked,
+  };
+  if (form.elements.nopassword?.checked) fields.password = "";
+  else if (form.elements.password.value) fields.password = form.elements.password.value;
+  app.send("update_settings", fields);
+}
+
+function gameOver(room, app) {
+  const outcome = room.outcome ?? { winners: [], scores: {} };
+  const ctx = tableContext(room, app);
+  const winners = outcome.winners.map(ctx.name);
+  const headline = outcome.tie ? `Tie: ${winners.join(" & ")}` : winners.length ? `${winners[0]} wins!` : "Nobody won";
+  const you = room.members.find((m) => m.id === room.you?.member);
+  const seats = room.play.seats.map((s) => s.seat);
+  const scoreLabel = { uno: "points", cheat: "cards left", dots: "boxes" }[room.kind] ?? "score";
+  return el(
+    "section",
+    { class: "panel game-over", "aria-labelledby": "over-title" },
+    el("h2", { id: "over-title" }, "🏆 ", headline),
+    outcome.reason && outcome.reason !== "finished" ? el("p", { class: "muted" }, reasonText(outcome.reason)) : null,
+    el(
+      "table",
+      { class: "scores" },
+      el("thead", {}, el("tr", {}, el("th", {}, "Player"), el("th", {}, scoreLabel))),
+      el(
+        "tbody",
+        {},
+        seats.map((seat) =>
+          el(
+            "tr",
+            { class: outcome.winners.includes(seat) ? "winner" : "" },
+            el("td", {}, ctx.name(seat), outcome.winners.includes(seat) ? " 🏆" : ""),
+            el("td", {}, String(outcome.scores[seat] ?? outcome.scores[String(seat)] ?? "–")),
+          ),
+        ),
+      ),
+    ),
+    you?.role === "player" ? el("button", { class: "big primary", onclick: () => app.send("rematch") }, "Rematch") : null,
+  );
+}
+
+function reasonText(reason) {
+  return {
+    last_player: "Everyone else left.",
+    not_enough_players: "Not enough players to continue.",
+    abandoned: "The game was abandoned.",
+  }[reason] ?? reason.replaceAll("_", " ");
+}
+
+function turnTimer(room) {
+  const turn = room.play.turn;
+  const total = room.settings?.turn_timer;
+  if (!turn?.localDeadline || !total) return null;
+  return el(
+    "div",
+    { class: "turn-timer", role: "timer", "aria-label": "Turn timer", dataset: { deadline: turn.localDeadline, total } },
+    el("div", { class: "timer-fill" }),
+    el("span", { class: "timer-text" }, ""),
+  );
+}
+
+/** Tick every visible countdown: the turn timer bar (green → yellow → red) and the start countdown. */
+export function updateTimers() {
+  const now = Date.now();
+  for (const node of document.querySelectorAll("[data-deadline]")) {
+    const left = Math.max(0, (Number(node.dataset.deadline) - now) / 1000);
+    const text = node.classList.contains("timer-text") ? node : node.querySelector(".timer-text");
+    if (text) text.textContent = node.dataset.total ? `${Math.ceil(left)} s` : String(Math.ceil(left));
+    if (node.dataset.total) {
+      const total = Number(node.dataset.total);
+      node.querySelector(".timer-fill").style.width = `${Math.min(100, (100 * left) / total)}%`;
+      node.dataset.level = left > Math.max(10, total / 2) ? "ok" : left > 5 ? "warn" : "urgent";
+    }
+  }
+}
+
+export function appendChat(message, room) {
+  const log = $("#chat-log");
+  const mine = message.member === room?.you?.member;
+  log.append(el("li", { class: mine ? "mine" : "" }, el("strong", {}, message.name), ": ", el("span", { class: "chat-text" }, message.text)));
+  while (log.children.length > 100) log.firstElementChild.remove();
+  log.scrollTop = log.scrollHeight;
+}

@@ -1,0 +1,107 @@
+// Small DOM helpers. Text always goes in through textContent, never as HTML.
+
+export const $ = (sel, root = document) => root.querySelector(sel);
+export const $$ = (sel, root = document) => [...root.querySelectorAll(sel)];
+
+/**
+ * el("button", {class: "primary", onclick: fn, "aria-label": "Play"}, "text", childNode)
+ * Strings become text nodes; `null`/`false` children are skipped.
+ */
+export function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+    else if (key === "class") node.className = value;
+    else if (key === "dataset") Object.assign(node.dataset, value);
+    else if (key === "style") node.style.cssText = value;
+    else if (value === true) node.setAttribute(key, "");
+    else node.setAttribute(key, String(value));
+  }
+  append(node, children);
+  return node;
+}
+
+const SVG_NS = "http://www.w3.org/2000/svg";
+export function svg(tag, attrs = {}, ...children) {
+  const node = document.createElementNS(SVG_NS, tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+    else node.setAttribute(key, String(value));
+  }
+  append(node, children);
+  return node;
+}
+
+function append(node, children) {
+  for (const child of children.flat()) {
+    if (child === null || child === undefined || child === false) continue;
+    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+}
+
+/** Replace all children of `node`. */
+export function fill(node, ...children) {
+  node.replaceChildren();
+  append(node, children);
+  return node;
+}
+
+export function showScreen(id) {
+  for (const screen of $$(".screen")) screen.hidden = screen.id !== id;
+}
+
+/** A short-lived notice. kind: "info" | "good" | "bad". */
+export function toast(text, kind = "info", ms = 3500) {
+  const box = $("#toasts");
+  const item = el("div", { class: `toast ${kind}`, role: kind === "bad" ? "alert" : "status" }, text);
+  box.append(item);
+  while (box.children.length > 4) box.firstElementChild.remove();
+  setTimeout(() => item.classList.add("gone"), ms);
+  setTimeout(() => item.remove(), ms + 400);
+}
+
+/**
+ * A modal choice. buttons: [{label, value, class?}]; resolves to the chosen value
+ * (or null when dismissed with Escape). `body` is a Node or a string.
+ */
+export function choose(title, body, buttons) {
+  const dialog = $("#dialog");
+  fill($("#dialog-title"), title);
+  fill($("#dialog-body"), body ?? "");
+  fill(
+    $("#dialog-buttons"),
+    buttons.map((b) => el("button", { value: b.value, class: b.class, "aria-label": b.aria }, b.label)),
+  );
+  return new Promise((resolve) => {
+    dialog.addEventListener("close", () => resolve(dialog.returnValue || null), { once: true });
+    dialog.returnValue = "";
+    dialog.showModal();
+  });
+}
+
+export async function confirmDialog(title, text, yes = "Yes", no = "Cancel") {
+  const answer = await choose(title, text, [
+    { label: no, value: "no" },
+    { label: yes, value: "yes", class: "danger" },
+  ]);
+  return answer === "yes";
+}
+
+/** Close the modal if one is open (e.g. when the state it asked about moved on). */
+export function closeDialog() {
+  const dialog = $("#dialog");
+  if (dialog.open) dialog.close("");
+}
+
+/** Initials for a display name, used as a non-colour cue. */
+export function initials(name) {
+  const words = String(name || "?").trim().split(/\s+/);
+  const letters = words.length > 1 ? words[0][0] + words[1][0] : words[0].slice(0, 2);
+  return letters.toUpperCase();
+}
+
+/** Per-seat colour and fill pattern, so colour is never the only cue. */
+export const SEAT_COLOURS = ["#e4572e", "#29a3dd", "#f3a712", "#6bbf59", "#b06fd8", "#ef5da8", "#2ec4b6", "#c0c0c0", "#ff8c42", "#7d8ce0"];
+export const seatColour = (seat) => SEAT_COLOURS[seat % SEAT_COLOURS.length];

@@ -1,0 +1,227 @@
+// UNO table: opponents with counts, discard and colour, draw pile, a sorted hand
+// grouped by colour with the legal cards highlighted, and the UNO/Catch/challenge buttons.
+// What is legal comes from the server (`view.legal`); the client never decides the rules.
+
+import { choose, el, fill } from "./ui.js";
+
+const COLOURS = ["red", "yellow", "green", "blue"];
+const SYMBOL = { skip: "⊘", reverse: "⇄", draw2: "+2", wild: "W", "wild-draw4": "+4" };
+const NAME = { skip: "Skip", reverse: "Reverse", draw2: "Draw Two", wild: "Wild", "wild-draw4": "Wild Draw Four" };
+
+export const cardName = (card) =>
+  card.type === "number" ? `${cap(card.color)} ${card.value}` : card.color === "wild" ? NAME[card.type] : `${cap(card.color)} ${NAME[card.type]}`;
+const cap = (s) => s[0].toUpperCase() + s.slice(1);
+
+/** UNO keeps no local state between renders (the table interface asks for it). */
+export function reset() {}
+
+export function unoCard(card, attrs = {}) {
+  const symbol = card.type === "number" ? String(card.value) : SYMBOL[card.type];
+  return el(
+    attrs.onclick ? "button" : "div",
+    { ...attrs, class: `ucard ${card.color} ${card.type} ${attrs.class ?? ""}`, "aria-label": cardName(card), title: cardName(card) },
+    el("span", { class: "uc-corner", "aria-hidden": "true" }, symbol),
+    el("span", { class: "uc-oval", "aria-hidden": "true" }, el("span", { class: "uc-symbol" }, symbol)),
+    el("span", { class: "uc-colour", "aria-hidden": "true" }, card.color === "wild" ? "" : card.color[0].toUpperCase()),
+  );
+}
+
+const back = (label) => el("div", { class: "ucard back", "aria-hidden": "true" }, el("span", { class: "uc-oval" }, el("span", { class: "uc-symbol" }, label)));
+
+export function onEvent(event, names, seat) {
+  const who = (s) => (s === seat ? "You" : names(s));
+  switch (event.type) {
+    case "play":
+      return { text: `${who(event.seat)} ${event.jump_in ? "jumped in with" : "played"} ${cardName(event.card)}${event.card.color === "wild" ? ` → ${event.color}` : ""}`, sound: "play", quiet: event.seat === seat };
+    case "draw":
+      return event.count && event.reason !== "draw"
+        ? { text: `${who(event.seat)} drew ${event.count} (${DRAW_REASON[event.reason] ?? event.reason})`, sound: "draw" }
+        : { text: "", sound: "draw", quiet: true };
+    case "uno_called":
+      return { text: `${who(event.seat)}: UNO!`, kind: "good", sound: "good" };
+    case "uno_caught":
+      return { text: `${who(event.seat)} caught ${names(event.target)} without UNO — +${event.penalty}`, kind: "bad", sound: "bad" };
+    case "challenge":
+      return {
+        text: event.guilty
+          ? `${who(event.seat)} challenged: ${names(event.offender)} was bluffing and draws`
+          : `${who(event.seat)} challenged and lost: ${names(event.offender)} played fair`,
+        kind: "bad",
+        sound: "bad",
+      };
+    case "swap":
+      return { text: `${who(event.seat)} swapped hands with ${names(event.target)}`, sound: "play" };
+    case "rotate":
+      return { text: "Zero! Every hand moves on", sound: "play" };
+    case "skip":
+      return { text: `${who(event.seat)} ${event.seat === seat ? "are" : "is"} skipped`, quiet: true };
+    case "round_over":
+      return { text: `${who(event.winner)} won round ${event.round} (+${event.points})`, kind: "good", sound: "good" };
+    case "round_started":
+      return { text: `Round ${event.round} — new hands dealt` };
+    case "timeout":
+      return { text: `${who(event.seat)} ran out of time`, kind: "bad" };
+    case "player_left":
+      return { text: `${names(event.seat)} left; their cards went into the draw pile` };
+    default:
+      return null;
+  }
+}
+
+const DRAW_REASON = {
+  draw2: "Draw Two",
+  wild_draw4: "Wild Draw Four",
+  stack: "stacked penalty",
+  challenge_lost: "lost the challenge",
+  challenge_guilty: "caught bluffing",
+  uno_penalty: "missed UNO",
+  last_card: "last card",
+  timeout: "out of time",
+};
+
+export function render(stage, view, ctx) {
+  const legal = view.legal ?? [];
+  const has = (type) => legal.some((a) => a.type === type);
+  const playsFor = (id) => legal.filter((a) => a.type === "play" && a.card === id);
+  const myTurn = view.turn === ctx.seat && ctx.seat !== null;
+  const pending = view.pending;
+
+  const drawPile = el(
+    has("draw") ? "button" : "div",
+    { class: "pile-btn", onclick: has("draw") ? () => ctx.act({ type: "draw" }) : null, "aria-label": `Draw pile, ${view.draw_pile} cards${has("draw") ? ": draw a card" : ""}`, dataset: { testid: "draw" } },
+    back("UNO"),
+    el("span", { class: "pile-count" }, `${view.draw_pile}`),
+  );
+  const discard = el(
+    "div",
+    { class: "discard" },
+    unoCard(view.top, { class: "top", dataset: { testid: "top" } }),
+    el("span", { class: `colour-chip ${view.color}`, dataset: { testid: "colour" } }, `Colour: ${view.color}`),
+  );
+
+  const challenge = pending.challenge;
+  const alerts = [
+    pending.draw_stack ? el("p", { class: "alert" }, `+${pending.draw_stack} pending for ${ctx.name(view.turn)}`) : null,
+    challenge ? el("p", { class: "alert" }, `${ctx.name(challenge.offender)} played Wild Draw Four — ${ctx.name(challenge.challenger)} may challenge`) : null,
+    pending.drawn_card_playable && myTurn ? el("p", { class: "alert" }, "You drew a playable card: play it or pass.") : null,
+  ];
+
+  const controls = el(
+    "div",
+    { class: "controls" },
+    has("challenge") ? el("button", { class: "big danger", onclick: () => ctx.act({ type: "challenge" }) }, "Challenge!") : null,
+    has("accept") ? el("button", { class: "big", onclick: () => ctx.act({ type: "accept" }) }, `Accept +${pending.draw_stack}`) : null,
+    has("draw") ? el("button", { class: "big", onclick: () => ctx.act({ type: "draw" }) }, pending.draw_stack ? `Draw ${pending.draw_stack}` : "Draw") : null,
+    has("pass") ? el("button", { class: "big", onclick: () => ctx.act({ type: "pass" }), dataset: { testid: "pass" } }, "Keep & pass") : null,
+    ctx.seat !== null
+      ? el("button", { class: "uno-btn", disabled: !has("call_uno"), onclick: () => ctx.act({ type: "call_uno" }), dataset: { testid: "uno" }, "aria-label": "Call UNO" }, "UNO!")
+      : null,
+  );
+
+  const hand = view.hand ? handArea(view, ctx, playsFor, myTurn) : null;
+  fill(
+    stage,
+    el(
+      "div",
+      { class: "uno-table" },
+      opponents(view, ctx, legal),
+      el(
+        "div",
+        { class: "uno-centre" },
+        el("div", { class: "direction", "aria-label": view.direction === 1 ? "Play goes clockwise" : "Play goes counter-clockwise" }, view.direction === 1 ? "↻" : "↺"),
+        drawPile,
+        discard,
+        el("div", { class: "match muted" }, `Round ${view.round}`, view.target_score ? ` · first to ${view.target_score}` : " · one round"),
+      ),
+      alerts,
+      hand ? controls : null,
+      hand,
+    ),
+  );
+}
+
+function opponents(view, ctx, legal) {
+  // Clockwise from the player after you (you come last); spectators see seat order.
+  const start = ctx.seat === null ? 0 : ctx.seat + 1;
+  const seats = Array.from({ length: view.players }, (_, i) => (start + i) % view.players);
+  return el(
+    "ol",
+    { class: "seats", "aria-label": "Players" },
+    seats.map((seat) => {
+      const catchable = legal.some((a) => a.type === "catch" && a.target === seat);
+      return el(
+        "li",
+        {
+          class: `seat ${view.turn === seat ? "turn" : ""} ${view.active[seat] ? "" : "gone"} ${seat === ctx.seat ? "me" : ""}`,
+          "aria-current": view.turn === seat ? "true" : null,
+        },
+        el("span", { class: "seat-name" }, ctx.name(seat)),
+        seat === ctx.seat ? el("span", { class: "badge you" }, "you") : null,
+        el("span", { class: "count", "aria-label": `${view.counts[seat]} cards` }, String(view.counts[seat])),
+        view.uno_called[seat] ? el("span", { class: "badge uno" }, "UNO") : null,
+        view.turn === seat ? el("span", { class: "badge turn" }, "to play") : null,
+        view.target_score ? el("span", { class: "muted score", title: "Score" }, `${view.scores[seat]} pts`) : null,
+        catchable ? el("button", { class: "small danger", onclick: () => ctx.act({ type: "catch", target: seat }), dataset: { testid: "catch" } }, "Catch!") : null,
+      );
+    }),
+  );
+}
+
+function handArea(view, ctx, playsFor, myTurn) {
+  const groups = new Map();
+  for (const card of view.hand) {
+    if (!groups.has(card.color)) groups.set(card.color, []);
+    groups.get(card.color).push(card);
+  }
+  const outOfTurn = !myTurn && view.hand.some((c) => playsFor(c.id).length);
+  return el(
+    "div",
+    { class: "hand-area" },
+    el("p", { class: "muted hint" }, outOfTurn ? "Jump in! You hold an identical card." : myTurn ? "Your turn — highlighted cards can be played." : `Your hand: ${view.hand.length} cards`),
+    el(
+      "div",
+      { class: "hand uno-hand", role: "group", "aria-label": "Your hand", dataset: { testid: "hand" } },
+      [...groups].map(([colour, cards]) =>
+        el(
+          "div",
+          { class: "hand-group", "aria-label": `${colour} cards` },
+          cards.map((card) => {
+            const plays = playsFor(card.id);
+            return unoCard(card, {
+              class: plays.length ? "playable" : "",
+              dataset: { id: card.id },
+              disabled: !plays.length,
+              onclick: () => play(card, plays, view, ctx),
+            });
+          }),
+        ),
+      ),
+    ),
+  );
+}
+
+/** Ask what a play needs (a Wild's colour, a Seven Swap target), then send it. */
+async function play(card, plays, view, ctx) {
+  if (!plays.length) return;
+  const action = { type: "play", card: card.id };
+  if (card.color === "wild") {
+    const colour = await choose(
+      "Choose a colour",
+      null,
+      COLOURS.map((c) => ({ label: cap(c), value: c, class: `colour-pick ${c}` })),
+    );
+    if (!colour) return;
+    action.color = colour;
+  }
+  const targets = plays.map((a) => a.target).filter((t) => t !== undefined);
+  if (targets.length) {
+    const target = await choose(
+      "Swap hands with…",
+      null,
+      targets.map((t) => ({ label: `${ctx.name(t)} (${view.counts[t]} cards)`, value: String(t) })),
+    );
+    if (!target) return;
+    action.target = Number(target);
+  }
+  ctx.act(action);
+}
