@@ -1,0 +1,66 @@
+"""The ``parlour`` command line. Heavy imports happen inside ``serve`` so ``--help`` stays instant."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from parlour.config import Config
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="parlour", description="Self-hosted real-time UNO, Cheat and Dots & Boxes."
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+    serve = sub.add_parser(
+        "serve",
+        help="run the server",
+        description="Run the HTTP + websocket server. Every option also reads PARLOUR_<NAME> from the "
+        "environment (e.g. PARLOUR_PORT, PARLOUR_GRACE_SECONDS); flags win over the environment.",
+    )
+    serve.add_argument("--host", help="interface to bind (default 127.0.0.1, env PARLOUR_HOST)")
+    serve.add_argument("--port", type=int, help="TCP port (default 8000, env PARLOUR_PORT)")
+    serve.add_argument(
+        "--data-dir", help="directory for the SQLite database (default ./data, env PARLOUR_DATA_DIR)"
+    )
+    serve.add_argument(
+        "--log-level", choices=["debug", "info", "warning", "error"], help="env PARLOUR_LOG_LEVEL"
+    )
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    if args.command == "serve":
+        config = Config.from_env(
+            host=args.host, port=args.port, data_dir=args.data_dir, log_level=args.log_level
+        )
+        serve(config)
+    return 0
+
+
+def serve(config: Config) -> None:
+    """Run until Ctrl-C / SIGTERM; uvicorn then runs the app's shutdown, which flushes the store."""
+    import uvicorn
+
+    from parlour.net.app import create_app
+    from parlour.net.logs import configure_logging
+
+    configure_logging(config.log_level)
+    loop = "asyncio" if sys.platform == "win32" else "uvloop"
+    uvicorn.run(
+        create_app(config),
+        host=config.host,
+        port=config.port,
+        loop=loop,
+        http="httptools",
+        ws="websockets-sansio",
+        ws_max_size=1 << 20,
+        ws_ping_interval=20.0,
+        lifespan="on",
+        log_config=None,
+        access_log=False,
+        timeout_graceful_shutdown=3,
+    )

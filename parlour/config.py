@@ -1,0 +1,44 @@
+"""Server configuration: defaults, overridden by ``PARLOUR_*`` environment variables, then by CLI flags."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, fields, replace
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    """Every knob of ``parlour serve``. The env name of ``field`` is ``PARLOUR_<FIELD>``."""
+
+    host: str = "127.0.0.1"
+    port: int = 8000
+    data_dir: str = "./data"
+    log_level: str = "info"
+    grace_seconds: float = 60.0
+    empty_room_seconds: float = 600.0
+    ready_countdown: float = 5.0
+    quickplay_countdown: float = 10.0
+    rate_per_second: float = 20.0
+    rate_burst: int = 40
+    outbound_queue: int = 256
+    max_frame: int = 64 * 1024
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None, **overrides: Any) -> Config:
+        """Defaults < environment < explicit ``overrides`` (None values are ignored)."""
+        env = os.environ if env is None else env
+        values: dict[str, Any] = {}
+        for f in fields(cls):
+            raw = env.get(f"PARLOUR_{f.name.upper()}")
+            if raw is not None and raw != "":
+                kind = type(getattr(cls(), f.name))
+                try:
+                    values[f.name] = kind(raw)
+                except ValueError:
+                    raise SystemExit(
+                        f"PARLOUR_{f.name.upper()}={raw!r} is not a valid {kind.__name__}"
+                    ) from None
+        values.update({k: v for k, v in overrides.items() if v is not None})
+        return replace(cls(), **values)

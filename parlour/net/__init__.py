@@ -1,0 +1,1 @@
+"""HTTP and websocket front-ends: the ASGI app, the native protocol, and (later) protocol adapters."""

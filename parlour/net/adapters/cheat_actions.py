@@ -1,0 +1,379 @@
+"""The Cheat write-up's ``action`` protocol on a plain websocket at ``/ws``.
+
+Client actions become native requests (``create_game`` = identify + create_room, ``place_cards``
+= an engine ``play``, ``accuse_cheater`` = ``call``...), and native broadcasts become the
+write-up's server actions. Cards travel as ``{rank, suit}`` (rank 0 = A … 12 = K; suits hearts,
+diamonds, spades, clubs = 0..3), which is the engine's numbering; a placed card is matched to
+an id in the sender's own hand. Refusals use the write-up's texts where it has one and show up
+where its client displays text: ``join_game_error`` before a room, ``waiting_screen_error`` in
+the waiting room, ``info_text_update`` in a game.
+
+There is no resume: a closed connection leaves at once, and the Cheat leave rule applies.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any, ClassVar
+
+from starlette.websockets import WebSocket
+
+from parlour.net.adapters.link import Bridge, Connector, Message
+from parlour.net.adapters.wire import BadFrame, decode, run_socket, sender, text_field
+
+NAME_LIMIT = 16
+TOO_SHORT = "The provided username is too short."
+TOO_LONG = "The provided username is too long."
+NO_ROOM = "The game with the provided code does not exist."
+ONGOING = "The game with the provided code is ongoing."
+NEED_THREE = "Three or more people required to start the game."
+NOT_ENOUGH = "Not enough players to continue."
+_JOIN_ERRORS = {
+    "room_not_found": NO_ROOM,
+    "invalid_code": NO_ROOM,
+    "game_in_progress": ONGOING,
+    "room_full": "The game with the provided code is full.",
+    "wrong_password": "The game with the provided code needs a password.",
+    "banned": "You were removed from this game.",
+    "already_in_room": "You are already in a game.",
+}
+_WAITING_ERRORS = {
+    "not_enough_players": NEED_THREE,
+    "not_host": "Only the host can start the game.",
+}
+
+Send = Callable[[dict[str, Any]], Awaitable[None]]
+
+
+def name_error(name: str | None) -> str | None:
+    """The write-up's message for a name it would refuse, else None."""
+    if name is None or not name.strip():
+        return TOO_SHORT
+    if len(name.strip()) > NAME_LIMIT:
+        return TOO_LONG
+    return None
+
+
+class CheatClient:
+    """One /ws connection speaking the write-up's actions."""
+
+    def __init__(self, connect: Connector, send: Send) -> None:
+        self.connect = connect
+        self.send = send
+        self.bridge: Bridge | None = None
+        self.joining = False
+        self.code: str | None = None
+        self.me: str | None = None
+        self.host: str | None = None
+        self.state = "waiting"
+        self.members: dict[str, Message] = {}
+        self.seats: dict[int, str] = {}
+        self.view: Message = {}
+        self.previous_rank: int | None = None
+
+    # --- client → server ---------------------------------------------------
+
+    async def on_frame(self, raw: str | bytes | None) -> None:
+        """Handle one client frame; every failure gets an answer the write-up's client shows."""
+        try:
+            message = decode(raw)
+        except BadFrame as exc:
+            await self._error(str(exc))
+            return
+        action = message.get("action")
+        handler = self._handlers.get(action) if isinstance(action, str) else None
+        if handler is None:
+            await self._error("Unknown action.")
+            return
+        await handler(self, message)
+
+    async def close(self) -> None:
+        """The socket closed: leave at once (the write-up treats close as leave_game)."""
+        await self._detach()
+
+    async def _create_game(self, message: Message) -> None:
+        await self._enter(message, None)
+
+    async def _join_game(self, message: Message) -> None:
+        code = text_field(message, "room_code") or text_field(message, "code") or ""
+        await self._enter(message, code)
+
+    async def _enter(self, message: Message, code: str | None) -> None:
+        """Create (``code`` None) or join a game under the given name."""
+        if self.code is not None:
+            await self.send({"action": "join_game_error", "message": _JOIN_ERRORS["already_in_room"]})
+            return
+        name = text_field(message, "name")
+        problem = name_error(name)
+        if problem is None and code is not None and not code.strip():
+            problem = NO_ROOM
+        if problem is not None:
+            await self.send({"action": "join_game_error", "message": problem})
+            return
+        self.bridge = Bridge(self.connect, self._on_native)
+        reply = await self.bridge.request("identify", name=name)
+        if reply["type"] == "welcome":
+            self.joining = True
+            if code is None:
+                reply = await self.bridge.request("create_room", game="cheat", public=True)
+            else:
+                reply = await self.bridge.request("join", code=code)
+            self.joining = False
+        if reply["type"] != "room":
+            await self._detach()
+            text = _JOIN_ERRORS.get(reply.get("code", ""), reply.get("message", "Could not join."))
+            await self.send({"action": "join_game_error", "message": text})
+            return
+        self._snapshot(reply)
+        await self._waiting_screen()
+
+    async def _leave_game(self, message: Message) -> None:
+        await self._detach()
+        await self.send({"action": "leave_game"})
+
+    async def _start_game(self, message: Message) -> None:
+        reply = await self._request("start")
+        if reply is not None and reply["type"] == "error":
+            text = _WAITING_ERRORS.get(reply["code"], reply["message"])
+            await self.send({"action": "waiting_screen_error", "message": text})
+
+    async def _place_cards(self, message: Message) -> None:
+        cards = message.get("cards")
+        if not isinstance(cards, list):
+            await self._info("Select the cards to place.")
+            return
+        ids = self._card_ids(cards)
+        if ids is None:
+            await self._info("You do not hold those cards.")
+            return
+        action: dict[str, Any] = {"type": "play", "cards": ids}
+        if message.get("rank") is not None:
+            action["rank"] = message["rank"]
+        await self._act(action)
+
+    async def _accuse_cheater(self, message: Message) -> None:
+        await self._act({"type": "call"})
+
+    async def _play_again(self, message: Message) -> None:
+        reply = await self._request("rematch")
+        if reply is not None and reply["type"] == "error":
+            await self._info(reply["message"])
+
+    _handlers: ClassVar[dict[str, Callable[[CheatClient, Message], Awaitable[None]]]] = {
+        "create_game": _create_game,
+        "join_game": _join_game,
+        "leave_game": _leave_game,
+        "start_game": _start_game,
+        "place_cards": _place_cards,
+        "accuse_cheater": _accuse_cheater,
+        "play_again": _play_again,
+    }
+
+    # --- server → client ---------------------------------------------------
+
+    async def _on_native(self, message: Message) -> None:
+        kind = message.get("type")
+        if self.joining or self.code is None:
+            return
+        if kind == "room":
+            self._snapshot(message)
+            if self.state == "waiting":
+                await self._waiting_screen()
+        elif kind == "member_joined":
+            self.members[message["member"]["id"]] = message["member"]
+            await self._player_list()
+        elif kind == "member_left":
+            self.members.pop(message["member"], None)
+            await self._player_list()
+        elif kind == "member_updated":
+            self.members[message["member"]["id"]] = message["member"]
+            await self._player_list()
+        elif kind == "host_changed":
+            self.host = message["host"]
+            await self._player_list()
+            if self.host == self.me:
+                await self.send({"action": "become_host"})
+        elif kind == "game_started":
+            self.state = "playing"
+            self.seats = {s["seat"]: s["member"] for s in message["seats"]}
+            self.previous_rank = None
+            self.view = message.get("view") or {}
+            await self.send({"action": "start_game"})
+            await self._cards()
+            await self._events(message.get("events", []))
+        elif kind == "game":
+            self.view = message.get("view") or {}
+            await self._events(message.get("events", []))
+        elif kind == "game_over":
+            self.state = "finished"
+            await self._player_list()
+            await self.send(
+                {
+                    "action": "end_game",
+                    "game_over_text": self._game_over_text(message["outcome"]),
+                    "can_play_again": self.host == self.me,
+                }
+            )
+        elif kind == "state_changed":
+            self.state = message["state"]
+        elif kind in ("kicked", "room_closed"):
+            await self._detach()
+            await self.send({"action": "leave_game"})
+
+    async def _events(self, events: list[Message]) -> None:
+        """Engine events as the write-up's actions, then the refreshed player list."""
+        my_seat = self._my_seat()
+        for event in events:
+            kind = event.get("type")
+            if kind == "played":
+                self.previous_rank = event["rank"]
+                await self._table(event["pile_size"] - event["count"], event["count"])
+                if event["seat"] == my_seat:
+                    await self._cards()
+            elif kind == "called":
+                self.previous_rank = None
+                placer, caller = self._seat_name(event["placer"]), self._seat_name(event["caller"])
+                text = (
+                    f"{placer} was a cheater!"
+                    if not event["truthful"]
+                    else (f"{caller} wrongly accused {placer} of being a cheater.")
+                )
+                await self._info(text)
+                await self._table(0, 0)
+            elif kind == "picked_up" and event["seat"] == my_seat:
+                await self._cards()
+            elif kind == "left":
+                last = self.view.get("last_play") or {}
+                just = last.get("count", 0) if last.get("callable") else 0
+                await self._table(event["pile_size"] - just, just)
+                await self._info(f"{self._seat_name(event['seat'])} left the game.")
+            elif kind in ("turn", "dealt"):
+                await self._start_turn()
+        await self._player_list()
+
+    async def _start_turn(self) -> None:
+        ranks = self.view.get("ranks") or [0]
+        await self.send(
+            {
+                "action": "start_turn",
+                "previous_rank": self.previous_rank,
+                "current_rank": ranks[0],
+                "can_accuse_cheater": bool(self.view.get("can_call")),
+                "your_turn": self.view.get("turn") is not None and self.view.get("turn") == self._my_seat(),
+            }
+        )
+
+    # --- helpers -------------------------------------------------------------
+
+    def _snapshot(self, room: Message) -> None:
+        self.code = room["code"]
+        self.me = room["you"]["member"]
+        self.host = room["host"]
+        self.state = room["state"]
+        self.members = {m["id"]: m for m in room["members"]}
+        game = room.get("game") or {}
+        self.seats = {s["seat"]: s["member"] for s in game.get("seats", [])}
+        self.view = game.get("view") or {}
+
+    async def _waiting_screen(self) -> None:
+        await self.send({"action": "join_game", "room_code": self.code})
+        await self._player_list()
+        if self.host == self.me:
+            await self.send({"action": "become_host"})
+
+    async def _player_list(self) -> None:
+        playing = self.state in ("playing", "finished") and self.seats
+        sizes = self.view.get("hand_sizes", []) if playing else []
+        turn = self.view.get("turn") if playing else None
+        if playing:
+            active = set(self.view.get("active", self.seats))
+            order = [(seat, self.seats[seat]) for seat in sorted(self.seats) if seat in active]
+        else:
+            order = [(None, mid) for mid, m in self.members.items() if m["role"] == "player"]
+        players = []
+        for seat, mid in order:
+            member = self.members.get(mid, {"name": self._seat_name(seat)})
+            players.append(
+                {
+                    "name": member["name"],
+                    "isHost": mid == self.host,
+                    "handSize": sizes[seat] if seat is not None and seat < len(sizes) else 0,
+                    "myTurn": seat is not None and seat == turn,
+                    "isMe": mid == self.me,
+                }
+            )
+        await self.send({"action": "player_list_update", "players": players})
+
+    async def _cards(self) -> None:
+        hand = self.view.get("hand", [])
+        await self.send(
+            {"action": "update_cards", "cards": [{"rank": c["rank"], "suit": c["suit"]} for c in hand]}
+        )
+
+    async def _table(self, on_table: int, just_placed: int) -> None:
+        await self.send(
+            {"action": "place_cards", "cards_on_table": on_table, "cards_just_placed": just_placed}
+        )
+
+    async def _info(self, text: str) -> None:
+        await self.send({"action": "info_text_update", "message": text})
+
+    def _card_ids(self, cards: list[Any]) -> list[int] | None:
+        """Each ``{rank, suit}`` matched to a distinct card id in my hand, or None."""
+        free = list(self.view.get("hand", []))
+        ids = []
+        for card in cards:
+            if not isinstance(card, dict):
+                return None
+            match = next(
+                (c for c in free if c["rank"] == card.get("rank") and c["suit"] == card.get("suit")), None
+            )
+            if match is None:
+                return None
+            free.remove(match)
+            ids.append(match["id"])
+        return ids
+
+    def _my_seat(self) -> int | None:
+        return next((seat for seat, mid in self.seats.items() if mid == self.me), None)
+
+    def _seat_name(self, seat: int | None) -> str:
+        member = self.members.get(self.seats.get(seat, "")) if seat is not None else None
+        return member["name"] if member else "A player"
+
+    def _game_over_text(self, outcome: Message) -> str:
+        if outcome.get("reason") == "not_enough_players" or not outcome.get("winners"):
+            return NOT_ENOUGH
+        return f"{self._seat_name(outcome['winners'][0])} won the game."
+
+    async def _request(self, type_: str, **fields: Any) -> Message | None:
+        if self.bridge is None or self.code is None:
+            await self.send({"action": "join_game_error", "message": "Join or create a game first."})
+            return None
+        return await self.bridge.request(type_, **fields)
+
+    async def _act(self, action: Message) -> None:
+        reply = await self._request("action", action=action)
+        if reply is not None and reply["type"] == "error":
+            await self._info(reply["message"])
+
+    async def _error(self, text: str) -> None:
+        if self.code is None:
+            await self.send({"action": "join_game_error", "message": text})
+        elif self.state == "playing":
+            await self._info(text)
+        else:
+            await self.send({"action": "waiting_screen_error", "message": text})
+
+    async def _detach(self) -> None:
+        bridge, self.bridge = self.bridge, None
+        self.code = self.me = self.host = None
+        self.members, self.seats, self.view, self.state = {}, {}, {}, "waiting"
+        if bridge is not None:
+            await bridge.close(leave=True)
+
+
+async def serve(websocket: WebSocket, connect: Connector) -> None:
+    """The /ws endpoint."""
+    client = CheatClient(connect, sender(websocket))
+    await run_socket(websocket, client.on_frame, client.close)

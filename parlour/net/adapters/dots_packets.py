@@ -1,0 +1,488 @@
+"""The Dots & Boxes packet protocol (happyboxes-saddots) on a plain websocket at ``/dots``.
+
+Each connection becomes a native session (``Bridge``): JOIN is ``identify`` + ``join``, MOVE is
+an engine ``line`` action, and native broadcasts come back as ADD/REMOVE/READY/MOVE/CAPTURE/TURN/
+GAMESTATE packets. Three things the native protocol does not have are kept here:
+
+* room names: CREATE names a room; the name maps to the native room code (a native room can
+  also be joined by its code);
+* ``playerid`` integers: one per member per room, shared by every Dots connection in the room;
+* the admin: CREATE does not seat its sender, so the room is created by a separate native
+  session (the room's host, a spectator named "admin") that obeys whoever holds the admin token.
+
+There is no resume: a closed connection leaves at once.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from starlette.websockets import WebSocket
+
+from parlour.net.adapters.link import Bridge, Connector, Message
+from parlour.net.adapters.wire import BadFrame, decode, run_socket, sender, text_field
+
+ADMIN_NAME = "admin"
+DEFAULT_CAPACITY = 8
+GAMESTATES = {
+    "waiting": "waiting for players",
+    "countdown": "about to start",
+    "playing": "started",
+}
+_JOIN_ERRORS = {
+    "room_not_found": "Room does not exist.",
+    "invalid_code": "Room does not exist.",
+    "wrong_password": "Wrong password.",
+    "room_full": "Room is full.",
+    "game_in_progress": "The game has already started.",
+    "banned": "You were kicked from this room.",
+}
+_REMOVE_REASONS = {"left": "Left the room.", "kicked": "Kicked by the admin.", "timeout": "Timed out."}
+
+Send = Callable[[dict[str, Any]], Awaitable[None]]
+
+
+@dataclass(eq=False)
+class DotsRoom:
+    """What the Dots protocol knows about one native room beyond the room itself."""
+
+    code: str
+    name: str
+    admin_token: str | None = None
+    admin: Bridge | None = None
+    admin_member: str | None = None
+    playerids: dict[str, int] = field(default_factory=dict)
+    others: set[str] = field(default_factory=set)
+    """Members besides the admin, as the admin session sees them."""
+    clients: int = 0
+
+    def playerid(self, member: str) -> int:
+        """The member's playerid, allocated on first sight, in the order members are seen."""
+        if member not in self.playerids:
+            self.playerids[member] = len(self.playerids)
+        return self.playerids[member]
+
+
+class Registry:
+    """Rooms by Dots name and by native code, for one server process."""
+
+    def __init__(self) -> None:
+        self.by_name: dict[str, DotsRoom] = {}
+        self.by_code: dict[str, DotsRoom] = {}
+
+    def find(self, name: str) -> DotsRoom | None:
+        """A room by its Dots name, or by native code."""
+        key = name.strip().lower()
+        return self.by_name.get(key) or self.by_code.get(key.upper())
+
+    def for_code(self, code: str, name: str) -> DotsRoom:
+        """The entry for a native room, created when a Dots client first meets it."""
+        room = self.by_code.get(code)
+        if room is None:
+            room = self.by_code[code] = DotsRoom(code=code, name=name)
+        return room
+
+    def add(self, room: DotsRoom) -> None:
+        self.by_name[room.name.strip().lower()] = room
+        self.by_code[room.code] = room
+
+    def drop(self, room: DotsRoom) -> None:
+        if self.by_name.get(room.name.strip().lower()) is room:
+            del self.by_name[room.name.strip().lower()]
+        if self.by_code.get(room.code) is room:
+            del self.by_code[room.code]
+
+    async def on_admin(self, room: DotsRoom, message: Message) -> None:
+        """The admin session follows membership; once everyone has left, it leaves too."""
+        kind = message.get("type")
+        if kind == "member_joined":
+            room.others.add(message["member"]["id"])
+        elif kind == "member_left":
+            room.others.discard(message["member"])
+            if not room.others:
+                await self.retire(room)
+        elif kind == "room_closed":
+            await self.retire(room)
+
+    async def retire(self, room: DotsRoom) -> None:
+        """Forget a room; its admin leaves so the room can close."""
+        self.drop(room)
+        admin, room.admin = room.admin, None
+        if admin is not None:
+            await admin.close(leave=True)
+
+    def by_token(self, token: str) -> DotsRoom | None:
+        for room in self.by_code.values():
+            if room.admin_token is not None and secrets.compare_digest(room.admin_token, token):
+                return room
+        return None
+
+
+class DotsClient:
+    """One /dots connection: packets in, native requests out, native broadcasts back as packets."""
+
+    def __init__(self, connect: Connector, registry: Registry, send: Send) -> None:
+        self.connect = connect
+        self.registry = registry
+        self.send = send
+        self.bridge: Bridge | None = None
+        self.room: DotsRoom | None = None
+        self.me: str | None = None
+        self.token: str | None = None
+        self.joining = False
+        self.state = "waiting"
+        self.members: dict[str, Message] = {}
+        self.seats: dict[int, str] = {}
+        self.view: Message = {}
+        self.width = 0
+        self.height = 0
+
+    # --- client → server ---------------------------------------------------
+
+    async def on_frame(self, raw: str | bytes | None) -> None:
+        """Handle one client frame; every failure gets an answer."""
+        try:
+            packet = decode(raw)
+        except BadFrame as exc:
+            await self._error("", str(exc))
+            return
+        kind = packet.get("type")
+        handler = self._handlers.get(kind) if isinstance(kind, str) else None
+        if handler is None:
+            await self._error(str(kind), "unknown packet type")
+            return
+        await handler(self, packet)
+
+    async def close(self) -> None:
+        """The socket closed: no resume in this protocol, so leave at once."""
+        await self._detach(leave=True)
+
+    async def _create(self, packet: Message) -> None:
+        name = text_field(packet, "roomname")
+        width, height = packet.get("width"), packet.get("height")
+        password = packet.get("password")
+        if not name or not name.strip():
+            await self._reply("CREATE", False, "roomname is required")
+            return
+        if self.registry.find(name) is not None:
+            await self._reply("CREATE", False, "A room with that name already exists.")
+            return
+        if password is not None and not isinstance(password, str):
+            await self._reply("CREATE", False, "password must be a string")
+            return
+        capacity = packet.get("maxplayers", DEFAULT_CAPACITY)
+        room = DotsRoom(code="", name=name.strip())
+        admin = Bridge(self.connect, lambda message: self.registry.on_admin(room, message))
+        reply = await admin.request("identify", name=ADMIN_NAME)
+        if reply["type"] == "welcome":
+            create: dict[str, Any] = {
+                "game": "dots",
+                "settings": {"width": width, "height": height, "max_players": capacity},
+                "public": True,
+                "capacity": capacity,
+            }
+            if password:
+                create["password"] = password
+            reply = await admin.request("create_room", **create)
+        if reply["type"] != "room":
+            await admin.close(leave=True)
+            await self._reply("CREATE", False, reply.get("message", "could not create the room"))
+            return
+        room.code = reply["code"]
+        room.admin, room.admin_member = admin, reply["you"]["member"]
+        room.admin_token = secrets.token_urlsafe(16)
+        await admin.request("become_spectator")
+        self.registry.add(room)
+        await self.send(
+            {
+                "type": "CREATE",
+                "ok": True,
+                "admin_token": room.admin_token,
+                "admintoken": room.admin_token,
+                "roomname": room.name,
+            }
+        )
+
+    async def _join(self, packet: Message, *, spectate: bool = False) -> None:
+        kind = "SPECTATE" if spectate else "JOIN"
+        name, username = text_field(packet, "roomname"), text_field(packet, "username")
+        password = packet.get("password")
+        if self.room is not None:
+            await self._reply(kind, False, "You are already in a room.")
+            return
+        if not name or username is None:
+            await self._reply(kind, False, "roomname and username are required")
+            return
+        room = self.registry.find(name)
+        code = room.code if room is not None else name.strip().upper()
+        self.bridge = Bridge(self.connect, self._on_native)
+        reply = await self.bridge.request("identify", name=username)
+        if reply["type"] == "welcome":
+            request: dict[str, Any] = {"code": code}
+            if isinstance(password, str) and password:
+                request["password"] = password
+            self.joining = True
+            reply = await self.bridge.request("spectate" if spectate else "join", **request)
+            self.joining = False
+        if reply["type"] != "room":
+            await self._detach(leave=True)
+            code_ = reply.get("code", "")
+            await self._reply(kind, False, _JOIN_ERRORS.get(code_, reply.get("message", "failed")))
+            return
+        self.room = room or self.registry.for_code(reply["code"], name.strip())
+        self.room.clients += 1
+        self._snapshot(reply)
+        answer: dict[str, Any] = {"type": kind, "ok": True, "playerid": self._pid(self.me)}
+        if not spectate:
+            self.token = secrets.token_urlsafe(16)
+            answer["token"] = self.token
+        await self.send(answer)
+        await self.send(self._board())
+
+    async def _spectate(self, packet: Message) -> None:
+        await self._join(packet, spectate=True)
+
+    async def _chat(self, packet: Message) -> None:
+        msg = packet.get("msg")
+        if not isinstance(msg, str):
+            await self._error("CHAT", "msg must be a string")
+            return
+        await self._native("CHAT", "chat", text=msg)
+
+    async def _ready(self, packet: Message) -> None:
+        ready = packet.get("ready")
+        if not isinstance(ready, bool):
+            await self._error("READY", "ready must be true or false")
+            return
+        if await self._token_ok("READY", packet):
+            await self._native("READY", "ready", ready=ready)
+
+    async def _move(self, packet: Message) -> None:
+        if await self._token_ok("MOVE", packet):
+            action = {"type": "line", "x": packet.get("x"), "y": packet.get("y"), "d": packet.get("d")}
+            await self._native("MOVE", "action", action=action)
+
+    async def _board_request(self, packet: Message) -> None:
+        name = packet.get("roomname")
+        if self.room is None or (
+            isinstance(name, str)
+            and name.strip().lower() not in {self.room.name.lower(), self.room.code.lower()}
+        ):
+            await self.send({"type": "BOARD", "ok": False, "message": "Join or spectate the room first."})
+            return
+        await self.send(self._board())
+
+    async def _admin(self, packet: Message) -> None:
+        token, cmd = text_field(packet, "admintoken") or text_field(packet, "admin_token"), packet.get("cmd")
+        room = self.registry.by_token(token) if token else None
+        if room is None or room.admin is None:
+            await self._reply("ADMIN", False, "Invalid admin token.")
+            return
+        if cmd not in ("reset", "kick", "terminate"):
+            await self._reply("ADMIN", False, "cmd must be reset, kick or terminate")
+            return
+        fields: dict[str, Any] = {}
+        if cmd == "kick":
+            target = packet.get("playerid")
+            member = next((m for m, pid in room.playerids.items() if pid == target), None)
+            if type(target) is not int or member is None:
+                await self._reply("ADMIN", False, "Unknown playerid.")
+                return
+            fields["member"] = member
+        reply = await room.admin.request(cmd, **fields)
+        await self._reply("ADMIN", reply["type"] == "ok", reply.get("message"))
+
+    _handlers: ClassVar[dict[str, Callable[[DotsClient, Message], Awaitable[None]]]] = {
+        "CREATE": _create,
+        "JOIN": _join,
+        "SPECTATE": _spectate,
+        "CHAT": _chat,
+        "READY": _ready,
+        "MOVE": _move,
+        "BOARD": _board_request,
+        "ADMIN": _admin,
+    }
+
+    # --- server → client ---------------------------------------------------
+
+    async def _on_native(self, message: Message) -> None:
+        kind = message.get("type")
+        if self.joining or self.room is None:
+            return
+        if kind == "room":
+            before = self.state
+            self._snapshot(message)
+            if self.state != before:
+                await self._gamestate(None)
+            await self.send(self._board())
+        elif kind == "member_joined":
+            member = message["member"]
+            self.members[member["id"]] = member
+            if member["id"] != self.room.admin_member:
+                await self.send(
+                    {
+                        "type": "ADD",
+                        "playerid": self._pid(member["id"]),
+                        "username": member["name"],
+                        "isplayer": member["role"] == "player",
+                    }
+                )
+        elif kind == "member_left":
+            member = message["member"]
+            self.members.pop(member, None)
+            reason = _REMOVE_REASONS.get(message.get("reason", ""), "Left the room.")
+            await self.send({"type": "REMOVE", "playerid": self._pid(member), "message": reason})
+        elif kind == "member_updated":
+            member = message["member"]
+            old = self.members.get(member["id"], {})
+            self.members[member["id"]] = member
+            if member["role"] == "player" and old.get("ready") != member["ready"]:
+                await self.send(
+                    {"type": "READY", "ready": member["ready"], "playerid": self._pid(member["id"])}
+                )
+        elif kind == "chat":
+            chat = message["message"]
+            await self.send({"type": "CHAT", "msg": chat["text"], "fromid": self._pid(chat["member"])})
+        elif kind == "countdown":
+            self.state = "countdown" if message.get("kind") else "waiting"
+            await self._gamestate(None)
+        elif kind in ("game_started", "game"):
+            await self._game(message)
+        elif kind == "game_over":
+            self.state = "finished"
+            await self._gamestate(message["outcome"])
+        elif kind == "state_changed":
+            self.state = message["state"]
+            if self.state != "finished":
+                await self._gamestate(None)
+        elif kind in ("kicked", "room_closed"):
+            why = "Kicked by the admin." if kind == "kicked" else "The room was closed."
+            await self.send({"type": "REMOVE", "playerid": self._pid(self.me), "message": why})
+            await self._detach(leave=False)
+
+    async def _game(self, message: Message) -> None:
+        if message["type"] == "game_started":
+            self.state = "playing"
+            self.seats = {s["seat"]: s["member"] for s in message["seats"]}
+            await self._gamestate(None)
+        self.view = message.get("view") or {}
+        for event in message.get("events", []):
+            kind = event.get("type")
+            if kind == "line":
+                pid = self._seat_pid(event["seat"])
+                await self.send(
+                    {"type": "MOVE", "x": event["x"], "y": event["y"], "d": event["d"], "playerid": pid}
+                )
+            elif kind == "capture":
+                await self.send(
+                    {
+                        "type": "CAPTURE",
+                        "x": event["x"],
+                        "y": event["y"],
+                        "playerid": self._seat_pid(event["seat"]),
+                    }
+                )
+            elif kind == "turn":
+                await self.send({"type": "TURN", "playerid": pid})
+
+    # --- helpers -------------------------------------------------------------
+
+    def _snapshot(self, room: Message) -> None:
+        self.me = room["you"]["member"]
+        self.state = room["state"]
+        self.members = {m["id"]: m for m in room["members"]}
+        for member in room["members"]:  # allocate ids in join order for everyone alike
+            self._pid(member["id"])
+        settings = room.get("settings") or {}
+        self.width, self.height = settings.get("width", 0), settings.get("height", 0)
+        game = room.get("game") or {}
+        self.seats = {s["seat"]: s["member"] for s in game.get("seats", [])}
+        self.view = game.get("view") or {}
+
+    def _board(self) -> Message:
+        players: dict[int, str] = {}
+        spectators: dict[int, str] = {}
+        for mid, member in self.members.items():
+            if self.room is not None and mid == self.room.admin_member:
+                continue
+            (players if member["role"] == "player" else spectators)[self._pid(mid)] = member["name"]
+        view = self.view
+        return {
+            "type": "BOARD",
+            "roomname": self.room.name if self.room else "",
+            "gamestate": self._gamestate_name(None),
+            "width": view.get("width", self.width),
+            "height": view.get("height", self.height),
+            "players": players,
+            "spectators": spectators,
+            "lines": view.get("lines", []) if self.state != "waiting" else [],
+            "captures": [[x, y, self._seat_pid(s)] for x, y, s in view.get("captures", [])]
+            if self.state != "waiting"
+            else [],
+        }
+
+    def _gamestate_name(self, outcome: Message | None) -> str:
+        if self.state == "finished":
+            outcome = outcome or {"tie": self.view.get("tie"), "winners": self.view.get("winners")}
+            return "tied" if outcome.get("tie") else "ended"
+        return GAMESTATES.get(self.state, "waiting for players")
+
+    async def _gamestate(self, outcome: Message | None) -> None:
+        packet: dict[str, Any] = {"type": "GAMESTATE", "state": self._gamestate_name(outcome)}
+        if packet["state"] == "ended" and outcome and outcome.get("winners"):
+            packet["winnerid"] = self._seat_pid(outcome["winners"][0])
+        await self.send(packet)
+
+    def _pid(self, member: str | None) -> int | None:
+        return None if member is None or self.room is None else self.room.playerid(member)
+
+    def _seat_pid(self, seat: int) -> int | None:
+        return self._pid(self.seats.get(seat))
+
+    async def _token_ok(self, kind: str, packet: Message) -> bool:
+        token = packet.get("token")
+        if token is not None and (self.token is None or token != self.token):
+            await self._error(kind, "Invalid token.")
+            return False
+        return True
+
+    async def _native(self, kind: str, type_: str, **fields: Any) -> None:
+        if self.bridge is None or self.room is None:
+            await self._error(kind, "Join a room first.")
+            return
+        reply = await self.bridge.request(type_, **fields)
+        if reply["type"] == "error":
+            await self._error(kind, reply["message"], reply["code"])
+
+    async def _reply(self, kind: str, ok: bool, message: str | None) -> None:
+        packet: dict[str, Any] = {"type": kind, "ok": ok}
+        if not ok or message:
+            packet["message"] = message or "failed"
+        await self.send(packet)
+
+    async def _error(self, request: str, message: str, code: str = "bad_packet") -> None:
+        await self.send({"type": "ERROR", "ok": False, "request": request, "code": code, "message": message})
+
+    async def _detach(self, *, leave: bool) -> None:
+        bridge, self.bridge = self.bridge, None
+        room, self.room = self.room, None
+        self.me = self.token = None
+        self.members, self.seats, self.view, self.state = {}, {}, {}, "waiting"
+        if bridge is not None:
+            await bridge.close(leave=leave)
+        if room is not None:
+            room.clients -= 1
+            if room.admin is None and room.clients <= 0:
+                self.registry.drop(room)
+
+
+REGISTRY = Registry()
+
+
+async def serve(websocket: WebSocket, connect: Connector, registry: Registry = REGISTRY) -> None:
+    """The /dots endpoint."""
+    client = DotsClient(connect, registry, sender(websocket))
+    await run_socket(websocket, client.on_frame, client.close)

@@ -1,0 +1,117 @@
+"""The one seam between a seed-protocol adapter and the room server.
+
+An adapter speaks to rooms exactly as a native client does: it sends native client messages
+(``{"type": "join", ...}``) and receives native server messages through a per-connection sink.
+``Bridge`` wraps that in request/reply calls so each adapter handler reads as a short script
+("identify, then join, then answer the client"), while broadcasts flow to ``on_native``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any, Protocol
+
+log = logging.getLogger(__name__)
+
+Message = dict[str, Any]
+Sink = Callable[[Message], None]
+"""Receives every native server message for one session, in order; must not block."""
+
+
+class NativeLink(Protocol):
+    """A native session opened in-process, as if a native client had connected."""
+
+    async def send(self, message: Message) -> None:
+        """Handle one native client message (its reply and broadcasts go to the sink)."""
+
+    async def close(self, *, leave: bool) -> None:
+        """Drop the connection: ``leave`` leaves the room at once, else the grace period runs."""
+
+
+Connector = Callable[[Sink], Awaitable[NativeLink]]
+"""Opens a native session whose outbound messages go to the given sink."""
+
+
+class Bridge:
+    """A native session seen from an adapter: requests await their reply, the rest is broadcast.
+
+    Every native message, replies included, goes to ``on_native`` in arrival order before the
+    reply is handed to the awaiting handler, so the adapter has seen every consequence of a
+    request when the request returns. A failing ``on_native`` is logged, never fatal.
+    """
+
+    def __init__(self, connect: Connector, on_native: Callable[[Message], Awaitable[None]]) -> None:
+        self._connect = connect
+        self._on_native = on_native
+        self._queue: asyncio.Queue[Message] = asyncio.Queue()
+        self._pending: dict[str, asyncio.Future[Message]] = {}
+        self._ids = itertools.count(1)
+        self._link: NativeLink | None = None
+        self._pump: asyncio.Task[None] | None = None
+        self._posts: set[asyncio.Task[None]] = set()
+
+    @property
+    def open(self) -> bool:
+        """Whether a native session is attached."""
+        return self._link is not None
+
+    async def start(self) -> None:
+        """Open the native session (idempotent)."""
+        if self._link is None:
+            self._link = await self._connect(self._queue.put_nowait)
+            self._pump = asyncio.create_task(self._run())
+
+    async def request(self, type_: str, **fields: Any) -> Message:
+        """Send a native request and return its reply (``ok``, ``room``, ``error``...)."""
+        await self.start()
+        rid = f"a{next(self._ids)}"
+        future: asyncio.Future[Message] = asyncio.get_running_loop().create_future()
+        self._pending[rid] = future
+        try:
+            await self._link.send({"type": type_, "id": rid, **fields})  # type: ignore[union-attr]
+            return await future
+        finally:
+            self._pending.pop(rid, None)
+
+    def post(self, type_: str, **fields: Any) -> None:
+        """Send without waiting for the reply (safe to call from ``on_native``)."""
+        task = asyncio.create_task(self._post({"type": type_, "id": f"p{next(self._ids)}", **fields}))
+        self._posts.add(task)
+        task.add_done_callback(self._posts.discard)
+
+    async def _post(self, message: Message) -> None:
+        if self._link is not None:
+            with contextlib.suppress(Exception):
+                await self._link.send(message)
+
+    async def close(self, *, leave: bool) -> None:
+        """Detach from the native session; ``leave`` applies the leave rule at once."""
+        link, self._link = self._link, None
+        if link is not None:
+            with contextlib.suppress(Exception):
+                await link.close(leave=leave)
+        if self._pump is not None:
+            # Deliver what is already queued (e.g. a last reply) before stopping.
+            await asyncio.sleep(0)
+            self._pump.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._pump
+            self._pump = None
+        for future in self._pending.values():
+            if not future.done():
+                future.set_result({"type": "error", "code": "room_closed", "message": "connection closed"})
+
+    async def _run(self) -> None:
+        while True:
+            message = await self._queue.get()
+            try:
+                await self._on_native(message)
+            except Exception:
+                log.exception("adapter failed translating %s", message.get("type"))
+            future = self._pending.get(str(message.get("id")))
+            if future is not None and not future.done():
+                future.set_result(message)

@@ -1,0 +1,63 @@
+"""``NativeLink`` over the server's own native protocol handler, in-process.
+
+Each adapter session is a ``NativeClient`` (the very object a ``/api/ws`` socket gets) whose
+sink is a function instead of a websocket, so adapters get the native protocol's validation,
+rate limit, sessions, rooms and grace period with no second implementation.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from parlour.net.adapters.link import Connector, Message, NativeLink, Sink
+from parlour.net.native import NativeClient
+
+
+class FunctionSink:
+    """A room ``Sink`` that hands messages to the adapter; ``close`` becomes a message too.
+
+    Compared by identity, since the manager keys lobby subscriptions by sink.
+    """
+
+    def __init__(self, deliver: Sink) -> None:
+        self.deliver = deliver
+        self.alive = True
+
+    def send(self, message: Message) -> None:
+        if self.alive:
+            self.deliver(message)
+
+    def close(self, code: int = 1000, reason: str = "") -> None:
+        """The server ended this session's connection (flood, replaced, overflow)."""
+        if self.alive:
+            self.alive = False
+            self.deliver({"type": "connection_closed", "code": code, "reason": reason})
+
+
+class InProcessLink:
+    """One native session for an adapter connection."""
+
+    def __init__(self, client: NativeClient, sink: FunctionSink) -> None:
+        self.client = client
+        self.sink = sink
+
+    async def send(self, message: Message) -> None:
+        await self.client.frame(orjson.dumps(message).decode())
+
+    async def close(self, *, leave: bool) -> None:
+        if leave and self.client.session is not None and self.sink.alive:
+            await self.client.frame('{"type": "leave"}')
+        self.sink.alive = False
+        self.client.closed()
+
+
+def connector(state: Any) -> Connector:
+    """A ``Connector`` for the app whose ``state`` holds ``manager``, ``config`` and ``metrics``."""
+
+    async def connect(deliver: Sink) -> NativeLink:
+        sink = FunctionSink(deliver)
+        return InProcessLink(NativeClient(sink, state.manager, state.config, state.metrics), sink)  # type: ignore[arg-type]
+
+    return connect

@@ -1,0 +1,108 @@
+"""One python-socketio server (path ``/socket.io/``, namespace ``/``) for both UNO event sets.
+
+A connection starts as a design-document client (it gets ``rooms-list`` at once); its first
+``requestRoom`` turns it into a socket-uno tutorial client instead. Each connection's events are
+handled one at a time, in order, like a native websocket's frames.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from typing import Any
+from urllib.parse import parse_qs
+
+import socketio
+
+from parlour.net.adapters.link import Connector
+from parlour.net.adapters.socket_uno import Directory, TutorialClient
+from parlour.net.adapters.uno_socketio import EVENTS, DocClient
+
+log = logging.getLogger(__name__)
+
+_TUTORIAL_EVENTS = ("playCard", "drawCard")
+
+
+class Connection:
+    """The adapter client behind one socket id, and the lock that keeps its events in order."""
+
+    def __init__(self, client: DocClient | TutorialClient) -> None:
+        self.client = client
+        self.lock = asyncio.Lock()
+
+
+class UnoSocketIO:
+    """Builds the AsyncServer and routes every event to the connection's adapter client."""
+
+    def __init__(self, connector: Callable[[], Connector]) -> None:
+        self.connector = connector
+        self.sio = socketio.AsyncServer(async_mode="asgi", cors_allowed_origins="*")
+        self.connections: dict[str, Connection] = {}
+        self.directory = Directory()
+        self.room_names: dict[str, str] = {}
+        self.sio.on("connect", self._connect)
+        self.sio.on("disconnect", self._disconnect)
+        self.sio.on("requestRoom", self._request_room)
+        for event in _TUTORIAL_EVENTS + EVENTS:
+            self.sio.on(event, self._handler(event))
+
+    def _emitter(self, sid: str) -> Callable[[str, Any], Any]:
+        async def emit(event: str, data: Any) -> None:
+            await self.sio.emit(event, data, to=sid)
+
+        return emit
+
+    async def _connect(self, sid: str, environ: dict[str, Any], auth: Any = None) -> None:
+        name = auth.get("name") if isinstance(auth, dict) else None
+        if not isinstance(name, str):
+            query = parse_qs(environ.get("QUERY_STRING", ""))
+            name = (query.get("name") or ["Guest"])[0]
+        client = DocClient(self.connector(), self._emitter(sid), name, self.room_names)
+        conn = self.connections[sid] = Connection(client)
+        async with conn.lock:
+            await client.start()
+
+    async def _disconnect(self, sid: str, reason: Any = None) -> None:
+        conn = self.connections.pop(sid, None)
+        if conn is not None:
+            async with conn.lock:
+                await conn.client.close()
+
+    async def _request_room(self, sid: str, data: Any = None) -> None:
+        conn = self.connections.get(sid)
+        if conn is None:
+            return
+        async with conn.lock:
+            if isinstance(conn.client, DocClient):
+                if conn.client.in_room:
+                    await conn.client.emit("error", {"message": "leave your room before requestRoom"})
+                    return
+                await conn.client.close()
+                conn.client = TutorialClient(self.connector(), self._emitter(sid), sid, self.directory)
+            await conn.client.request_room(data)
+
+    def _handler(self, event: str) -> Callable[..., Any]:
+        async def handle(sid: str, data: Any = None) -> None:
+            conn = self.connections.get(sid)
+            if conn is None:
+                return
+            async with conn.lock:
+                client = conn.client
+                try:
+                    if isinstance(client, TutorialClient):
+                        if event == "playCard":
+                            await client.play_card(data)
+                        elif event == "drawCard":
+                            await client.draw_card(data)
+                    elif event in EVENTS:
+                        await client.on_event(event, data)
+                except Exception:
+                    log.exception("socket.io event %s failed", event)
+                    await self.sio.emit("error", {"message": "internal error"}, to=sid)
+
+        return handle
+
+    def asgi(self, other: Any) -> socketio.ASGIApp:
+        """The Socket.IO app at ``/socket.io/`` in front of ``other`` (everything else)."""
+        return socketio.ASGIApp(self.sio, other_asgi_app=other)

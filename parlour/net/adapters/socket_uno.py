@@ -1,0 +1,271 @@
+"""The socket-uno tutorial's Socket.IO events, for its canvas client, unchanged.
+
+``requestRoom(name)`` is native quick play: the fullest waiting public UNO room, or a new one,
+with the start countdown (``countDown`` ticks ending at 0). Hands travel as the tutorial's card
+numbers (``uno_numbers``), the turn as the socket id to move (``turnPlayer``; a member on
+another protocol is named by its member id), the top card as ``sendCard``.
+
+The client has no colour picker, UNO button, challenge or pass, so the adapter supplies the
+translation defaults: a Wild names the colour the player holds most of; a play that leaves one
+card calls UNO; a Seven Swap targets the opponent with the fewest cards; ``drawCard`` accepts a
+pending Wild Draw Four, and passes after drawing a playable card. Legality is the engine's.
+After a game the room reopens (rematch, then the quick-play countdown). A reconnecting client
+that sends ``requestRoom`` with the same name gets its seat back within the grace period.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from collections import Counter
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from parlour.net.adapters.link import Bridge, Connector, Message
+from parlour.net.adapters.uno_numbers import card_to_number, number_to_card
+
+Emit = Callable[[str, Any], Awaitable[None]]
+NO_ROOM = ["error", 0, 0]
+
+
+class Directory:
+    """Process-wide lookups shared by all Socket.IO connections."""
+
+    def __init__(self) -> None:
+        self.sids: dict[str, str] = {}
+        """member id → socket id, for ``turnPlayer``."""
+        self.reseat: dict[str, str] = {}
+        """lower-cased name → session token of a dropped tutorial client still in grace."""
+
+
+class TutorialClient:
+    """One Socket.IO connection speaking the tutorial's events."""
+
+    def __init__(self, connect: Connector, emit: Emit, sid: str, directory: Directory) -> None:
+        self.bridge = Bridge(connect, self._on_native)
+        self.emit = emit
+        self.sid = sid
+        self.directory = directory
+        self.name: str | None = None
+        self.token: str | None = None
+        self.code: str | None = None
+        self.me: str | None = None
+        self.state = "waiting"
+        self.members: dict[str, Message] = {}
+        self.capacity = 0
+        self.seats: dict[int, str] = {}
+        self.view: Message = {}
+        self.hand_sent: list[int] | None = None
+        self.ticker: asyncio.Task[None] | None = None
+
+    # --- client → server ---------------------------------------------------
+
+    async def request_room(self, name: Any) -> None:
+        """``requestRoom``: re-seat by name if this player dropped out, else quick play."""
+        if self.code is not None:
+            await self._response_room()
+            return
+        if not isinstance(name, str) or not name.strip():
+            await self.emit("responseRoom", NO_ROOM)
+            return
+        self.name = name.strip()
+        token = self.directory.reseat.pop(self.name.lower(), None)
+        reply = await self.bridge.request("resume", token=token) if token else None
+        if reply is None or reply["type"] != "welcome":
+            reply = await self.bridge.request("identify", name=self.name)
+        if reply["type"] != "welcome":
+            await self.emit("responseRoom", NO_ROOM)
+            return
+        self.token = reply["token"]
+        reply = await self.bridge.request("quick_play", game="uno")
+        if reply["type"] == "error" and reply["code"] != "already_in_room":
+            await self.emit("responseRoom", NO_ROOM)
+
+    async def play_card(self, data: Any) -> None:
+        """``playCard [n, room]``: the numbered card, with the translation defaults filled in."""
+        if not await self._for_my_room(data):
+            return
+        card = number_to_card(data[0])
+        hand = [c["id"] for c in self.view.get("hand", [])]
+        if card is None or card not in hand:
+            await self.emit("error", {"message": "you do not hold that card"})
+            return
+        action: dict[str, Any] = {"type": "play", "card": card}
+        engine_card = next(c for c in self.view["hand"] if c["id"] == card)
+        if engine_card["color"] == "wild":
+            action["color"] = self._most_held_color(card)
+        if len(hand) == 2:
+            action["uno"] = True
+        if (
+            engine_card["value"] == 7
+            and (self.view.get("settings") or {}).get("seven_swap")
+            and len(hand) > 1
+        ):
+            action["target"] = self._fewest_cards_opponent()
+        await self._act(action)
+
+    async def draw_card(self, data: Any) -> None:
+        """``drawCard [1, room]``: draw; or accept a pending Wild Draw Four; or pass after a playable draw."""
+        if not await self._for_my_room(data):
+            return
+        pending = self.view.get("pending") or {}
+        mine = self.view.get("turn") is not None and self.view.get("turn") == self._my_seat()
+        if mine and pending.get("challenge"):
+            await self._act({"type": "accept"})
+        elif mine and pending.get("drawn_card_playable"):
+            await self._act({"type": "pass"})
+        else:
+            await self._act({"type": "draw"})
+
+    async def close(self) -> None:
+        """Socket gone: keep the seat for the grace period and remember the name for re-seating."""
+        self._stop_ticker()
+        if self.me is not None:
+            self.directory.sids.pop(self.me, None)
+        if self.code is not None and self.name and self.token:
+            self.directory.reseat[self.name.lower()] = self.token
+        await self.bridge.close(leave=False)
+
+    # --- server → client ---------------------------------------------------
+
+    async def _on_native(self, message: Message) -> None:
+        kind = message.get("type")
+        if kind == "room":
+            await self._seated(message)
+            return
+        if self.code is None:
+            return
+        if kind == "member_joined":
+            self.members[message["member"]["id"]] = message["member"]
+            await self._response_room()
+        elif kind == "member_left":
+            self.members.pop(message["member"], None)
+            await self.emit("playerDisconnect", self.code)
+        elif kind == "member_updated":
+            member = message["member"]
+            before = self.members.get(member["id"], {})
+            self.members[member["id"]] = member
+            if before.get("connected") and not member["connected"]:
+                await self.emit("playerDisconnect", self.code)
+        elif kind == "countdown":
+            self._stop_ticker()
+            if message.get("kind"):
+                self.ticker = asyncio.create_task(self._tick(message.get("remaining") or 0))
+        elif kind == "game_started":
+            self.state = "playing"
+            self.seats = {s["seat"]: s["member"] for s in message["seats"]}
+            if self._stop_ticker():
+                await self.emit("countDown", 0)
+            self.view = message.get("view") or {}
+            await self._table()
+        elif kind == "game":
+            await self._game(message)
+        elif kind == "game_over":
+            self.state = "finished"
+            self.bridge.post("rematch")
+        elif kind in ("kicked", "room_closed"):
+            self._stop_ticker()
+            self.code, self.members, self.seats, self.view = None, {}, {}, {}
+
+    async def _seated(self, room: Message) -> None:
+        """A snapshot: on quick play, after a re-seat, and when the room reopens after a game."""
+        self.code = room["code"]
+        self.me = room["you"]["member"]
+        self.directory.sids[self.me] = self.sid
+        self.state = room["state"]
+        self.capacity = room["capacity"]
+        self.members = {m["id"]: m for m in room["members"]}
+        game = room.get("game") or {}
+        self.seats = {s["seat"]: s["member"] for s in game.get("seats", [])}
+        self.view = game.get("view") or {}
+        self.hand_sent = None
+        await self._response_room()
+        countdown = (room.get("timers") or {}).get("countdown")
+        if countdown and countdown.get("kind"):
+            self._stop_ticker()
+            self.ticker = asyncio.create_task(self._tick(countdown.get("remaining") or 0))
+        if self.state == "playing":
+            await self._table()
+        elif self.state == "waiting" and room.get("outcome") is None and self._players() >= 2:
+            self.bridge.post("ready", ready=True)
+
+    async def _game(self, message: Message) -> None:
+        self.view = message.get("view") or {}
+        turn = None
+        for event in message.get("events", []):
+            if event.get("type") in ("play", "first_card"):
+                await self.emit("sendCard", card_to_number(event["card"]["id"]))
+            elif event.get("type") == "turn":
+                turn = event["seat"]
+        await self._hand()
+        if turn is not None:
+            await self.emit("turnPlayer", self._socket_of(turn))
+
+    async def _table(self) -> None:
+        """The tutorial's start-of-game trio: haveCard, turnPlayer, sendCard."""
+        await self._hand()
+        if self.view.get("turn") is not None:
+            await self.emit("turnPlayer", self._socket_of(self.view["turn"]))
+        if self.view.get("top"):
+            await self.emit("sendCard", card_to_number(self.view["top"]["id"]))
+
+    async def _hand(self) -> None:
+        if "hand" not in self.view:
+            return
+        numbers = [card_to_number(c["id"]) for c in self.view["hand"]]
+        if numbers != self.hand_sent:
+            self.hand_sent = numbers
+            await self.emit("haveCard", numbers)
+
+    async def _response_room(self) -> None:
+        await self.emit("responseRoom", [self.code, self._players(), self.capacity])
+
+    async def _tick(self, remaining: float) -> None:
+        """``countDown`` once a second from the seconds left; the game start sends the final 0."""
+        for value in range(math.ceil(remaining), 0, -1):
+            await self.emit("countDown", value)
+            await asyncio.sleep(1)
+
+    def _stop_ticker(self) -> bool:
+        """Cancel the countdown ticker; True if one was running."""
+        ticker, self.ticker = self.ticker, None
+        if ticker is None:
+            return False
+        ticker.cancel()
+        return True
+
+    # --- helpers -------------------------------------------------------------
+
+    async def _for_my_room(self, data: Any) -> bool:
+        """The ``[value, room]`` shape, for the room this socket is in; else an ``error`` event."""
+        if not isinstance(data, list) or not data:
+            await self.emit("error", {"message": "expected [value, room]"})
+            return False
+        if self.code is None or (len(data) > 1 and data[1] not in (None, self.code)):
+            await self.emit("error", {"message": "you are not in that room"})
+            return False
+        return True
+
+    async def _act(self, action: Message) -> None:
+        reply = await self.bridge.request("action", action=action)
+        if reply["type"] == "error":
+            await self.emit("error", {"message": reply["message"], "code": reply["code"]})
+
+    def _players(self) -> int:
+        return sum(1 for m in self.members.values() if m["role"] == "player")
+
+    def _my_seat(self) -> int | None:
+        return next((seat for seat, mid in self.seats.items() if mid == self.me), None)
+
+    def _socket_of(self, seat: int) -> str | None:
+        member = self.seats.get(seat)
+        return self.directory.sids.get(member, member) if member else None
+
+    def _most_held_color(self, played: int) -> str:
+        counts = Counter(c["color"] for c in self.view["hand"] if c["id"] != played and c["color"] != "wild")
+        return counts.most_common(1)[0][0] if counts else "red"
+
+    def _fewest_cards_opponent(self) -> int | None:
+        counts, active, me = self.view.get("counts", []), self.view.get("active", []), self._my_seat()
+        others = [s for s in range(len(counts)) if s != me and s < len(active) and active[s]]
+        return min(others, key=lambda s: counts[s]) if others else None

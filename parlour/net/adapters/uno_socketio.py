@@ -1,0 +1,471 @@
+"""The UNO design document's Socket.IO events (its "Socket Events API" tables).
+
+One ``DocClient`` per Socket.IO connection that speaks these events. The player's display name
+comes from the connection's ``auth`` (``{"name": ...}``) or ``?name=`` (default "Guest"), since
+the document has no sign-in event. Room ids are native room codes; user ids are native member
+ids. Cards use the document's Card shape with ``id`` ``"card-<engine id>"``; ``play-card``
+also accepts the bare integer. Events the rules need and the table lacks are extra events
+(see docs/protocol.md). Hands only ever reach their owner, because each connection receives
+its own seat's native view and translates only that.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any, ClassVar
+
+from parlour.games.uno import CARDS
+from parlour.net.adapters.link import Bridge, Connector, Message
+
+Emit = Callable[[str, Any], Awaitable[None]]
+
+SETTING_NAMES = {
+    "maxPlayers": "max_players",
+    "turnTimer": "turn_timer",
+    "drawUntilPlayable": "draw_until_playable",
+    "stackingDraw": "stacking",
+    "jumpIn": "jump_in",
+    "sevenSwap": "seven_swap",
+    "zeroRotate": "zero_rotate",
+    "forcedPlay": "forced_play",
+    "challengeWildDraw4": "challenge_wild_draw4",
+    "unoPenalty": "uno_penalty",
+    "targetScore": "target_score",
+}
+_ENGINE_NAMES = {v: k for k, v in SETTING_NAMES.items()}
+_GAME_STATES = {"waiting": "waiting", "countdown": "waiting", "playing": "playing", "finished": "finished"}
+# Engine event → (extra event name, fields kept); the table's own events are handled in code.
+_EXTRA_EVENTS = {
+    "skip": "turn-skipped",
+    "reverse": "direction-reversed",
+    "pass": "turn-passed",
+    "drawn_playable": "drawn-card-playable",
+    "reshuffle": "deck-reshuffled",
+    "accept": "wild-accepted",
+    "challenge": "wild-challenged",
+    "swap": "hands-swapped",
+    "rotate": "hands-rotated",
+    "round_over": "round-over",
+    "timeout": "turn-timed-out",
+    "player_left": "player-removed-from-game",
+}
+
+
+def card(engine_card: Message) -> Message:
+    """The document's Card object for an engine card dict."""
+    return {
+        "id": f"card-{engine_card['id']}",
+        "color": engine_card["color"],
+        "type": engine_card["type"],
+        "value": engine_card["value"],
+    }
+
+
+def card_id(raw: Any) -> int | None:
+    """An engine card id from ``"card-12"`` or ``12``; None when it names no card."""
+    if isinstance(raw, str) and raw.startswith("card-") and raw[5:].isdigit():
+        raw = int(raw[5:])
+    if type(raw) is int and 0 <= raw < len(CARDS):
+        return raw
+    return None
+
+
+def engine_settings(raw: Any) -> dict[str, Any]:
+    """The document's settings keys as the engine's; unknown keys pass through for the engine to refuse."""
+    if not isinstance(raw, dict):
+        return {}
+    return {SETTING_NAMES.get(k, k): v for k, v in raw.items()}
+
+
+class DocClient:
+    """One Socket.IO connection speaking the design document's events."""
+
+    def __init__(self, connect: Connector, emit: Emit, name: str, rooms: dict[str, str]) -> None:
+        self.bridge = Bridge(connect, self._on_native)
+        self.emit = emit
+        self.name = name
+        self.room_names = rooms
+        self.joining = False
+        self.lobby: dict[str, Message] = {}
+        self.room: Message | None = None
+        self.me: str | None = None
+        self.members: dict[str, Message] = {}
+        self.seats: dict[int, str] = {}
+        self.view: Message = {}
+        self.turn: Message | None = None
+
+    @property
+    def in_room(self) -> bool:
+        return self.room is not None
+
+    async def start(self) -> None:
+        """Identify, subscribe to the UNO lobby and send the first ``rooms-list``."""
+        reply = await self.bridge.request("identify", name=self.name)
+        if reply["type"] != "welcome":
+            await self._error(reply["message"])
+            return
+        reply = await self.bridge.request("lobby_subscribe", game="uno")
+        if reply["type"] == "lobby":
+            self.lobby = {r["code"]: r for r in reply["rooms"]}
+            await self._rooms_list()
+
+    async def close(self) -> None:
+        """Connection gone: keep the seat for the grace period, as native clients do."""
+        await self.bridge.close(leave=False)
+
+    # --- client → server ---------------------------------------------------
+
+    async def on_event(self, event: str, data: Any) -> None:
+        """One client event; anything malformed or refused gets an ``error`` event."""
+        handler = self._handlers.get(event)
+        if handler is None:
+            return
+        if data is None:
+            data = {}
+        if not isinstance(data, dict):
+            await self._error("event data must be an object")
+            return
+        await handler(self, data)
+
+    async def _create_room(self, data: Message) -> None:
+        name = data.get("name")
+        fields: dict[str, Any] = {
+            "game": "uno",
+            "public": True,
+            "settings": engine_settings(data.get("settings")),
+        }
+        if data.get("maxPlayers") is not None:
+            fields["capacity"] = data["maxPlayers"]
+            fields["settings"].setdefault("max_players", data["maxPlayers"])
+        reply = await self._enter("create_room", **fields)
+        if reply is not None:
+            self.room_names[reply["code"]] = name if isinstance(name, str) and name.strip() else reply["code"]
+            await self.emit("room-created", {"roomId": reply["code"]})
+            await self._room_joined()
+
+    async def _join_room(self, data: Message) -> None:
+        if await self._enter("join", code=str(data.get("roomId", ""))) is not None:
+            await self._room_joined()
+
+    async def _spectate_room(self, data: Message) -> None:
+        if await self._enter("spectate", code=str(data.get("roomId", ""))) is not None:
+            await self._room_joined()
+
+    async def _leave_room(self, data: Message) -> None:
+        if await self._ask("leave") is not None:
+            self.room, self.members, self.seats, self.view = None, {}, {}, {}
+
+    async def _start_game(self, data: Message) -> None:
+        await self._ask("start")
+
+    async def _play_card(self, data: Message) -> None:
+        cid = card_id(data.get("cardId"))
+        if cid is None:
+            await self._error("cardId names no card")
+            return
+        action: dict[str, Any] = {"type": "play", "card": cid}
+        if data.get("chosenColor") is not None:
+            action["color"] = data["chosenColor"]
+        if data.get("targetUserId") is not None:
+            action["target"] = self._seat_of(data["targetUserId"])
+        if data.get("uno") is not None:
+            action["uno"] = data["uno"]
+        await self._act(action)
+
+    async def _simple(self, kind: str) -> None:
+        await self._act({"type": kind})
+
+    async def _draw_card(self, data: Message) -> None:
+        await self._simple("draw")
+
+    async def _call_uno(self, data: Message) -> None:
+        await self._simple("call_uno")
+
+    async def _challenge_wild(self, data: Message) -> None:
+        await self._simple("challenge")
+
+    async def _accept_wild(self, data: Message) -> None:
+        await self._simple("accept")
+
+    async def _pass_turn(self, data: Message) -> None:
+        await self._simple("pass")
+
+    async def _catch_uno(self, data: Message) -> None:
+        await self._act({"type": "catch", "target": self._seat_of(data.get("targetUserId"))})
+
+    async def _chat_message(self, data: Message) -> None:
+        await self._ask("chat", text=data.get("message"))
+
+    async def _rematch(self, data: Message) -> None:
+        await self._ask("rematch")
+
+    _handlers: ClassVar[dict[str, Callable[[DocClient, Message], Awaitable[None]]]] = {
+        "create-room": _create_room,
+        "join-room": _join_room,
+        "spectate-room": _spectate_room,
+        "leave-room": _leave_room,
+        "start-game": _start_game,
+        "play-card": _play_card,
+        "draw-card": _draw_card,
+        "call-uno": _call_uno,
+        "catch-uno": _catch_uno,
+        "challenge-wild": _challenge_wild,
+        "accept-wild": _accept_wild,
+        "pass-turn": _pass_turn,
+        "chat-message": _chat_message,
+        "rematch": _rematch,
+    }
+
+    # --- server → client ---------------------------------------------------
+
+    async def _on_native(self, message: Message) -> None:
+        kind = message.get("type")
+        if kind == "lobby_room":
+            self.lobby[message["room"]["code"]] = message["room"]
+            await self._rooms_list()
+        elif kind == "lobby_room_removed":
+            self.lobby.pop(message["code"], None)
+            await self._rooms_list()
+        if self.joining or self.room is None:
+            return
+        if kind == "room":
+            self._snapshot(message)
+            await self.emit("room-updated", {"room": self._room()})
+        elif kind == "member_joined":
+            member = message["member"]
+            self.members[member["id"]] = member
+            if member["role"] == "player":
+                await self.emit("player-joined", {"user": _user(member), "players": self._players()})
+            else:
+                await self.emit("spectator-joined", {"user": _user(member), "spectators": self._spectators()})
+        elif kind == "member_left":
+            self.members.pop(message["member"], None)
+            await self.emit("player-left", {"userId": message["member"], "players": self._players()})
+        elif kind == "member_updated":
+            self.members[message["member"]["id"]] = message["member"]
+            await self.emit("player-updated", {"user": _user(message["member"]), "players": self._players()})
+        elif kind == "host_changed":
+            self.room["host"] = message["host"]
+            await self.emit("host-changed", {"host": message["host"]})
+        elif kind == "chat":
+            chat = message["message"]
+            user = {"id": chat["member"], "name": chat["name"]}
+            await self.emit(
+                "chat-message", {"user": user, "message": chat["text"], "timestamp": int(chat["at"] * 1000)}
+            )
+        elif kind == "countdown":
+            await self.emit("countdown", {"seconds": message.get("remaining")})
+        elif kind == "game_started":
+            self.seats = {s["seat"]: s["member"] for s in message["seats"]}
+            self.room["state"] = "playing"
+            self._game(message)
+            await self.emit("game-started", {"room": self._room()})
+            await self._events(message["events"])
+        elif kind == "game":
+            self._game(message)
+            await self._events(message["events"])
+        elif kind == "game_over":
+            self.room["state"] = "finished"
+            await self._game_won(message["outcome"])
+        elif kind == "state_changed":
+            self.room["state"] = message["state"]
+        elif kind in ("kicked", "room_closed"):
+            await self.emit("room-closed", {"reason": message.get("reason", "kicked")})
+            self.room, self.members, self.seats, self.view = None, {}, {}, {}
+
+    async def _events(self, events: list[Message]) -> None:
+        """Engine events as the table's events, plus documented extras."""
+        for event in events:
+            kind = event["type"]
+            if kind == "play":
+                user = self._seat_user(event["seat"])
+                await self.emit(
+                    "card-played", {"user": user, "card": card(event["card"]), "currentColor": event["color"]}
+                )
+                if event.get("uno"):
+                    await self.emit("uno-called", {"userId": user["id"], "user": user})
+            elif kind == "draw":
+                user = self._seat_user(event["seat"])
+                await self.emit("card-drawn", {"userId": user["id"], "cardCount": event["count"]})
+                if "cards" in event:
+                    await self.emit("cards-drawn", {"cards": [card(c) for c in event["cards"]]})
+            elif kind == "turn":
+                turn = {
+                    "currentPlayer": self._seat_user(event["seat"])["id"],
+                    "turnDirection": event["direction"],
+                }
+                await self.emit("turn-changed", turn)
+            elif kind == "uno_called":
+                user = self._seat_user(event["seat"])
+                await self.emit("uno-called", {"userId": user["id"], "user": user})
+            elif kind == "uno_caught":
+                fields = {"accuserId": self._seat_user(event["seat"])["id"], "penalty": event["penalty"]}
+                await self.emit("uno-caught", {**fields, "targetId": self._seat_user(event["target"])["id"]})
+            elif kind in ("deal", "swap", "rotate"):
+                if "hand" in event:
+                    await self.emit("hand-updated", {"hand": [card(c) for c in event["hand"]]})
+                if kind != "deal":
+                    await self.emit(_EXTRA_EVENTS[kind], self._extra(event))
+            elif kind in _EXTRA_EVENTS:
+                await self.emit(_EXTRA_EVENTS[kind], self._extra(event))
+
+    async def _game_won(self, outcome: Message) -> None:
+        winners = outcome.get("winners") or []
+        winner = self._seat_user(winners[0]) if winners else None
+        scores = outcome.get("scores") or {}
+        score = scores.get(str(winners[0]), 0) if winners else 0
+        await self.emit("game-won", {"winner": winner, "score": score, "reason": outcome.get("reason")})
+
+    # --- shapes --------------------------------------------------------------
+
+    def _room(self) -> Message:
+        """The document's Room object as this connection may see it (own hand only, no deck)."""
+        room, view = self.room or {}, self.view
+        settings = {
+            _ENGINE_NAMES.get(k, k): v
+            for k, v in (view.get("settings") or room.get("settings") or {}).items()
+        }
+        settings.setdefault("maxPlayers", room.get("capacity"))
+        out: dict[str, Any] = {
+            "id": room.get("code"),
+            "name": self.room_names.get(room.get("code", ""), room.get("code")),
+            "host": room.get("host"),
+            "players": self._players(),
+            "spectators": self._spectators(),
+            "gameState": _GAME_STATES.get(room.get("state", "waiting"), "waiting"),
+            "settings": settings,
+            "chatHistory": [_chat(c) for c in room.get("chat", [])],
+        }
+        if view:
+            pending = view.get("pending") or {}
+            out.update(
+                {
+                    "deckCount": view.get("draw_pile"),
+                    "discardPile": [card(view["top"])],
+                    "hands": {self.me: [card(c) for c in view["hand"]]} if "hand" in view else {},
+                    "handCounts": {self.seats.get(s): n for s, n in enumerate(view.get("counts", []))},
+                    "currentPlayer": self.seats.get(view["turn"]) if view.get("turn") is not None else None,
+                    "turnDirection": view.get("direction"),
+                    "currentColor": view.get("color"),
+                    "drawStack": pending.get("draw_stack", 0),
+                    "unoCalled": {self.seats.get(s): c for s, c in enumerate(view.get("uno_called", []))},
+                    "turnDeadline": (self.turn or {}).get("deadline"),
+                }
+            )
+        return out
+
+    async def _room_joined(self) -> None:
+        role = self.members.get(self.me or "", {}).get("role", "player")
+        payload: dict[str, Any] = {
+            "room": self._room(),
+            "role": role,
+            "chatHistory": self._room()["chatHistory"],
+        }
+        if "hand" in self.view:
+            payload["hand"] = [card(c) for c in self.view["hand"]]
+        await self.emit("room-joined", payload)
+
+    def _players(self) -> list[Message | None]:
+        room = self.room or {}
+        slots: list[Message | None] = [None] * max(room.get("capacity", 0), len(self.seats))
+        for member in self.members.values():
+            seat = member.get("seat")
+            if member["role"] == "player" and seat is not None:
+                if seat >= len(slots):
+                    slots.extend([None] * (seat + 1 - len(slots)))
+                slots[seat] = _user(member)
+        return slots
+
+    def _spectators(self) -> list[Message]:
+        return [_user(m) for m in self.members.values() if m["role"] == "spectator"]
+
+    def _extra(self, event: Message) -> Message:
+        """An engine event with seats turned into user ids and private hands dropped."""
+        out: dict[str, Any] = {}
+        for key, value in event.items():
+            if key in ("type", "hand", "cards"):
+                continue
+            if key in ("seat", "target", "offender", "winner", "dealer") and isinstance(value, int):
+                out[f"{key}Id"] = self.seats.get(value)
+            else:
+                out[key] = value
+        return out
+
+    async def _rooms_list(self) -> None:
+        rooms = [
+            {
+                "id": r["code"],
+                "name": self.room_names.get(r["code"], r["code"]),
+                "players": r["players"],
+                "maxPlayers": r["capacity"],
+                "gameState": _GAME_STATES.get(r["state"], r["state"]),
+                "hasPassword": r["has_password"],
+            }
+            for r in self.lobby.values()
+        ]
+        await self.emit("rooms-list", {"rooms": rooms})
+
+    # --- helpers -------------------------------------------------------------
+
+    def _snapshot(self, room: Message) -> None:
+        self.room = room
+        self.me = room["you"]["member"]
+        self.members = {m["id"]: m for m in room["members"]}
+        game = room.get("game") or {}
+        self.seats = {s["seat"]: s["member"] for s in game.get("seats", [])}
+        self.view = game.get("view") or {}
+        self.turn = game.get("turn")
+
+    def _game(self, message: Message) -> None:
+        self.view = message.get("view") or {}
+        self.turn = message.get("turn")
+
+    def _seat_user(self, seat: int) -> Message:
+        mid = self.seats.get(seat)
+        member = self.members.get(mid or "")
+        return {"id": mid, "name": member["name"] if member else None}
+
+    def _seat_of(self, user_id: Any) -> int | None:
+        return next((seat for seat, mid in self.seats.items() if mid == user_id), None)
+
+    async def _enter(self, type_: str, **fields: Any) -> Message | None:
+        if self.room is not None:
+            await self._error("leave your current room first")
+            return None
+        self.joining = True
+        reply = await self.bridge.request(type_, **fields)
+        self.joining = False
+        if reply["type"] != "room":
+            await self._error(reply.get("message", "failed"))
+            return None
+        self._snapshot(reply)
+        return reply
+
+    async def _ask(self, type_: str, **fields: Any) -> Message | None:
+        reply = await self.bridge.request(type_, **fields)
+        if reply["type"] == "error":
+            await self._error(reply["message"], reply["code"])
+            return None
+        return reply
+
+    async def _act(self, action: Message) -> None:
+        await self._ask("action", action=action)
+
+    async def _error(self, message: str, code: str = "bad_request") -> None:
+        await self.emit("error", {"message": message, "code": code})
+
+
+def _user(member: Message) -> Message:
+    return {"id": member["id"], "name": member["name"]}
+
+
+def _chat(entry: Message) -> Message:
+    return {
+        "user": {"id": entry["member"], "name": entry["name"]},
+        "message": entry["text"],
+        "timestamp": int(entry["at"] * 1000),
+    }
+
+
+EVENTS = tuple(DocClient._handlers)
+"""Every client event this adapter handles (the table's and the documented extras)."""

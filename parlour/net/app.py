@@ -1,0 +1,119 @@
+"""The ASGI application: native websocket, HTTP API, metrics, the static client, protocol adapters.
+
+Protocol adapters (the seeds' Socket.IO UNO events, the Cheat ``/ws`` and the Dots ``/dots``
+protocols) are modules listed in ``ADAPTERS``; each exposes ``routes(manager) -> list[BaseRoute]``
+and is mounted when present. They translate to the same room commands through their own sinks.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
+from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
+from starlette.staticfiles import StaticFiles
+
+from parlour.config import Config
+from parlour.net import native
+from parlour.net.metrics import Metrics
+from parlour.rooms import Manager, Timings
+from parlour.store import open_store
+from parlour.store.base import Store
+
+log = logging.getLogger("parlour.net")
+
+WEB_DIR = Path(__file__).resolve().parent.parent / "web"
+ADAPTERS = ("parlour.net.uno_socketio", "parlour.net.cheat_ws", "parlour.net.dots_ws")
+PLACEHOLDER = """<!doctype html><meta charset="utf-8"><title>Parlour</title>
+<h1>Parlour</h1><p>The server is running, but the browser client is not built yet
+(<code>parlour/web/index.html</code> is missing). The native protocol is at <code>/api/ws</code>;
+see <code>docs/protocol.md</code>.</p>"""
+
+
+def _adapter_routes(manager: Manager) -> list[BaseRoute]:
+    routes: list[BaseRoute] = []
+    for name in ADAPTERS:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name != name:
+                raise
+            continue
+        routes.extend(module.routes(manager))
+    return routes
+
+
+def create_app(config: Config, store: Store | None = None) -> Starlette:
+    """A Starlette app for ``config``; ``store`` defaults to SQLite in ``config.data_dir``."""
+    metrics = Metrics()
+    holder: dict[str, Store] = {}
+    manager = Manager(
+        store=None,  # type: ignore[arg-type]  # set in lifespan, before any request
+        timings=Timings(
+            grace=config.grace_seconds,
+            empty_room=config.empty_room_seconds,
+            ready_countdown=config.ready_countdown,
+            quick_play_countdown=config.quickplay_countdown,
+        ),
+        on_processed=metrics.command,
+    )
+    metrics.watch_rooms(lambda: list(manager.rooms.values()))
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        holder["store"] = manager.store = store or await open_store(config.data_dir)
+        await manager.recover()
+        log.info("event=started host=%s port=%s data_dir=%s", config.host, config.port, config.data_dir)
+        try:
+            yield
+        finally:
+            await manager.close()
+            await holder["store"].close()
+            log.info("event=stopped")
+
+    async def healthz(request: Request) -> Response:
+        return JSONResponse(
+            {"status": "ok", "rooms": len(manager.rooms), "connections": metrics.open_connections}
+        )
+
+    async def metrics_page(request: Request) -> Response:
+        return Response(metrics.render(), media_type="text/plain; version=0.0.4; charset=utf-8")
+
+    async def rooms(request: Request) -> Response:
+        return JSONResponse({"rooms": manager.public_rooms(request.query_params.get("game"))})
+
+    async def index(request: Request) -> Response:
+        page = WEB_DIR / "index.html"
+        if page.is_file():
+            return FileResponse(page, headers={"Cache-Control": "no-cache"})
+        return HTMLResponse(PLACEHOLDER)
+
+    routes: list[BaseRoute] = [
+        WebSocketRoute("/api/ws", native.endpoint),
+        Route("/healthz", healthz),
+        Route("/metrics", metrics_page),
+        Route("/api/rooms", rooms),
+        Route("/", index),
+        Route("/r/{code}", index),
+        *_adapter_routes(manager),
+        Mount("/", _ClientFiles(directory=WEB_DIR, check_dir=False)),
+    ]
+    app = Starlette(routes=routes, lifespan=lifespan)
+    app.state.config = config
+    app.state.metrics = metrics
+    app.state.manager = manager
+    return app
+
+
+class _ClientFiles(StaticFiles):
+    """The client's static files; a plain 404 (not a 500) while ``parlour/web`` does not exist yet."""
+
+    async def check_config(self) -> None:
+        if WEB_DIR.is_dir():
+            await super().check_config()

@@ -1,0 +1,100 @@
+"""One websocket's outbound side and its rate limit.
+
+Rooms call ``send`` from their task; it only enqueues, so a slow client never blocks a room. A
+client that lets its bounded queue overflow is dropped (its seat is kept for the grace period).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from typing import Any
+
+import orjson
+from starlette.websockets import WebSocket
+
+from parlour.net.metrics import Metrics
+
+log = logging.getLogger("parlour.net")
+
+_CLOSE = object()
+
+
+class TokenBucket:
+    """``capacity`` tokens, refilled at ``rate`` per second."""
+
+    def __init__(self, rate: float, capacity: float) -> None:
+        self.rate = rate
+        self.capacity = capacity
+        self.tokens = capacity
+        self.stamp = time.monotonic()
+
+    def take(self) -> bool:
+        now = time.monotonic()
+        self.tokens = min(self.capacity, self.tokens + (now - self.stamp) * self.rate)
+        self.stamp = now
+        if self.tokens >= 1:
+            self.tokens -= 1
+            return True
+        return False
+
+
+def encode(message: dict[str, Any]) -> str:
+    return orjson.dumps(message, option=orjson.OPT_NON_STR_KEYS).decode()
+
+
+class Connection:
+    """A native websocket as a ``Sink``: bounded queue + writer task."""
+
+    def __init__(self, ws: WebSocket, metrics: Metrics, queue_size: int) -> None:
+        self.ws = ws
+        self.metrics = metrics
+        self.alive = True
+        self._queue: asyncio.Queue[Any] = asyncio.Queue(maxsize=queue_size + 1)
+        self._limit = queue_size
+        self._close_args = (1000, "")
+        self._writer = asyncio.get_running_loop().create_task(self._write())
+
+    def send(self, message: dict[str, Any]) -> None:
+        if not self.alive:
+            return
+        if message.get("type") == "error":
+            self.metrics.errors.labels(message.get("code", "unknown")).inc()
+        if self._queue.qsize() >= self._limit:
+            log.warning("event=slow_client_dropped queue=%d", self._limit)
+            self.close(1013, "outbound queue overflow")
+            return
+        self._queue.put_nowait(message)
+
+    def close(self, code: int = 1000, reason: str = "") -> None:
+        """Stop sending and close the socket once what is queued (unless overflowing) is written."""
+        if not self.alive:
+            return
+        self.alive = False
+        self._close_args = (code, reason)
+        if self._queue.qsize() >= self._limit:
+            while not self._queue.empty():
+                self._queue.get_nowait()
+        self._queue.put_nowait(_CLOSE)
+
+    async def _write(self) -> None:
+        try:
+            while True:
+                message = await self._queue.get()
+                if message is _CLOSE:
+                    await self.ws.close(*self._close_args)
+                    return
+                await self.ws.send_text(encode(message))
+                self.metrics.messages_out.inc()
+        except Exception:  # the peer went away mid-write; the reader notices and cleans up
+            self.alive = False
+
+    async def finish(self) -> None:
+        """After the reader saw the socket close: let a close we asked for go out, then stop the writer."""
+        if self.alive:
+            self.alive = False
+            self._writer.cancel()
+        with contextlib.suppress(asyncio.CancelledError, TimeoutError):
+            await asyncio.wait_for(self._writer, timeout=2.0)

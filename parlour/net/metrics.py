@@ -1,0 +1,61 @@
+"""Prometheus metrics, on a registry per app so several servers can live in one test process."""
+
+from __future__ import annotations
+
+from collections import Counter as Tally
+from collections.abc import Callable, Iterable
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.registry import Collector
+
+from parlour.rooms import Room
+
+
+class _RoomCollector(Collector):
+    """``parlour_rooms{state,game}`` computed at scrape time from the live rooms."""
+
+    def __init__(self, rooms: Callable[[], Iterable[Room]]) -> None:
+        self._rooms = rooms
+
+    def collect(self) -> Iterable[GaugeMetricFamily]:
+        family = GaugeMetricFamily("parlour_rooms", "Open rooms by state and game", labels=["state", "game"])
+        for (state, game), count in sorted(Tally((r.state, r.game_name) for r in self._rooms()).items()):
+            family.add_metric([state, game], count)
+        yield family
+
+
+class Metrics:
+    def __init__(self) -> None:
+        self.open_connections = 0
+        self.registry = CollectorRegistry()
+        self.connections = Gauge(
+            "parlour_connections", "Open native websocket connections", registry=self.registry
+        )
+        self.messages_in = Counter(
+            "parlour_messages_in", "Frames received from clients", registry=self.registry
+        )
+        self.messages_out = Counter(
+            "parlour_messages_out", "Messages sent to clients", registry=self.registry
+        )
+        self.errors = Counter("parlour_errors", "Error replies by code", ["code"], registry=self.registry)
+        self.command_seconds = Histogram(
+            "parlour_command_seconds",
+            "Room command latency (queue pop to delivery, including the log commit)",
+            ["kind"],
+            buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1.0),
+            registry=self.registry,
+        )
+
+    def connected(self, delta: int) -> None:
+        self.open_connections += delta
+        self.connections.inc(delta)
+
+    def watch_rooms(self, rooms: Callable[[], Iterable[Room]]) -> None:
+        self.registry.register(_RoomCollector(rooms))
+
+    def command(self, room: Room, kind: str, error: str | None, seconds: float) -> None:
+        self.command_seconds.labels(kind).observe(seconds)
+
+    def render(self) -> bytes:
+        return generate_latest(self.registry)

@@ -1,0 +1,336 @@
+"""The native protocol at ``/api/ws``: typed schemas for every client message and their dispatch.
+
+Each frame is size-checked, rate-limited, decoded with msgspec into one of the tagged structs
+below, then handed to the manager (session and room routing) or to the session's room as a
+``Command``. Any refusal is an ``error`` reply; the connection and every room carry on.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import msgspec
+from starlette.websockets import WebSocket
+
+from parlour.config import Config
+from parlour.net.connection import Connection, TokenBucket
+from parlour.net.metrics import Metrics
+from parlour.rooms import CommandError, Manager, Session
+from parlour.rooms.validate import clean_name
+
+log = logging.getLogger("parlour.net")
+
+RequestId = str | int | None
+UNSET = msgspec.UNSET
+
+
+class _Msg(msgspec.Struct, tag_field="type", kw_only=True):
+    id: RequestId = None
+
+
+class Identify(_Msg, tag="identify"):
+    name: str
+
+
+class Resume(_Msg, tag="resume"):
+    token: str
+
+
+class CreateRoom(_Msg, tag="create_room"):
+    game: str
+    settings: dict[str, Any] | None = None
+    public: bool = False
+    password: str | None = None
+    capacity: int | None = None
+
+
+class Join(_Msg, tag="join"):
+    code: str
+    password: str | None = None
+
+
+class Spectate(_Msg, tag="spectate"):
+    code: str
+    password: str | None = None
+
+
+class QuickPlay(_Msg, tag="quick_play"):
+    game: str
+
+
+class LobbySubscribe(_Msg, tag="lobby_subscribe"):
+    game: str | None = None
+
+
+class LobbyUnsubscribe(_Msg, tag="lobby_unsubscribe"):
+    pass
+
+
+class Ping(_Msg, tag="ping"):
+    pass
+
+
+# Room commands: their fields (minus ``id``) are the command payload.
+
+
+class Leave(_Msg, tag="leave"):
+    pass
+
+
+class Ready(_Msg, tag="ready"):
+    ready: bool
+
+
+class Start(_Msg, tag="start"):
+    pass
+
+
+class Chat(_Msg, tag="chat"):
+    text: str
+
+
+class Kick(_Msg, tag="kick"):
+    member: str | None = None
+    seat: int | None = None
+
+
+class TransferHost(_Msg, tag="transfer_host"):
+    member: str
+
+
+class Reset(_Msg, tag="reset"):
+    pass
+
+
+class Terminate(_Msg, tag="terminate"):
+    pass
+
+
+class UpdateSettings(_Msg, tag="update_settings"):
+    settings: dict[str, Any] | msgspec.UnsetType = UNSET
+    public: bool | msgspec.UnsetType = UNSET
+    password: str | msgspec.UnsetType = UNSET
+    capacity: int | msgspec.UnsetType = UNSET
+
+
+class TakeSeat(_Msg, tag="take_seat"):
+    pass
+
+
+class BecomeSpectator(_Msg, tag="become_spectator"):
+    pass
+
+
+class Rematch(_Msg, tag="rematch"):
+    pass
+
+
+class AddBot(_Msg, tag="add_bot"):
+    name: str | None = None
+    level: str | None = None
+
+
+class Action(_Msg, tag="action"):
+    action: dict[str, Any]
+
+
+ROOM_COMMANDS: dict[type[_Msg], str] = {
+    Leave: "leave",
+    Ready: "ready",
+    Start: "start",
+    Chat: "chat",
+    Kick: "kick",
+    TransferHost: "transfer_host",
+    Reset: "reset",
+    Terminate: "terminate",
+    UpdateSettings: "update_settings",
+    TakeSeat: "take_seat",
+    BecomeSpectator: "become_spectator",
+    Rematch: "rematch",
+    AddBot: "add_bot",
+    Action: "action",
+}
+ClientMessage = (
+    Identify
+    | Resume
+    | CreateRoom
+    | Join
+    | Spectate
+    | QuickPlay
+    | LobbySubscribe
+    | LobbyUnsubscribe
+    | Ping
+    | Leave
+    | Ready
+    | Start
+    | Chat
+    | Kick
+    | TransferHost
+    | Reset
+    | Terminate
+    | UpdateSettings
+    | TakeSeat
+    | BecomeSpectator
+    | Rematch
+    | AddBot
+    | Action
+)
+TYPES = frozenset(
+    cls.__struct_config__.tag  # type: ignore[attr-defined]
+    for cls in ClientMessage.__args__  # type: ignore[attr-defined]
+)
+_decode_any = msgspec.json.Decoder().decode
+
+
+def _payload(msg: _Msg) -> dict[str, Any]:
+    return {k: v for k, v in msgspec.structs.asdict(msg).items() if k != "id" and v is not UNSET}
+
+
+class NativeClient:
+    """The protocol state of one connection: its session, rate limits and request dispatch."""
+
+    def __init__(self, conn: Connection, manager: Manager, config: Config, metrics: Metrics) -> None:
+        self.conn = conn
+        self.manager = manager
+        self.config = config
+        self.metrics = metrics
+        self.session: Session | None = None
+        self.bucket = TokenBucket(config.rate_per_second, config.rate_burst)
+        self.patience = TokenBucket(5.0, 50)
+
+    def error(self, code: str, message: str, request_id: RequestId = None) -> None:
+        reply: dict[str, Any] = {"type": "error", "code": code, "message": message}
+        if request_id is not None:
+            reply["id"] = request_id
+        self.conn.send(reply)
+
+    async def frame(self, data: str | bytes) -> None:
+        """Handle one inbound frame; never raises."""
+        self.metrics.messages_in.inc()
+        if not self.bucket.take():
+            self.error("rate_limited", "too many messages; slow down")
+            if not self.patience.take():
+                log.warning("event=flood_closed session=%s", self.session.id if self.session else None)
+                self.conn.close(1008, "rate limit exceeded")
+            return
+        if len(data) > self.config.max_frame // 4 and len(
+            data if isinstance(data, bytes) else data.encode()
+        ) > (self.config.max_frame):
+            self.error("frame_too_large", f"frames are limited to {self.config.max_frame} bytes")
+            return
+        try:
+            raw = _decode_any(data)
+        except msgspec.DecodeError:
+            self.error("bad_json", "the frame is not valid JSON")
+            return
+        request_id = raw.get("id") if isinstance(raw, dict) else None
+        if not isinstance(request_id, str | int) or isinstance(request_id, bool):
+            request_id = None
+        if not isinstance(raw, dict):
+            self.error("bad_message", "a message is a JSON object with a type")
+            return
+        kind = raw.get("type")
+        if not isinstance(kind, str):
+            self.error("bad_message", "a message needs a string field 'type'", request_id)
+            return
+        if kind not in TYPES:
+            self.error("unknown_type", f"unknown message type {kind[:40]!r}", request_id)
+            return
+        try:
+            msg = msgspec.convert(raw, ClientMessage)
+        except msgspec.ValidationError as exc:
+            self.error("bad_message", str(exc), request_id)
+            return
+        try:
+            await self.dispatch(msg)
+        except CommandError as exc:
+            self.error(exc.code, exc.message, msg.id)
+        except Exception:
+            log.exception("event=handler_failed type=%s", kind)
+            self.error("internal_error", "the server failed handling this request", msg.id)
+
+    async def dispatch(self, msg: _Msg) -> None:
+        manager, conn = self.manager, self.conn
+        if isinstance(msg, Ping):
+            conn.send({"type": "pong", "id": msg.id} if msg.id is not None else {"type": "pong"})
+            return
+        if isinstance(msg, Identify | Resume):
+            if self.session is not None:
+                raise CommandError("already_identified", "this connection already has a session")
+            if isinstance(msg, Identify):
+                self.session, token = await manager.identify(conn, msg.name)
+            else:
+                self.session, token = await manager.resume(conn, msg.token), msg.token
+            welcome = {
+                "type": "welcome",
+                "token": token,
+                "session": self.session.id,
+                "name": self.session.name,
+            }
+            conn.send({**welcome, "id": msg.id} if msg.id is not None else welcome)
+            if isinstance(msg, Resume):
+                await manager.reattach(self.session, msg.id)
+            return
+        session = self.session
+        if session is None:
+            raise CommandError("not_identified", "send identify or resume first")
+        if isinstance(msg, CreateRoom):
+            await manager.create_room(
+                session,
+                conn,
+                msg.id,
+                game=msg.game,
+                settings=msg.settings,
+                public=msg.public,
+                password=msg.password,
+                capacity=msg.capacity,
+            )
+        elif isinstance(msg, Join | Spectate):
+            role = "player" if isinstance(msg, Join) else "spectator"
+            await manager.join(session, conn, msg.id, msg.code, msg.password, role)
+        elif isinstance(msg, QuickPlay):
+            await manager.quick_play(session, conn, msg.id, msg.game)
+        elif isinstance(msg, LobbySubscribe):
+            rooms = manager.lobby_subscribe(conn, msg.game)
+            conn.send({"type": "lobby", "rooms": rooms, **({"id": msg.id} if msg.id is not None else {})})
+        elif isinstance(msg, LobbyUnsubscribe):
+            manager.lobby_unsubscribe(conn)
+            conn.send({"type": "ok", "id": msg.id} if msg.id is not None else {"type": "ok"})
+        else:
+            payload = _payload(msg)
+            if isinstance(msg, Kick) and msg.member is None and msg.seat is None:
+                raise CommandError("bad_message", "kick needs 'member' or 'seat'")
+            if isinstance(msg, AddBot) and msg.name is not None:
+                payload["name"] = clean_name(msg.name)
+            await manager.command(session, conn, msg.id, ROOM_COMMANDS[type(msg)], payload)
+
+    def closed(self) -> None:
+        if self.session is not None:
+            self.manager.connection_lost(self.session, self.conn)
+        else:
+            self.manager.lobby_unsubscribe(self.conn)
+
+
+async def endpoint(ws: WebSocket) -> None:
+    """``/api/ws``: read frames until the peer leaves; replies go out through the connection's queue."""
+    app_state = ws.app.state
+    config: Config = app_state.config
+    metrics: Metrics = app_state.metrics
+    await ws.accept()
+    conn = Connection(ws, metrics, config.outbound_queue)
+    client = NativeClient(conn, app_state.manager, config, metrics)
+    metrics.connected(1)
+    try:
+        while True:
+            message = await ws.receive()
+            if message["type"] == "websocket.disconnect":
+                break
+            data = message.get("text")
+            if data is None:
+                data = message.get("bytes") or b""
+            await client.frame(data)
+    finally:
+        metrics.connected(-1)
+        client.closed()
+        await conn.finish()

@@ -1,0 +1,350 @@
+"""One function per room command. Each validates first (raising ``CommandError``), then mutates.
+
+A handler returns True when the room changed (the command is logged and replayed later), False
+when it was a valid no-op (the requester still gets ``ok``) and None to drop it silently (a
+timer or disconnect made stale by an earlier command). Handlers are synchronous and must be
+deterministic given the command's payload and time: that is what makes replay exact.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from parlour.rooms.commands import Command, CommandError
+from parlour.rooms.members import Member
+from parlour.rooms.room import Room
+from parlour.rooms.validate import check_password, clean_chat, hash_password
+
+Handler = Callable[[Room, Command], bool | None]
+HANDLERS: dict[str, Handler] = {}
+
+_BETWEEN_GAMES = ("waiting", "finished")
+_OPEN_FOR_PLAYERS = ("waiting", "countdown", "finished")
+
+
+def handles(kind: str) -> Callable[[Handler], Handler]:
+    def register(fn: Handler) -> Handler:
+        HANDLERS[kind] = fn
+        return fn
+
+    return register
+
+
+# --- joining and leaving ---------------------------------------------------------------
+
+
+@handles("join")
+def join(room: Room, cmd: Command) -> bool | None:
+    """Join as a player or spectator (``payload.role``); the same session joining again re-attaches."""
+    password = cmd.payload.pop("password", None)
+    role = cmd.payload.get("role", "player")
+    existing = room.member_by_session(cmd.session)
+    if existing is not None:
+        return reconnect(room, cmd)
+    if cmd.session in room.banned:
+        raise CommandError("banned", "you were removed from this room")
+    if (
+        room.password_hash is not None
+        and not room._replaying
+        and not check_password(password, room.password_hash)
+    ):
+        raise CommandError("wrong_password", "wrong or missing password")
+    if role == "player":
+        if room.state not in _OPEN_FOR_PLAYERS:
+            raise CommandError("game_in_progress", "a game is in progress; spectate instead")
+        if len(room.players()) >= room.capacity:
+            raise CommandError("room_full", "no free seat")
+    member = room.add_member(cmd.session or "", cmd.payload["name"], role)
+    member.sink = cmd.sink
+    room.broadcast({"type": "member_joined", "member": member.public(room.host)}, exclude=member)
+    room.update_countdown(cmd.at, joined=role == "player")
+    room.update_idle(cmd.at)
+    room.reply(room.snapshot(member))
+    return True
+
+
+@handles("reconnect")
+def reconnect(room: Room, cmd: Command) -> bool | None:
+    """A dropped member is back (resume): re-attach its sink and send a full snapshot."""
+    member = room.require_member(cmd)
+    member.sink = cmd.sink
+    changed = not member.connected
+    member.connected = True
+    room.grace.pop(member.id, None)
+    if changed:
+        room.broadcast({"type": "member_updated", "member": member.public(room.host)}, exclude=member)
+        room.update_idle(cmd.at)
+    room.reply(room.snapshot(member))
+    return changed
+
+
+@handles("disconnect")
+def disconnect(room: Room, cmd: Command) -> bool | None:
+    """The member's connection dropped: keep its seat for the grace period."""
+    member = room.member_by_session(cmd.session)
+    if member is None or not member.connected or (cmd.sink is not None and member.sink is not cmd.sink):
+        return None
+    member.connected, member.sink = False, None
+    room.grace[member.id] = cmd.at + room.timings.grace
+    room.broadcast({"type": "member_updated", "member": member.public(room.host)})
+    room.update_idle(cmd.at)
+    return True
+
+
+@handles("leave")
+def leave(room: Room, cmd: Command) -> bool | None:
+    room.remove_member(room.require_member(cmd), "left", cmd.at)
+    return True
+
+
+@handles("add_bot")
+def add_bot(room: Room, cmd: Command) -> bool | None:
+    """The host seats a bot; the bots package drives it through its sink (see ``BotFactory``)."""
+    room.require_host(cmd)
+    if room.bot_factory is None and not room._replaying:
+        raise CommandError("bots_unavailable", "no bot driver is installed")
+    if room.state != "waiting":
+        raise CommandError("invalid_state", "bots join between games")
+    if len(room.players()) >= room.capacity:
+        raise CommandError("room_full", "no free seat")
+    name = cmd.payload.get("name") or f"Bot {room.member_count + 1}"
+    member = room.add_member("", name, "player", bot=True)
+    member.session, member.ready = f"bot:{member.id}", True
+    member.bot_options = {"level": cmd.payload.get("level")}
+    if room.bot_factory is not None and not room._replaying:
+        member.sink = room.bot_factory(room, member)
+        member.sink.send(room.snapshot(member))
+    room.broadcast({"type": "member_joined", "member": member.public(room.host)}, exclude=member)
+    room.update_countdown(cmd.at, joined=True)
+    return True
+
+
+# --- waiting room ----------------------------------------------------------------------
+
+
+@handles("ready")
+def ready(room: Room, cmd: Command) -> bool | None:
+    member = room.require_member(cmd)
+    if not member.is_player:
+        raise CommandError("not_a_player", "spectators do not ready up")
+    if room.state not in ("waiting", "countdown"):
+        raise CommandError("invalid_state", "ready up in the waiting room")
+    value = bool(cmd.payload.get("ready"))
+    if member.ready == value:
+        return False
+    member.ready = value
+    room.broadcast({"type": "member_updated", "member": member.public(room.host)})
+    room.update_countdown(cmd.at)
+    return True
+
+
+@handles("start")
+def start(room: Room, cmd: Command) -> bool | None:
+    room.require_host(cmd)
+    if room.state not in ("waiting", "countdown"):
+        raise CommandError("invalid_state", "the game has already started")
+    room.start_game(cmd)
+    return True
+
+
+@handles("chat")
+def chat(room: Room, cmd: Command) -> bool | None:
+    member = room.require_member(cmd)
+    entry = {"member": member.id, "name": member.name, "text": clean_chat(cmd.payload["text"]), "at": cmd.at}
+    room.chat.append(entry)
+    room.broadcast({"type": "chat", "message": entry})
+    return True
+
+
+@handles("take_seat")
+def take_seat(room: Room, cmd: Command) -> bool | None:
+    member = room.require_member(cmd)
+    if member.is_player:
+        return False
+    if room.state not in _BETWEEN_GAMES:
+        raise CommandError("game_in_progress", "change seats between games")
+    if len(room.players()) >= room.capacity:
+        raise CommandError("room_full", "no free seat")
+    member.role, member.seat, member.ready = "player", room.free_seat(), False
+    room.broadcast({"type": "member_updated", "member": member.public(room.host)})
+    room.update_countdown(cmd.at, joined=True)
+    return True
+
+
+@handles("become_spectator")
+def become_spectator(room: Room, cmd: Command) -> bool | None:
+    member = room.require_member(cmd)
+    if not member.is_player:
+        return False
+    if room.state not in _BETWEEN_GAMES:
+        raise CommandError("game_in_progress", "change seats between games")
+    member.role, member.seat, member.ready = "spectator", None, False
+    room.broadcast({"type": "member_updated", "member": member.public(room.host)})
+    room.update_countdown(cmd.at)
+    return True
+
+
+@handles("rematch")
+def rematch(room: Room, cmd: Command) -> bool | None:
+    member = room.require_member(cmd)
+    if not member.is_player:
+        raise CommandError("not_a_player", "only players call a rematch")
+    if room.state != "finished":
+        raise CommandError("invalid_state", "a rematch follows a finished game")
+    room.to_waiting()
+    room.broadcast_snapshots()
+    return True
+
+
+# --- host controls ---------------------------------------------------------------------
+
+
+def _target(room: Room, cmd: Command) -> Member:
+    member_id, seat = cmd.payload.get("member"), cmd.payload.get("seat")
+    for member in room.members.values():
+        if member.id == member_id or (member_id is None and seat is not None and member.seat == seat):
+            return member
+    raise CommandError("unknown_member", "no such member in this room")
+
+
+@handles("kick")
+def kick(room: Room, cmd: Command) -> bool | None:
+    host = room.require_host(cmd)
+    target = _target(room, cmd)
+    if target is host:
+        raise CommandError("invalid_target", "you cannot kick yourself")
+    if not target.bot:
+        room.banned.add(target.session)
+    room.send(target, {"type": "kicked"})
+    room.remove_member(target, "kicked", cmd.at)
+    if target.bot and target.sink is not None and not room._replaying:
+        target.sink.close()
+    return True
+
+
+@handles("transfer_host")
+def transfer_host(room: Room, cmd: Command) -> bool | None:
+    host = room.require_host(cmd)
+    target = _target(room, cmd)
+    if target is host or target.bot:
+        raise CommandError("invalid_target", "the host role goes to another human member")
+    room.host = target.id
+    room.broadcast({"type": "host_changed", "host": target.id})
+    return True
+
+
+@handles("update_settings")
+def update_settings(room: Room, cmd: Command) -> bool | None:
+    """Change rules, visibility, password or capacity while waiting; everyone is unreadied."""
+    room.require_host(cmd)
+    if room.state != "waiting":
+        raise CommandError("invalid_state", "settings change only in the waiting room")
+    payload = cmd.payload
+    rules = room.engine.settings(payload["settings"]) if "settings" in payload else room.rules
+    capacity = payload.get("capacity", room.capacity)
+    players = len(room.players())
+    if not max(room.engine.min_players, players) <= capacity <= room.engine.max_players:
+        raise CommandError(
+            "invalid_capacity", f"capacity must fit {players} to {room.engine.max_players} players"
+        )
+    if "password" in payload:
+        password = payload.pop("password")
+        payload["password_hash"] = hash_password(password) if password else None
+    if "settings" in payload:
+        room.settings_raw, room.rules = dict(payload["settings"]), rules
+    room.capacity = capacity
+    room.public = payload.get("public", room.public)
+    if "password_hash" in payload:
+        room.password_hash = payload["password_hash"]
+    room.broadcast(
+        {
+            "type": "settings_changed",
+            "settings": room.settings_raw,
+            "public": room.public,
+            "capacity": room.capacity,
+            "has_password": room.password_hash is not None,
+        }
+    )
+    for member in room.players():
+        if member.ready and not member.bot:
+            member.ready = False
+            room.broadcast({"type": "member_updated", "member": member.public(room.host)})
+    return True
+
+
+def _abandon(room: Room, cmd: Command, reason: str) -> None:
+    if room.state == "playing":
+        room.end_game(cmd.at, {"winners": [], "scores": {}, "reason": reason, "tie": False})
+
+
+@handles("reset")
+def reset(room: Room, cmd: Command) -> bool | None:
+    room.require_host(cmd)
+    _abandon(room, cmd, "reset")
+    room.to_waiting()
+    room.broadcast_snapshots()
+    return True
+
+
+@handles("terminate")
+def terminate(room: Room, cmd: Command) -> bool | None:
+    room.require_host(cmd)
+    _abandon(room, cmd, "terminated")
+    room.close("terminated")
+    return True
+
+
+# --- the game --------------------------------------------------------------------------
+
+
+@handles("action")
+def action(room: Room, cmd: Command) -> bool | None:
+    """A game move: the engine parses, validates and applies it; the room only routes it."""
+    member = room.require_member(cmd)
+    if not member.is_player:
+        raise CommandError("not_a_player", "spectators cannot play")
+    if room.state != "playing":
+        raise CommandError("invalid_state", "no game is running")
+    seat = room.game_seat(member)
+    if seat is None:
+        raise CommandError("not_a_player", "you have no seat in this game")
+    engine = room.engine
+    events = engine.apply(room.game, seat, engine.parse_action(cmd.payload["action"]))
+    room.game_events(events, cmd.at, seat)
+    return True
+
+
+# --- timers ----------------------------------------------------------------------------
+
+
+@handles("timer")
+def timer(room: Room, cmd: Command) -> bool | None:
+    """A deadline passed. Stale timers (the deadline moved since) are dropped.
+
+    In replay the logged timer is trusted as it was accepted then: deadlines are recomputed from
+    the current configuration, which may differ from the one that ran.
+    """
+    name, deadline = cmd.payload["name"], cmd.payload["deadline"]
+    live = not room._replaying
+    if name == "countdown":
+        if room.countdown is None or (live and room.countdown[1] != deadline):
+            return None
+        room.start_game(cmd)
+    elif name == "turn":
+        if room.turn is None or (live and room.turn[1] != deadline) or room.state != "playing":
+            return None
+        seat = room.turn[0]
+        room.game_events(room.engine.on_timeout(room.game, seat), cmd.at, seat)
+    elif name.startswith("grace:"):
+        member = room.members.get(name.removeprefix("grace:"))
+        if member is None or member.connected or (live and room.grace.get(member.id) != deadline):
+            return None
+        room.remove_member(member, "timeout", cmd.at)
+    elif name == "idle":
+        if room.idle is None or (live and room.idle != deadline):
+            return None
+        _abandon(room, cmd, "idle")
+        room.close("idle")
+    else:
+        return None
+    return True

@@ -1,0 +1,276 @@
+"""The registry of sessions and rooms: identity, codes, lobby, quick play and crash recovery.
+
+Protocol front-ends (the native websocket, and later the seed adapters) call these methods; they
+never touch a room's state directly. Everything that changes a room becomes a ``Command`` on that
+room's queue, and the front-end's ``Sink`` receives the reply and every later message.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from parlour.games import InvalidSettings, get_game
+from parlour.rooms.commands import Command, CommandError
+from parlour.rooms.members import BotFactory, Message, Sink
+from parlour.rooms.room import Room, Timings
+from parlour.rooms.validate import clean_name, hash_password, hash_token, new_code, new_token, normalize_code
+from parlour.store import SessionRecord, Store
+
+log = logging.getLogger("parlour.rooms")
+
+
+@dataclass(slots=True)
+class Session:
+    """A guest. ``sink`` is the connection currently speaking for it (None when offline)."""
+
+    id: str
+    name: str
+    token_hash: str
+    sink: Sink | None = None
+
+
+class Manager:
+    """Owns every room and session of this process. Implements ``RoomHooks`` for its rooms."""
+
+    def __init__(
+        self,
+        store: Store,
+        timings: Timings | None = None,
+        bot_factory: BotFactory | None = None,
+        on_processed: Callable[[Room, str, str | None, float], None] | None = None,
+    ) -> None:
+        self.store = store
+        self.timings = timings or Timings()
+        self.bot_factory = bot_factory
+        self._on_processed = on_processed
+        self.rooms: dict[str, Room] = {}
+        self.sessions: dict[str, Session] = {}
+        self.session_rooms: dict[str, Room] = {}
+        self._lobby: dict[Sink, str | None] = {}
+        self._listed: dict[str, Message] = {}
+
+    # --- lifecycle -------------------------------------------------------------------
+
+    async def recover(self) -> None:
+        """Bring back every open room by replaying its log; clients then resume with their tokens."""
+        for record in await self.store.open_rooms():
+            try:
+                room = self._new_room(record.config)
+                room.replay(record.log)
+            except Exception:
+                log.exception("room=%s could not be recovered; closing it", record.code)
+                await self.store.close_room(record.code, "recovery_failed")
+                continue
+            if room.state == "closed":
+                await self.store.close_room(record.code, room.config.get("closed_reason", "closed"))
+                continue
+            self.rooms[room.code] = room
+            self._listed_update(room)
+            room.start()
+            room.after_recovery()
+        log.info("event=recovered rooms=%d", len(self.rooms))
+
+    async def close(self) -> None:
+        """Finish queued commands in every room (they are logged as they complete)."""
+        for room in list(self.rooms.values()):
+            await room.stop()
+
+    def _new_room(self, config: dict[str, Any]) -> Room:
+        return Room(config, self.store, self, self.timings, self.bot_factory)
+
+    # --- RoomHooks ---------------------------------------------------------------------
+
+    def membership(self, session: str, room: Room | None) -> None:
+        if room is None:
+            self.session_rooms.pop(session, None)
+        else:
+            self.session_rooms[session] = room
+
+    def changed(self, room: Room) -> None:
+        if room.state == "closed":
+            self.rooms.pop(room.code, None)
+        self._listed_update(room)
+
+    def processed(self, room: Room, kind: str, error: str | None, seconds: float) -> None:
+        if self._on_processed is not None:
+            self._on_processed(room, kind, error, seconds)
+
+    # --- sessions ----------------------------------------------------------------------
+
+    async def identify(self, sink: Sink, raw_name: str) -> tuple[Session, str]:
+        """A new guest session; returns it with its token (shown once, stored only as a hash)."""
+        import secrets
+
+        name = clean_name(raw_name)
+        token = new_token()
+        session = Session(f"s_{secrets.token_hex(8)}", name, hash_token(token), sink)
+        await self.store.save_session(SessionRecord(session.id, name, session.token_hash, time.time()))
+        self.sessions[session.id] = session
+        return session, token
+
+    async def resume(self, sink: Sink, token: str) -> Session:
+        """Re-attach a session to a new connection; the previous connection is told and closed."""
+        digest = hash_token(token)
+        session = next((s for s in self.sessions.values() if s.token_hash == digest), None)
+        if session is None:
+            record = await self.store.find_session(digest)
+            if record is None:
+                raise CommandError("invalid_token", "unknown or expired token")
+            session = self.sessions.setdefault(record.id, Session(record.id, record.name, record.token_hash))
+        old, session.sink = session.sink, sink
+        if old is not None and old is not sink:
+            old.send({"type": "replaced"})
+            old.close(4000, "session resumed elsewhere")
+        return session
+
+    async def reattach(self, session: Session, request_id: Any = None) -> None:
+        """After ``resume``: if the session is in a room, reconnect it there (sends the snapshot)."""
+        room = self.session_rooms.get(session.id)
+        if room is not None and session.sink is not None:
+            await room.submit(Command("reconnect", session.id, {}, session.sink, request_id))
+
+    def connection_lost(self, session: Session, sink: Sink) -> None:
+        """The connection went away: the member keeps its seat for the grace period."""
+        self._lobby.pop(sink, None)
+        if session.sink is sink:
+            session.sink = None
+        room = self.session_rooms.get(session.id)
+        if room is not None:
+            room.submit(Command("disconnect", session.id, {}, sink))
+
+    # --- rooms -------------------------------------------------------------------------
+
+    async def create_room(
+        self,
+        session: Session,
+        sink: Sink,
+        request_id: Any,
+        *,
+        game: str,
+        settings: dict[str, Any] | None = None,
+        public: bool = False,
+        password: str | None = None,
+        capacity: int | None = None,
+        quick_play: bool = False,
+    ) -> None:
+        """Open a room with the creator in seat 0 as host."""
+        self._require_free(session)
+        room = await self._open_room(game, settings, public, password, capacity, quick_play)
+        await room.submit(Command("join", session.id, {"name": session.name}, sink, request_id))
+
+    async def _open_room(
+        self,
+        game: str,
+        settings: dict[str, Any] | None,
+        public: bool,
+        password: str | None,
+        capacity: int | None,
+        quick_play: bool,
+    ) -> Room:
+        try:
+            engine = get_game(game)
+        except KeyError:
+            raise CommandError("unknown_game", f"no game called {game!r}") from None
+        try:
+            rules = engine.settings(settings)
+        except InvalidSettings as exc:
+            raise CommandError("invalid_settings", exc.message) from None
+        if capacity is None:
+            capacity = engine.default_capacity(rules)
+        if not engine.min_players <= capacity <= engine.max_players:
+            raise CommandError(
+                "invalid_capacity", f"{game} seats {engine.min_players} to {engine.max_players} players"
+            )
+        config = {
+            "game": game,
+            "settings": settings or {},
+            "public": public,
+            "password_hash": hash_password(password) if password else None,
+            "capacity": capacity,
+            "quick_play": quick_play,
+            "created_at": time.time(),
+        }
+        while True:
+            config["code"] = new_code()
+            if config["code"] not in self.rooms and await self.store.create_room(config["code"], config):
+                break
+        room = self._new_room(config)
+        self.rooms[room.code] = room
+        room.start()
+        log.info("event=room_created room=%s game=%s public=%s", room.code, game, public)
+        return room
+
+    async def join(
+        self, session: Session, sink: Sink, request_id: Any, code: str, password: str | None, role: str
+    ) -> None:
+        self._require_free(session)
+        room = self.rooms.get(normalize_code(code))
+        if room is None:
+            raise CommandError("room_not_found", f"no room with code {code.strip().upper()}")
+        payload: dict[str, Any] = {"name": session.name, "role": role}
+        if password is not None:
+            payload["password"] = password
+        await room.submit(Command("join", session.id, payload, sink, request_id))
+
+    async def quick_play(self, session: Session, sink: Sink, request_id: Any, game: str) -> None:
+        """Join the fullest open public quick-play room of ``game``, or open one."""
+        self._require_free(session)
+        open_rooms = [
+            r
+            for r in self.rooms.values()
+            if r.quick_play
+            and r.game_name == game
+            and r.state in ("waiting", "countdown")
+            and len(r.players()) < r.capacity
+        ]
+        if open_rooms:
+            room = max(open_rooms, key=lambda r: len(r.players()))
+        else:
+            room = await self._open_room(game, None, True, None, None, True)
+        await room.submit(Command("join", session.id, {"name": session.name}, sink, request_id))
+
+    async def command(
+        self, session: Session, sink: Sink, request_id: Any, kind: str, payload: dict[str, Any]
+    ) -> None:
+        """A request for the session's current room."""
+        room = self.session_rooms.get(session.id)
+        if room is None:
+            raise CommandError("not_in_room", "you are not in a room")
+        await room.submit(Command(kind, session.id, payload, sink, request_id))
+
+    def _require_free(self, session: Session) -> None:
+        if session.id in self.session_rooms:
+            raise CommandError("already_in_room", "leave your current room first")
+
+    # --- lobby -------------------------------------------------------------------------
+
+    def public_rooms(self, game: str | None = None) -> list[Message]:
+        return [s for s in self._listed.values() if game is None or s["game"] == game]
+
+    def lobby_subscribe(self, sink: Sink, game: str | None) -> list[Message]:
+        self._lobby[sink] = game
+        return self.public_rooms(game)
+
+    def lobby_unsubscribe(self, sink: Sink) -> None:
+        self._lobby.pop(sink, None)
+
+    def _listed_update(self, room: Room) -> None:
+        """Keep the public list current and push differences to lobby subscribers."""
+        listed = room.public and room.state != "closed"
+        summary = room.summary() if listed else None
+        previous = self._listed.get(room.code)
+        if summary == previous:
+            return
+        if summary is None:
+            del self._listed[room.code]
+            message: Message = {"type": "lobby_room_removed", "code": room.code}
+        else:
+            self._listed[room.code] = summary
+            message = {"type": "lobby_room", "room": summary}
+        for sink, game in list(self._lobby.items()):
+            if game is None or game == room.game_name:
+                sink.send(message)

@@ -1,0 +1,81 @@
+"""Who is in a room, and how messages reach them.
+
+Every recipient (a native websocket, a protocol adapter, a bot) is a ``Sink``: the room calls
+``send`` with native protocol messages (plain dicts) from its own task, so ``send`` must never
+block. Adapters translate those messages to their wire format inside their sink; bots react to
+them by submitting commands like any client. No rules live outside the room and the engines.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+Message = dict[str, Any]
+
+
+class Sink(Protocol):
+    """Where a member's messages go. ``send`` must not block and must not raise."""
+
+    def send(self, message: Message) -> None:
+        """Queue one native protocol message for delivery."""
+
+    def close(self, code: int = 1000, reason: str = "") -> None:
+        """End the underlying connection (no-op for sinks without one)."""
+
+
+@dataclass(slots=True)
+class CallbackSink:
+    """A sink that hands each message to a function: the hook for bots and in-process tests."""
+
+    callback: Callable[[Message], None]
+    closed: bool = False
+
+    def send(self, message: Message) -> None:
+        if not self.closed:
+            self.callback(message)
+
+    def close(self, code: int = 1000, reason: str = "") -> None:
+        self.closed = True
+
+
+@dataclass(slots=True)
+class Member:
+    """A player or spectator. ``sink`` is None while the member is disconnected."""
+
+    id: str
+    session: str
+    name: str
+    role: str = "player"  # or "spectator"
+    seat: int | None = None
+    ready: bool = False
+    connected: bool = True
+    bot: bool = False
+    bot_options: dict[str, Any] = field(default_factory=dict)
+    sink: Sink | None = None
+
+    @property
+    def is_player(self) -> bool:
+        return self.role == "player"
+
+    def public(self, host: str | None) -> Message:
+        """The member as every other member sees it."""
+        return {
+            "id": self.id,
+            "name": self.name,
+            "role": self.role,
+            "seat": self.seat,
+            "ready": self.ready,
+            "host": self.id == host,
+            "connected": self.connected,
+            "bot": self.bot,
+        }
+
+
+BotFactory = Callable[[Any, Member], Sink]
+"""``factory(room, member) -> sink``: called when a bot member is added (or recovered).
+
+The bot receives the member's messages through the returned sink and acts by calling
+``room.submit(Command("action", member.session, {"action": ...}))``.
+"""

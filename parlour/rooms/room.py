@@ -1,0 +1,567 @@
+"""The room actor: one task per room runs its commands one at a time.
+
+Every change to a room — from any protocol, a bot or a timer — is a ``Command`` on the room's
+queue. A command is handled synchronously (``rooms.handlers``), which mutates the room and
+collects outbound messages; if it was accepted, its record is appended to the store and only
+after that commit are the messages delivered to the members' sinks. Replaying the records
+through the same handlers (with delivery switched off) rebuilds the room exactly, which is how
+rooms come back after a restart and how a room heals itself if a handler ever raises.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections import deque
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from parlour.games import Event, IllegalAction, InvalidSettings, get_game
+from parlour.rooms.commands import Command, CommandError
+from parlour.rooms.members import BotFactory, Member, Message, Sink
+from parlour.rooms.timers import Timers
+from parlour.store import GameRecord, Store
+
+log = logging.getLogger("parlour.rooms")
+
+CHAT_HISTORY = 50
+
+
+@dataclass(frozen=True, slots=True)
+class Timings:
+    """Room clocks in seconds (configurable for tests and deployments)."""
+
+    grace: float = 60.0
+    empty_room: float = 600.0
+    ready_countdown: float = 5.0
+    quick_play_countdown: float = 10.0
+
+
+class RoomHooks(Protocol):
+    """What a room tells the rest of the server (the manager implements it)."""
+
+    def membership(self, session: str, room: Room | None) -> None:
+        """``session`` entered ``room`` (or left its room, when None)."""
+
+    def changed(self, room: Room) -> None:
+        """The room may look different in the lobby and metrics."""
+
+    def processed(self, room: Room, kind: str, error: str | None, seconds: float) -> None:
+        """One command finished (for metrics)."""
+
+
+def outcome_json(outcome: Any) -> dict[str, Any]:
+    return {
+        "winners": list(outcome.winners),
+        "scores": {str(k): v for k, v in outcome.scores.items()},
+        "reason": outcome.reason,
+        "tie": outcome.tie,
+    }
+
+
+class Room:
+    """One room: configuration, members, chat, the current game, deadlines, and its actor task."""
+
+    def __init__(
+        self,
+        config: dict[str, Any],
+        store: Store,
+        hooks: RoomHooks,
+        timings: Timings,
+        bot_factory: BotFactory | None = None,
+    ) -> None:
+        self.config = config
+        self.code: str = config["code"]
+        self.game_name: str = config["game"]
+        self.engine = get_game(self.game_name)
+        self.quick_play: bool = config.get("quick_play", False)
+        self.store = store
+        self.hooks = hooks
+        self.timings = timings
+        self.bot_factory = bot_factory
+        self.log: list[dict[str, Any]] = []
+        self._queue: asyncio.Queue[tuple[Command, asyncio.Future[str | None]] | None] = asyncio.Queue()
+        self._task: asyncio.Task[None] | None = None
+        self._timers = Timers(self._timer_due)
+        self._replaying = False
+        self._out: list[tuple[Sink, Message]] = []
+        self._reply: Message | None = None
+        self._record: GameRecord | None = None
+        self._reset_state()
+
+    def _reset_state(self) -> None:
+        """The room as created, before any command."""
+        config = self.config
+        self.settings_raw: dict[str, Any] = dict(config.get("settings") or {})
+        self.rules = self.engine.settings(self.settings_raw)
+        self.public: bool = config.get("public", False)
+        self.password_hash: str | None = config.get("password_hash")
+        self.capacity: int = config["capacity"]
+        self.state = "waiting"
+        self.members: dict[str, Member] = {}
+        self.member_count = 0
+        self.host: str | None = None
+        self.chat: deque[Message] = deque(maxlen=CHAT_HISTORY)
+        self.banned: set[str] = set()
+        self.game: Any = None
+        self.seats: list[Message] = []
+        self.seat_sessions: list[str] = []
+        self.seq = 0
+        self.games_played = 0
+        self.seed = 0
+        self.started_at = 0.0
+        self.game_log: list[dict[str, Any]] = []
+        self.outcome: Message | None = None
+        self.countdown: tuple[str, float] | None = None
+        self.turn: tuple[int, float | None] | None = None
+        self.grace: dict[str, float] = {}
+        # A room nobody ever joins still closes: idle from creation until the first member.
+        self.idle: float | None = config.get("created_at", time.time()) + self.timings.empty_room
+
+    # --- actor ---------------------------------------------------------------------
+
+    def start(self) -> None:
+        self._task = asyncio.get_running_loop().create_task(self._run(), name=f"room-{self.code}")
+
+    def submit(self, cmd: Command) -> asyncio.Future[str | None]:
+        """Queue a command; the future resolves to None (accepted) or the error code once handled."""
+        done: asyncio.Future[str | None] = asyncio.get_running_loop().create_future()
+        if self.state == "closed":
+            _send_error(cmd, "room_closed", "the room is closed")
+            done.set_result("room_closed")
+        else:
+            self._queue.put_nowait((cmd, done))
+        return done
+
+    async def stop(self) -> None:
+        """End the task after the commands already queued (server shutdown)."""
+        self._timers.cancel_all()
+        if self._task is not None and not self._task.done():
+            self._queue.put_nowait(None)
+            await self._task
+
+    async def _run(self) -> None:
+        while True:
+            item = await self._queue.get()
+            if item is None:
+                break
+            cmd, done = item
+            started = time.perf_counter()
+            try:
+                error = await self._process(cmd)
+            except Exception:
+                log.exception("room=%s command=%s failed; rebuilding from the log", self.code, cmd.kind)
+                _send_error(cmd, "internal_error", "the server failed handling this request")
+                self._rebuild()
+                error = "internal_error"
+            if not done.done():
+                done.set_result(error)
+            self.hooks.processed(self, cmd.kind, error, time.perf_counter() - started)
+            if self.state == "closed":
+                break
+        self._timers.cancel_all()
+        while not self._queue.empty():
+            item = self._queue.get_nowait()
+            if item is not None:
+                _send_error(item[0], "room_closed", "the room is closed")
+                item[1].set_result("room_closed")
+
+    async def _process(self, cmd: Command) -> str | None:
+        self._out, self._reply, self._record = [], None, None
+        try:
+            accepted = self._apply(cmd)
+        except CommandError as exc:
+            _send_error(cmd, exc.code, exc.message)
+            return exc.code
+        except IllegalAction as exc:
+            _send_error(cmd, exc.code, exc.message)
+            return exc.code
+        except InvalidSettings as exc:
+            _send_error(cmd, exc.code, exc.message)
+            return exc.code
+        if accepted:
+            await self.store.append(self.code, self.log[-1], self._record)
+        for sink, message in self._out:
+            sink.send(message)
+        if cmd.sink is not None and accepted is not None:
+            reply = self._reply or {"type": "ok"}
+            if cmd.request_id is not None:
+                reply = {**reply, "id": cmd.request_id}
+            cmd.sink.send(reply)
+        if self.state == "closed":
+            await self.store.close_room(self.code, self.config.get("closed_reason", "closed"))
+        else:
+            self._timers.sync(self._deadlines())
+        self.hooks.changed(self)
+        return None
+
+    def _apply(self, cmd: Command) -> bool | None:
+        """Handle one command; True if it changed the room (and was logged), False/None if not.
+
+        None means "ignore silently" (a stale timer or disconnect): no reply at all.
+        """
+        from parlour.rooms.handlers import HANDLERS
+
+        handler = HANDLERS.get(cmd.kind)
+        if handler is None:
+            raise CommandError("unknown_type", f"rooms do not handle {cmd.kind!r}")
+        in_game = self.state == "playing"
+        changed = handler(self, cmd)
+        if changed:
+            record = cmd.record()
+            self.log.append(record)
+            if in_game or self.state == "playing" or self._record is not None:
+                self.game_log.append(record)
+            if self._record is not None:
+                self._record.log = self.game_log
+        return changed
+
+    def replay(self, records: list[dict[str, Any]]) -> None:
+        """Rebuild from logged records without sending anything (startup recovery)."""
+        self._replaying = True
+        try:
+            for record in records:
+                self._out, self._reply, self._record = [], None, None
+                self._apply(Command.from_record(record))
+        finally:
+            self._replaying = False
+            self._out, self._reply, self._record = [], None, None
+
+    def _rebuild(self) -> None:
+        """Make the room equal to its log again after a handler failed half-way."""
+        sinks = {m.session: m.sink for m in self.members.values()}
+        records, self.log = self.log, []
+        self._reset_state()
+        self.replay(records)
+        for member in self.members.values():
+            member.sink = sinks.get(member.session)
+        self._timers.sync(self._deadlines())
+
+    def after_recovery(self) -> None:
+        """Called once the log is replayed at startup: nobody is connected any more."""
+        for member in self.members.values():
+            if member.bot and self.bot_factory is not None:
+                member.sink = self.bot_factory(self, member)
+                member.sink.send(self.snapshot(member))
+            elif member.connected and not member.bot:
+                self.submit(Command("disconnect", member.session))
+        self._timers.sync(self._deadlines())
+
+    def _timer_due(self, name: str, deadline: float) -> None:
+        self.submit(Command("timer", None, {"name": name, "deadline": deadline}))
+
+    def _deadlines(self) -> dict[str, float]:
+        due: dict[str, float] = {f"grace:{mid}": t for mid, t in self.grace.items()}
+        if self.countdown is not None:
+            due["countdown"] = self.countdown[1]
+        if self.turn is not None and self.turn[1] is not None:
+            due["turn"] = self.turn[1]
+        if self.idle is not None:
+            due["idle"] = self.idle
+        return due
+
+    # --- outbound ------------------------------------------------------------------
+
+    def send(self, member: Member, message: Message) -> None:
+        if member.sink is not None and not self._replaying:
+            self._out.append((member.sink, message))
+
+    def broadcast(self, message: Message, exclude: Member | None = None) -> None:
+        for member in self.members.values():
+            if member is not exclude:
+                self.send(member, message)
+
+    def reply(self, message: Message) -> None:
+        """The requester's reply (instead of ``ok``); delivered after every broadcast."""
+        self._reply = message
+
+    def broadcast_snapshots(self) -> None:
+        for member in self.members.values():
+            if member.sink is not None and not self._replaying:
+                self.send(member, self.snapshot(member))
+
+    # --- members -------------------------------------------------------------------
+
+    def member_by_session(self, session: str | None) -> Member | None:
+        for member in self.members.values():
+            if member.session == session:
+                return member
+        return None
+
+    def require_member(self, cmd: Command) -> Member:
+        member = self.member_by_session(cmd.session)
+        if member is None:
+            raise CommandError("not_in_room", "you are not in this room")
+        return member
+
+    def require_host(self, cmd: Command) -> Member:
+        member = self.require_member(cmd)
+        if member.id != self.host:
+            raise CommandError("not_host", "only the host may do that")
+        return member
+
+    def players(self) -> list[Member]:
+        return sorted((m for m in self.members.values() if m.is_player), key=lambda m: m.seat or 0)
+
+    def free_seat(self) -> int:
+        taken = {m.seat for m in self.members.values() if m.is_player}
+        return next(s for s in range(self.capacity + 1) if s not in taken)
+
+    def add_member(self, session: str, name: str, role: str, bot: bool = False) -> Member:
+        self.member_count += 1
+        member = Member(f"m{self.member_count}", session, name, role=role, bot=bot)
+        if role == "player":
+            member.seat = self.free_seat()
+        self.members[member.id] = member
+        if self.host is None and not bot:
+            self.host = member.id
+        if not bot:
+            self.hooks.membership(session, self)
+        return member
+
+    def remove_member(self, member: Member, reason: str, at: float) -> None:
+        """Take a member out; mid-game a seated player's departure goes through the game's leave rule."""
+        seat = self.game_seat(member)
+        del self.members[member.id]
+        self.grace.pop(member.id, None)
+        if not member.bot:
+            self.hooks.membership(member.session, None)
+        self.broadcast({"type": "member_left", "member": member.id, "reason": reason})
+        if member.id == self.host:
+            self.pass_host()
+        if self.state == "playing" and seat is not None:
+            self.seats[seat]["left"] = True
+            self.game_events(self.engine.on_leave(self.game, seat), at, None)
+        self.update_countdown(at)
+        self.update_idle(at)
+
+    def pass_host(self) -> None:
+        """The host role goes to the longest-present connected human, players first."""
+        humans = [m for m in self.members.values() if not m.bot]
+        ranked = sorted(humans, key=lambda m: (not m.connected, not m.is_player))
+        self.host = ranked[0].id if ranked else None
+        self.broadcast({"type": "host_changed", "host": self.host})
+
+    def game_seat(self, member: Member) -> int | None:
+        """The engine seat this member plays in the current (or last) game, if any."""
+        seat = member.seat
+        if self.game is None or seat is None or not member.is_player or seat >= len(self.seats):
+            return None
+        return seat if self.seats[seat]["member"] == member.id else None
+
+    def update_idle(self, at: float) -> None:
+        if any(m.connected and not m.bot for m in self.members.values()):
+            self.idle = None
+        elif self.idle is None:
+            self.idle = at + self.timings.empty_room
+
+    # --- countdown and game ------------------------------------------------------------
+
+    def update_countdown(self, at: float, joined: bool = False) -> None:
+        """Start, restart or cancel the automatic start (ready-all, or quick play's join clock)."""
+        if self.state not in ("waiting", "countdown"):
+            return
+        players = self.players()
+        enough = len(players) >= self.engine.min_players
+        if self.quick_play:
+            kind, seconds = ("quick_play" if enough else None), self.timings.quick_play_countdown
+        else:
+            all_ready = enough and all(p.ready for p in players)
+            kind, seconds, joined = ("ready" if all_ready else None), self.timings.ready_countdown, False
+        if kind is None:
+            if self.countdown is not None:
+                self.countdown, self.state = None, "waiting"
+                self.broadcast({"type": "countdown", "kind": None, "deadline": None, "remaining": None})
+            return
+        if self.countdown is None or joined:
+            self.countdown, self.state = (kind, at + seconds), "countdown"
+            self.broadcast(self.countdown_message())
+
+    def countdown_message(self) -> Message:
+        if self.countdown is None:
+            return {"type": "countdown", "kind": None, "deadline": None, "remaining": None}
+        kind, deadline = self.countdown
+        return {"type": "countdown", "kind": kind, "deadline": deadline, "remaining": _remaining(deadline)}
+
+    def start_game(self, cmd: Command) -> None:
+        import random
+        import secrets
+
+        players = self.players()
+        if len(players) < self.engine.min_players:
+            raise CommandError(
+                "not_enough_players", f"{self.game_name} needs {self.engine.min_players} players"
+            )
+        seed = cmd.payload.setdefault("seed", secrets.randbits(63))
+        self.seats, self.seat_sessions = [], []
+        for seat, member in enumerate(players):
+            member.seat, member.ready = seat, False
+            self.seats.append({"seat": seat, "member": member.id, "name": member.name})
+            self.seat_sessions.append(member.session)
+        self.game = self.engine.setup(self.rules, len(players), random.Random(seed))
+        self.seed, self.started_at, self.seq = seed, cmd.at, 0
+        self.games_played += 1
+        self.game_log, self.outcome, self.countdown = [], None, None
+        self.state = "playing"
+        self.turn = None
+        self.set_turn(cmd.at, None)
+        events = self.engine.start_events(self.game)
+        self._broadcast_game("game_started", events)
+        self.check_over(cmd.at)
+
+    def game_events(self, events: list[Event], at: float, actor: int | None) -> None:
+        """After the engine changed the game: tell everyone, move the clock, detect the end."""
+        self.seq += 1
+        self.set_turn(at, actor)
+        self._broadcast_game("game", events)
+        self.check_over(at)
+
+    def _broadcast_game(self, kind: str, events: list[Event]) -> None:
+        if self._replaying:
+            return
+        views: dict[int | None, Any] = {}
+        turn = self.turn_info()
+        for member in self.members.values():
+            if member.sink is None:
+                continue
+            seat = self.game_seat(member)
+            if seat not in views:
+                views[seat] = self.engine.view(self.game, seat)
+            message = {
+                "type": kind,
+                "seq": self.seq,
+                "events": [e.for_seat(seat) for e in events],
+                "view": views[seat],
+                "turn": turn,
+            }
+            if kind == "game_started":
+                message["seats"] = self.seats
+            self.send(member, message)
+
+    def set_turn(self, at: float, actor: int | None) -> None:
+        """The clock restarts when the seat on it changes or that seat acted; others acting don't reset it."""
+        to_act = self.engine.to_act(self.game) if self.state == "playing" else []
+        if not to_act:
+            self.turn = None
+            return
+        seat = to_act[0]
+        if self.turn is not None and self.turn[0] == seat and actor != seat:
+            return
+        limit = getattr(self.rules, "turn_timer", 0) or 0
+        self.turn = (seat, at + limit if limit else None)
+
+    def turn_info(self) -> Message | None:
+        if self.turn is None:
+            return None
+        seat, deadline = self.turn
+        return {"seat": seat, "deadline": deadline, "remaining": _remaining(deadline)}
+
+    def check_over(self, at: float) -> None:
+        outcome = self.engine.outcome(self.game)
+        if outcome is None or self.state != "playing":
+            return
+        self.outcome = outcome_json(outcome)
+        self.end_game(at, self.outcome)
+        self.broadcast({"type": "game_over", "outcome": self.outcome, "seats": self.seats})
+
+    def end_game(self, at: float, result: Message) -> None:
+        """Leave ``playing`` and keep the game's record (saved with this command's log entry)."""
+        self.state, self.turn = "finished", None
+        players = [{**s, "session": sess} for s, sess in zip(self.seats, self.seat_sessions, strict=True)]
+        self._record = GameRecord(
+            self.code,
+            self.games_played,
+            self.game_name,
+            self.settings_raw,
+            self.seed,
+            players,
+            result,
+            self.started_at,
+            at,
+            [],
+        )
+
+    def to_waiting(self) -> None:
+        """Back to the waiting room (rematch, reset): seats renumbered, everyone unready."""
+        self.state, self.countdown, self.turn = "waiting", None, None
+        self.game, self.outcome, self.seats, self.seat_sessions = None, None, [], []
+        for seat, member in enumerate(self.players()):
+            member.seat, member.ready = seat, member.bot
+
+    # --- views ---------------------------------------------------------------------
+
+    def snapshot(self, member: Member) -> Message:
+        """Everything ``member`` may know about the room right now."""
+        seat = self.game_seat(member)
+        table = None
+        if self.game is not None:
+            table = {
+                "seq": self.seq,
+                "seats": self.seats,
+                "view": self.engine.view(self.game, seat),
+                "turn": self.turn_info(),
+            }
+        return {
+            "type": "room",
+            **self.meta(),
+            "state": self.state,
+            "host": self.host,
+            "members": [m.public(self.host) for m in self.members.values()],
+            "chat": list(self.chat),
+            "you": {"member": member.id, "role": member.role, "seat": member.seat},
+            "timers": {
+                "countdown": None if self.countdown is None else self.countdown_message(),
+                "turn": self.turn_info(),
+                "grace": dict(self.grace),
+            },
+            "table": table,
+            "outcome": self.outcome,
+        }
+
+    def meta(self) -> Message:
+        return {
+            "code": self.code,
+            "game": self.game_name,
+            "settings": self.settings_raw,
+            "public": self.public,
+            "has_password": self.password_hash is not None,
+            "capacity": self.capacity,
+            "quick_play": self.quick_play,
+        }
+
+    def summary(self) -> Message:
+        """The room as the lobby lists it."""
+        return {
+            "code": self.code,
+            "game": self.game_name,
+            "players": sum(1 for m in self.members.values() if m.is_player),
+            "capacity": self.capacity,
+            "state": self.state,
+            "has_password": self.password_hash is not None,
+            "quick_play": self.quick_play,
+        }
+
+    def close(self, reason: str) -> None:
+        self.config["closed_reason"] = reason
+        self.broadcast({"type": "room_closed", "reason": reason})
+        for member in list(self.members.values()):
+            if not member.bot:
+                self.hooks.membership(member.session, None)
+            elif member.sink is not None:
+                member.sink.close()
+        self.state = "closed"
+        self.countdown, self.turn, self.idle = None, None, None
+        self.grace.clear()
+
+
+def _remaining(deadline: float | None) -> float | None:
+    return None if deadline is None else max(0.0, round(deadline - time.time(), 3))
+
+
+def _send_error(cmd: Command, code: str, message: str) -> None:
+    if cmd.sink is not None:
+        error: Message = {"type": "error", "code": code, "message": message}
+        if cmd.request_id is not None:
+            error["id"] = cmd.request_id
+        cmd.sink.send(error)

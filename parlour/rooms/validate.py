@@ -1,0 +1,73 @@
+"""Checks on user-supplied text and secrets: names, chat, room codes, passwords, tokens."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+import unicodedata
+
+from parlour.rooms.commands import CommandError
+
+NAME_MAX = 16
+CHAT_MAX = 300
+PASSWORD_MAX = 64
+CODE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"  # no 0/O, 1/I/L: readable aloud and on paper
+CODE_LENGTH = 5
+
+
+def _has_control(text: str) -> bool:
+    return any(unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Co", "Cn") for ch in text)
+
+
+def clean_name(raw: str) -> str:
+    """A display name: trimmed, 1–16 visible characters, no control or format characters."""
+    name = raw.strip()
+    if not name or len(name) > NAME_MAX or _has_control(name):
+        raise CommandError("invalid_name", f"a name is 1 to {NAME_MAX} visible characters")
+    return name
+
+
+def clean_chat(raw: str) -> str:
+    """Chat text as sent (plain text, never HTML), 1–300 characters, no control characters."""
+    if not raw.strip() or len(raw) > CHAT_MAX or _has_control(raw):
+        raise CommandError("invalid_chat", f"chat is 1 to {CHAT_MAX} characters of text")
+    return raw
+
+
+def new_code() -> str:
+    """An unpredictable room code."""
+    return "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+
+
+def normalize_code(raw: str) -> str:
+    """Codes are case-insensitive and trimmed; anything outside the alphabet is refused."""
+    code = raw.strip().upper()
+    if len(code) != CODE_LENGTH or any(ch not in CODE_ALPHABET for ch in code):
+        raise CommandError("invalid_code", f"a room code is {CODE_LENGTH} characters from {CODE_ALPHABET}")
+    return code
+
+
+def hash_password(password: str) -> str:
+    """A salted hash: room passwords never reach the log or any message in the clear."""
+    if len(password) > PASSWORD_MAX or _has_control(password):
+        raise CommandError("invalid_password", f"a password is at most {PASSWORD_MAX} printable characters")
+    salt = secrets.token_hex(8)
+    digest = hashlib.pbkdf2_hmac("sha256", password.encode(), bytes.fromhex(salt), 20_000).hex()
+    return f"{salt}${digest}"
+
+
+def check_password(password: str | None, stored: str) -> bool:
+    salt, digest = stored.split("$", 1)
+    given = hashlib.pbkdf2_hmac("sha256", (password or "").encode(), bytes.fromhex(salt), 20_000).hex()
+    return hmac.compare_digest(given, digest)
+
+
+def new_token() -> str:
+    """A 128-bit secret that lets a client resume its session."""
+    return secrets.token_urlsafe(16)
+
+
+def hash_token(token: str) -> str:
+    """Tokens are high-entropy, so a plain SHA-256 is enough to make a stolen database useless."""
+    return hashlib.sha256(token.encode()).hexdigest()

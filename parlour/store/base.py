@@ -1,0 +1,81 @@
+"""What the room layer needs from persistence, so SQLite and (later) Redis are interchangeable.
+
+A room is ``(config, log)``: the config written once at creation, then one record per accepted
+command. Replaying the log through the room's handlers rebuilds the room exactly, so the log is
+the only thing that must be durable before a command's messages go out.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+
+@dataclass(slots=True)
+class SessionRecord:
+    """A guest identity. Only a hash of the token is ever stored."""
+
+    id: str
+    name: str
+    token_hash: str
+    created_at: float
+
+
+@dataclass(slots=True)
+class RoomRecord:
+    """An open room as stored: its creation config and every logged command since."""
+
+    code: str
+    config: dict[str, Any]
+    log: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class GameRecord:
+    """A finished (or abandoned) game, kept for replays and stats."""
+
+    room: str
+    number: int
+    game: str
+    settings: dict[str, Any]
+    seed: int
+    players: list[dict[str, Any]]
+    result: dict[str, Any]
+    started_at: float
+    ended_at: float
+    log: list[dict[str, Any]]
+
+
+class Store(Protocol):
+    """Durable storage for sessions, room logs and finished games."""
+
+    async def open(self) -> None:
+        """Create or migrate the schema."""
+
+    async def close(self) -> None:
+        """Flush pending writes and release the database."""
+
+    async def save_session(self, session: SessionRecord) -> None:
+        """Insert or update a session."""
+
+    async def find_session(self, token_hash: str) -> SessionRecord | None:
+        """The session whose token hashes to ``token_hash``."""
+
+    async def create_room(self, code: str, config: dict[str, Any]) -> bool:
+        """Record a new room (its log starts empty); False if the code was ever used before."""
+
+    async def append(self, code: str, record: dict[str, Any], game: GameRecord | None = None) -> None:
+        """Durably append one command record (and a finished game, atomically with it).
+
+        Appends from all rooms in one loop tick share a transaction; this returns once that
+        transaction has committed.
+        """
+
+    async def close_room(self, code: str, reason: str) -> None:
+        """Mark a room closed: it is no longer recovered on startup."""
+
+    async def open_rooms(self) -> list[RoomRecord]:
+        """Every room not closed, with its full log, in creation order."""
+
+    async def games(self, room: str) -> list[GameRecord]:
+        """Finished games of a room, oldest first."""

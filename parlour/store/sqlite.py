@@ -1,0 +1,229 @@
+"""SQLite (WAL) store: one file in the data directory, all writes on one thread, batched per tick.
+
+Every ``append`` made during one event-loop tick (from any room) is written in a single
+transaction on the writer thread; each caller's await resolves when that transaction commits.
+``synchronous=NORMAL`` in WAL mode survives a killed process (the OS has the pages); only a power
+cut could lose the last transactions.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from parlour.store.base import GameRecord, RoomRecord, SessionRecord
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS sessions (
+    id TEXT PRIMARY KEY, name TEXT NOT NULL, token_hash TEXT NOT NULL UNIQUE, created_at REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS rooms (
+    code TEXT PRIMARY KEY, config TEXT NOT NULL, created_at REAL NOT NULL,
+    closed_at REAL, closed_reason TEXT);
+CREATE TABLE IF NOT EXISTS room_log (
+    id INTEGER PRIMARY KEY AUTOINCREMENT, room TEXT NOT NULL, data TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS room_log_room ON room_log (room, id);
+CREATE TABLE IF NOT EXISTS games (
+    id INTEGER PRIMARY KEY AUTOINCREMENT, room TEXT NOT NULL, number INTEGER NOT NULL, game TEXT NOT NULL,
+    settings TEXT NOT NULL, seed INTEGER NOT NULL, players TEXT NOT NULL, result TEXT NOT NULL,
+    started_at REAL NOT NULL, ended_at REAL NOT NULL, log TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS games_room ON games (room, id);
+"""
+
+_Pending = tuple[str, bytes, GameRecord | None, "asyncio.Future[None]"]
+
+
+def _dumps(value: Any) -> str:
+    return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
+
+
+class SQLiteStore:
+    """The embedded default ``Store``."""
+
+    def __init__(self, data_dir: str | Path) -> None:
+        self.path = Path(data_dir) / "parlour.db"
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="parlour-store")
+        self._db: sqlite3.Connection | None = None
+        self._pending: list[_Pending] = []
+        self._flush_scheduled = False
+        self._inflight: set[asyncio.Future[None]] = set()
+
+    async def _call(self, fn: Any, *args: Any) -> Any:
+        return await asyncio.get_running_loop().run_in_executor(self._executor, fn, *args)
+
+    # --- lifecycle -----------------------------------------------------------
+
+    async def open(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        await self._call(self._open_sync)
+
+    def _open_sync(self) -> None:
+        db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=NORMAL")
+        db.executescript(_SCHEMA)
+        self._db = db
+
+    async def close(self) -> None:
+        if self._pending:
+            self._flush()
+        if self._inflight:
+            await asyncio.gather(*self._inflight, return_exceptions=True)
+        if self._db is not None:
+            await self._call(self._db.close)
+            self._db = None
+        self._executor.shutdown(wait=True)
+
+    # --- sessions ------------------------------------------------------------
+
+    async def save_session(self, session: SessionRecord) -> None:
+        await self._call(
+            self._exec,
+            "INSERT INTO sessions (id, name, token_hash, created_at) VALUES (?, ?, ?, ?) "
+            "ON CONFLICT (id) DO UPDATE SET name = excluded.name",
+            (session.id, session.name, session.token_hash, session.created_at),
+        )
+
+    async def find_session(self, token_hash: str) -> SessionRecord | None:
+        rows = await self._call(
+            self._query,
+            "SELECT id, name, token_hash, created_at FROM sessions WHERE token_hash = ?",
+            (token_hash,),
+        )
+        return SessionRecord(*rows[0]) if rows else None
+
+    # --- rooms ---------------------------------------------------------------
+
+    async def create_room(self, code: str, config: dict[str, Any]) -> bool:
+        return await self._call(self._create_room_sync, code, _dumps(config))
+
+    def _create_room_sync(self, code: str, config: str) -> bool:
+        cursor = self._require().execute(
+            "INSERT OR IGNORE INTO rooms (code, config, created_at) VALUES (?, ?, ?)",
+            (code, config, time.time()),
+        )
+        return cursor.rowcount == 1
+
+    async def append(self, code: str, record: dict[str, Any], game: GameRecord | None = None) -> None:
+        loop = asyncio.get_running_loop()
+        done: asyncio.Future[None] = loop.create_future()
+        self._pending.append((code, _dumps(record).encode(), game, done))
+        if not self._flush_scheduled:
+            self._flush_scheduled = True
+            loop.call_soon(self._flush)
+        await done
+
+    def _flush(self) -> None:
+        """Hand this tick's appends to the writer thread as one transaction."""
+        self._flush_scheduled = False
+        batch, self._pending = self._pending, []
+        if not batch:
+            return
+        written = asyncio.get_running_loop().run_in_executor(self._executor, self._write_batch, batch)
+        self._inflight.add(written)
+
+        def settle(fut: asyncio.Future[None]) -> None:
+            self._inflight.discard(written)
+            error = fut.exception()
+            for *_, done in batch:
+                if done.done():
+                    continue
+                if error is None:
+                    done.set_result(None)
+                else:
+                    done.set_exception(error)
+
+        written.add_done_callback(settle)
+
+    def _write_batch(self, batch: list[_Pending]) -> None:
+        db = self._require()
+        with db:
+            db.execute("BEGIN")
+            db.executemany(
+                "INSERT INTO room_log (room, data) VALUES (?, ?)",
+                [(code, data.decode()) for code, data, _, _ in batch],
+            )
+            for _, _, game, _ in batch:
+                if game is not None:
+                    db.execute(
+                        "INSERT INTO games (room, number, game, settings, seed, players, result, started_at,"
+                        " ended_at, log) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                        (
+                            game.room,
+                            game.number,
+                            game.game,
+                            _dumps(game.settings),
+                            game.seed,
+                            _dumps(game.players),
+                            _dumps(game.result),
+                            game.started_at,
+                            game.ended_at,
+                            _dumps(game.log),
+                        ),
+                    )
+
+    async def close_room(self, code: str, reason: str) -> None:
+        await self._call(
+            self._exec,
+            "UPDATE rooms SET closed_at = ?, closed_reason = ? WHERE code = ?",
+            (time.time(), reason, code),
+        )
+
+    async def open_rooms(self) -> list[RoomRecord]:
+        return await self._call(self._open_rooms_sync)
+
+    def _open_rooms_sync(self) -> list[RoomRecord]:
+        db = self._require()
+        rooms = {
+            code: RoomRecord(code, orjson.loads(config))
+            for code, config in db.execute(
+                "SELECT code, config FROM rooms WHERE closed_at IS NULL ORDER BY created_at, rowid"
+            )
+        }
+        for room, data in db.execute(
+            "SELECT l.room, l.data FROM room_log l JOIN rooms r ON r.code = l.room WHERE r.closed_at IS NULL"
+            " ORDER BY l.id"
+        ):
+            rooms[room].log.append(orjson.loads(data))
+        return list(rooms.values())
+
+    async def games(self, room: str) -> list[GameRecord]:
+        rows = await self._call(
+            self._query,
+            "SELECT room, number, game, settings, seed, players, result, started_at, ended_at, log FROM games"
+            " WHERE room = ? ORDER BY id",
+            (room,),
+        )
+        return [
+            GameRecord(
+                r[0],
+                r[1],
+                r[2],
+                orjson.loads(r[3]),
+                r[4],
+                orjson.loads(r[5]),
+                orjson.loads(r[6]),
+                r[7],
+                r[8],
+                orjson.loads(r[9]),
+            )
+            for r in rows
+        ]
+
+    # --- writer-thread helpers -------------------------------------------------
+
+    def _require(self) -> sqlite3.Connection:
+        if self._db is None:
+            raise RuntimeError("store is not open")
+        return self._db
+
+    def _exec(self, sql: str, params: tuple[Any, ...]) -> None:
+        self._require().execute(sql, params)
+
+    def _query(self, sql: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+        return self._require().execute(sql, params).fetchall()
