@@ -29,7 +29,7 @@ from parlour.store.base import Store
 log = logging.getLogger("parlour.net")
 
 WEB_DIR = Path(__file__).resolve().parent.parent / "web"
-ADAPTERS = ("parlour.net.uno_socketio", "parlour.net.cheat_ws", "parlour.net.dots_ws")
+ADAPTERS = ("parlour.net.adapters",)
 PLACEHOLDER = """<!doctype html><meta charset="utf-8"><title>Parlour</title>
 <h1>Parlour</h1><p>The server is running, but the browser client is not built yet
 (<code>parlour/web/index.html</code> is missing). The native protocol is at <code>/api/ws</code>;

@@ -1,14 +1,16 @@
 """Adapters for the seed documents' wire protocols; each translates to native room commands.
 
-``routes()`` gives the plain-websocket endpoints (``/dots``, ``/ws``) and ``wrap(app)`` puts the
-Socket.IO server (``/socket.io/``) in front of the app. No game rules live here.
+``routes(manager)`` is the hook ``parlour.net.app`` mounts: the plain-websocket endpoints
+(``/dots`` for Dots & Boxes packets, ``/ws`` for the Cheat actions) and the Socket.IO server at
+``/socket.io/`` for both UNO event sets. Every adapter session is an in-process native session
+(``native_link``), so no game rules and no second room API live here.
 """
 
 from __future__ import annotations
 
-from starlette.applications import Starlette
-from starlette.routing import BaseRoute, WebSocketRoute
-from starlette.types import ASGIApp
+from typing import Any
+
+from starlette.routing import BaseRoute, Mount, WebSocketRoute
 from starlette.websockets import WebSocket
 
 from parlour.net.adapters import cheat_actions, dots_packets
@@ -24,11 +26,10 @@ async def _cheat(websocket: WebSocket) -> None:
     await cheat_actions.serve(websocket, connector(websocket.app.state))
 
 
-def routes() -> list[BaseRoute]:
-    """The plain-websocket adapter endpoints."""
-    return [WebSocketRoute("/dots", _dots), WebSocketRoute("/ws", _cheat)]
-
-
-def wrap(app: Starlette) -> ASGIApp:
-    """``app`` behind the Socket.IO server for the two UNO event sets."""
-    return UnoSocketIO(lambda: connector(app.state)).asgi(app)
+def routes(manager: Any = None) -> list[BaseRoute]:
+    """The adapter endpoints. Sessions reach the manager through the app's state at connect time."""
+    return [
+        WebSocketRoute("/dots", _dots),
+        WebSocketRoute("/ws", _cheat),
+        Mount("/socket.io", app=UnoSocketIO().asgi()),
+    ]

@@ -16,6 +16,7 @@ from urllib.parse import parse_qs
 import socketio
 
 from parlour.net.adapters.link import Connector
+from parlour.net.adapters.native_link import connector
 from parlour.net.adapters.socket_uno import Directory, TutorialClient
 from parlour.net.adapters.uno_socketio import EVENTS, DocClient
 
@@ -27,16 +28,16 @@ _TUTORIAL_EVENTS = ("playCard", "drawCard")
 class Connection:
     """The adapter client behind one socket id, and the lock that keeps its events in order."""
 
-    def __init__(self, client: DocClient | TutorialClient) -> None:
+    def __init__(self, client: DocClient | TutorialClient, connect: Connector) -> None:
         self.client = client
+        self.connect = connect
         self.lock = asyncio.Lock()
 
 
 class UnoSocketIO:
     """Builds the AsyncServer and routes every event to the connection's adapter client."""
 
-    def __init__(self, connector: Callable[[], Connector]) -> None:
-        self.connector = connector
+    def __init__(self) -> None:
         self.sio = socketio.AsyncServer(async_mode="asgi", cors_allowed_origins="*")
         self.connections: dict[str, Connection] = {}
         self.directory = Directory()
@@ -58,8 +59,9 @@ class UnoSocketIO:
         if not isinstance(name, str):
             query = parse_qs(environ.get("QUERY_STRING", ""))
             name = (query.get("name") or ["Guest"])[0]
-        client = DocClient(self.connector(), self._emitter(sid), name, self.room_names)
-        conn = self.connections[sid] = Connection(client)
+        connect = connector(environ["asgi.scope"]["app"].state)
+        client = DocClient(connect, self._emitter(sid), name, self.room_names)
+        conn = self.connections[sid] = Connection(client, connect)
         async with conn.lock:
             await client.start()
 
@@ -79,7 +81,7 @@ class UnoSocketIO:
                     await conn.client.emit("error", {"message": "leave your room before requestRoom"})
                     return
                 await conn.client.close()
-                conn.client = TutorialClient(self.connector(), self._emitter(sid), sid, self.directory)
+                conn.client = TutorialClient(conn.connect, self._emitter(sid), sid, self.directory)
             await conn.client.request_room(data)
 
     def _handler(self, event: str) -> Callable[..., Any]:
@@ -103,6 +105,6 @@ class UnoSocketIO:
 
         return handle
 
-    def asgi(self, other: Any) -> socketio.ASGIApp:
-        """The Socket.IO app at ``/socket.io/`` in front of ``other`` (everything else)."""
-        return socketio.ASGIApp(self.sio, other_asgi_app=other)
+    def asgi(self) -> socketio.ASGIApp:
+        """The ASGI app serving ``/socket.io/`` (mounted there; it sees the full path)."""
+        return socketio.ASGIApp(self.sio)
