@@ -46,7 +46,7 @@ function normalise(msg) {
     members: msg.members,
     you: msg.you,
     countdown: withDeadline(msg.timers?.countdown),
-    play: msg.play ? { ...msg.play, turn: withDeadline(msg.play.turn) } : null,
+    play: msg.table ? { ...msg.table, turn: withDeadline(msg.table.turn) } : null,
     outcome: msg.outcome,
   };
 }
@@ -379,9 +379,9 @@ $("#leave").addEventListener("click", async () => {
 
 const mute = $("#mute");
 const showMute = () => {
-  mute.textContent = isMuted() ? "🔇" : "🔊";
+  mute.textContent = isMuted() ? "♪ off" : "♪ on";
   mute.setAttribute("aria-pressed", String(isMuted()));
-  mute.setAttribute("aria-label", isMuted() ? "Sound off" : "Sound on");
+  mute.setAttribute("aria-label", isMuted() ? "Sound is off: turn it on" : "Sound is on: mute");
 };
 mute.addEventListener("click", () => {
   setMuted(!isMuted());

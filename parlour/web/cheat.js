@@ -108,7 +108,7 @@ function seatsRow(view, ctx) {
         },
         el("span", { class: "seat-name" }, ctx.name(seat)),
         seat === ctx.seat ? el("span", { class: "badge you" }, "you") : null,
-        el("span", { class: "count", "aria-label": `${size} cards` }, String(size)),
+        el("span", { class: "count cards", "aria-label": `${size} cards` }, String(size)),
         view.turn === seat ? el("span", { class: "badge turn" }, "to play") : null,
       ),
     ),
@@ -123,7 +123,7 @@ function revealBox(ctx) {
     { class: `reveal ${call.truthful ? "truth" : "lie"}`, role: "status", dataset: { testid: "reveal" } },
     el("p", {}, `${ctx.name(call.caller)} called Cheat on ${ctx.name(call.placer)}`),
     el("div", { class: "reveal-cards" }, call.cards.map((c) => cardFace(c, { class: c.rank === call.rank ? "" : "liar" }))),
-    el("p", {}, el("strong", {}, call.truthful ? "Truth! ✓" : "Cheat! ✗"), ` ${ctx.name(call.picked_up_by)} picked up ${call.pile_count} cards.`),
+    el("p", {}, el("strong", {}, call.truthful ? "Truth ✓" : "Lie ✗"), ` ${ctx.name(call.picked_up_by)} picked up ${call.pile_count} cards.`),
   );
 }
 

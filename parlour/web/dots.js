@@ -34,6 +34,7 @@ export function render(stage, view, ctx) {
   const board = svg("svg", {
     viewBox: `${-PAD} ${-PAD} ${(w - 1) * GAP + 2 * PAD} ${(h - 1) * GAP + 2 * PAD}`,
     class: `dots-board ${myTurn ? "my-turn" : ""}`,
+    style: `max-width: min(100%, 78vh, ${Math.max(260, 64 * (Math.max(w, h) - 1))}px)`,
     role: "application",
     tabindex: "0",
     "aria-label": `Dots and Boxes board, ${w} by ${h} dots. ${myTurn ? "Your turn: arrows move, Space turns, Enter draws." : "Waiting for the other player."}`,
@@ -61,19 +62,25 @@ export function render(stage, view, ctx) {
         if (drawn.has(k)) {
           board.append(svg("line", { ...coords, class: `drawn ${k === local.last ? "last" : ""}` }));
         } else if (myTurn) {
+          // A wide transparent hit area around a preview line that shows on hover / tap / cursor.
+          const hit = d === 0 ? { x: x * GAP + 1.5, y: y * GAP - 2.5, width: GAP - 3, height: 5 } : { x: x * GAP - 2.5, y: y * GAP + 1.5, width: 5, height: GAP - 3 };
           board.append(
-            svg("line", {
-              ...coords,
-              class: `free ${k === local.armed ? "armed" : ""} ${local.focus && k === key(local.cursor) ? "cursor" : ""}`,
-              "data-line": k,
-              onpointerup: (e) => tap(e, { x, y, d }, ctx),
-            }),
+            svg(
+              "g",
+              {
+                class: `free ${k === local.armed ? "armed" : ""} ${local.focus && k === key(local.cursor) ? "cursor" : ""}`,
+                "data-line": k,
+                onpointerup: (e) => tap(e, { x, y, d }, ctx),
+              },
+              svg("rect", { ...hit, class: "hit" }),
+              svg("line", { ...coords, class: "preview" }),
+            ),
           );
         }
       }
     }
   }
-  const r = Math.max(0.9, Math.min(1.6, 30 / Math.max(w, h)));
+  const r = Math.max(0.6, Math.min(1.1, 8 / Math.max(w, h)));
   for (let y = 0; y < h; y++) for (let x = 0; x < w; x++) board.append(svg("circle", { cx: x * GAP, cy: y * GAP, r, class: "dot" }));
 
   board.addEventListener("keydown", (e) => keyboard(e, view, drawn, ctx));

@@ -45,6 +45,7 @@ export function initLobby(app) {
     if (join.reportValidity()) app.enter("spectate", codeAndPassword());
   });
 
+  renderRooms(new Map(), app);
   for (const button of $$("[data-quick]")) {
     button.addEventListener("click", () => app.enter("quick_play", { game: button.dataset.quick }));
   }

@@ -155,7 +155,7 @@ function gameOver(room, app) {
   return el(
     "section",
     { class: "panel game-over", "aria-labelledby": "over-title" },
-    el("h2", { id: "over-title" }, "🏆 ", headline),
+    el("h2", { id: "over-title" }, "★ ", headline),
     outcome.reason && outcome.reason !== "finished" ? el("p", { class: "muted" }, reasonText(outcome.reason)) : null,
     el(
       "table",
@@ -168,7 +168,7 @@ function gameOver(room, app) {
           el(
             "tr",
             { class: outcome.winners.includes(seat) ? "winner" : "" },
-            el("td", {}, ctx.name(seat), outcome.winners.includes(seat) ? " 🏆" : ""),
+            el("td", {}, ctx.name(seat), outcome.winners.includes(seat) ? " ★ winner" : ""),
             el("td", {}, String(outcome.scores[seat] ?? outcome.scores[String(seat)] ?? "–")),
           ),
         ),

@@ -157,7 +157,7 @@ function opponents(view, ctx, legal) {
         },
         el("span", { class: "seat-name" }, ctx.name(seat)),
         seat === ctx.seat ? el("span", { class: "badge you" }, "you") : null,
-        el("span", { class: "count", "aria-label": `${view.counts[seat]} cards` }, String(view.counts[seat])),
+        el("span", { class: "count cards", "aria-label": `${view.counts[seat]} cards` }, String(view.counts[seat])),
         view.uno_called[seat] ? el("span", { class: "badge uno" }, "UNO") : null,
         view.turn === seat ? el("span", { class: "badge turn" }, "to play") : null,
         view.target_score ? el("span", { class: "muted score", title: "Score" }, `${view.scores[seat]} pts`) : null,
