@@ -1,0 +1,876 @@
+"""UNO, as Parlour plays it (``/work/shared/rules/uno.md``), in one readable file.
+
+Cards
+    108 cards, each with a stable wire id 0..107, ordered by colour then value:
+    colour ``k`` (red 0, yellow 1, green 2, blue 3) owns ids ``25*k .. 25*k+24`` in the order
+    0, 1, 1, 2, 2, ... 9, 9, Skip, Skip, Reverse, Reverse, Draw Two, Draw Two;
+    ids 100..103 are Wild and 104..107 Wild Draw Four. ``CARDS[id]`` is the card as the
+    design document shapes it: ``{"id", "color", "type", "value"}``. Sorting ids sorts a
+    hand by colour, then value.
+
+Actions (JSON dicts, see ``parse_action``)
+    ``{"type": "play", "card": id, "color"?: name, "target"?: seat, "uno"?: bool}`` — a Wild
+    needs ``color``; a 7 under Seven Swap needs ``target``; ``uno`` calls UNO as the play
+    leaves one card. Also ``draw``, ``pass`` (after drawing a playable card), ``call_uno``,
+    ``{"type": "catch", "target": seat}``, ``challenge`` and ``accept`` (a pending Wild Draw Four).
+    Out of turn: ``catch``, ``call_uno`` (the player just down to one card) and Jump-In plays.
+
+Refusals (``IllegalAction.code``)
+    bad_action, not_seated, game_over, not_your_turn, card_not_in_hand, card_not_playable,
+    color_required, bad_target, illegal_wild_draw4, must_play_drawn_card_or_pass,
+    must_stack_or_draw, must_challenge_or_accept, already_drawn, forced_play, cannot_pass,
+    cannot_call_uno, cannot_catch, nothing_to_challenge, nothing_to_accept.
+
+Events
+    dealer_draw, deal, first_card, play, draw, drawn_playable, reshuffle, skip, reverse, pass, uno_called,
+    uno_caught, challenge, accept, swap, rotate, player_left, timeout, turn, round_over,
+    round_started, game_over. Cards a seat may not see only ever travel in ``private``.
+
+Choices the rulebook leaves open
+    * A draw penalty is a "stack" even without Stacking; a Wild Draw Four under the challenge
+      rule waits for the victim's ``challenge``/``accept``. A guilty bluffer draws the pending
+      total (4 without Stacking); an innocent one makes the challenger draw the total + 2.
+    * The first discard is never "played": a 7 or 0 there swaps nothing and a Draw Two there
+      cannot be stacked on.
+    * Seven Swap and Zero Rotate clear every UNO call and catch window (hands moved).
+    * A last card that is a Draw Two or Wild Draw Four makes the next player draw at once (the
+      pending stack included); nobody can stack on it or challenge it.
+    * A player who leaves takes their pending penalty with them: it lapses, and so does a
+      challenge against a bluffer who left.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any
+
+from parlour.games.base import Event, IllegalAction, InvalidSettings, Outcome
+
+COLORS = ("red", "yellow", "green", "blue")
+_COLOR_INDEX = {name: i for i, name in enumerate(COLORS)}
+WILD = 4  # the colour index of Wild and Wild Draw Four
+SKIP, REVERSE, DRAW2, WILD_SYM, WILD4 = 10, 11, 12, 13, 14
+_SYM_TYPE = {SKIP: "skip", REVERSE: "reverse", DRAW2: "draw2", WILD_SYM: "wild", WILD4: "wild-draw4"}
+HAND_SIZE = 7
+
+
+def _build_deck() -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """Colour index and symbol (0-9, or SKIP..WILD4) of every card id."""
+    colors: list[int] = []
+    syms: list[int] = []
+    per_color = [0, *(v for v in range(1, 10) for _ in range(2)), SKIP, SKIP, REVERSE, REVERSE, DRAW2, DRAW2]
+    for color in range(4):
+        colors += [color] * len(per_color)
+        syms += per_color
+    colors += [WILD] * 8
+    syms += [WILD_SYM] * 4 + [WILD4] * 4
+    return tuple(colors), tuple(syms)
+
+
+_COLOR, _SYM = _build_deck()
+_POINTS = tuple(s if s < 10 else (20 if s < WILD_SYM else 50) for s in _SYM)
+CARDS: tuple[dict[str, Any], ...] = tuple(
+    {
+        "id": cid,
+        "color": "wild" if _COLOR[cid] == WILD else COLORS[_COLOR[cid]],
+        "type": "number" if _SYM[cid] < 10 else _SYM_TYPE[_SYM[cid]],
+        "value": _SYM[cid] if _SYM[cid] < 10 else None,
+    }
+    for cid in range(108)
+)
+"""Card id → card dict. Shared objects: read them, never mutate them."""
+DECK_SIZE = len(CARDS)
+
+# Prebuilt action dicts keep legal_actions cheap; like CARDS they are shared and read-only.
+_PLAY = tuple({"type": "play", "card": c} for c in range(DECK_SIZE))
+_PLAY_UNO = tuple({"type": "play", "card": c, "uno": True} for c in range(DECK_SIZE))
+_PLAY_WILD = tuple(tuple({"type": "play", "card": c, "color": n} for n in COLORS) for c in range(DECK_SIZE))
+_PLAY_WILD_UNO = tuple(
+    tuple({"type": "play", "card": c, "color": n, "uno": True} for n in COLORS) for c in range(DECK_SIZE)
+)
+_DRAW = {"type": "draw"}
+_PASS = {"type": "pass"}
+_CALL_UNO = {"type": "call_uno"}
+_CHALLENGE = {"type": "challenge"}
+_ACCEPT = {"type": "accept"}
+
+
+def _plays_table(uno: bool) -> tuple[tuple[tuple[dict[str, Any], ...], ...], ...]:
+    """For each (current colour, top symbol): card id → the play actions it allows."""
+    table = []
+    for color in range(4):
+        for top_sym in range(15):
+            row = []
+            for c in range(DECK_SIZE):
+                if _COLOR[c] == WILD:
+                    row.append((_PLAY_WILD_UNO if uno else _PLAY_WILD)[c])
+                elif _COLOR[c] == color or _SYM[c] == top_sym:
+                    row.append(((_PLAY_UNO if uno else _PLAY)[c],))
+                else:
+                    row.append(())
+            table.append(tuple(row))
+    return tuple(table)
+
+
+_PLAYS = _plays_table(False)
+_PLAYS_UNO = _plays_table(True)
+# Jump-In: the cards identical to a top card (same colour and symbol, never Wilds).
+_IDENTICAL = tuple(
+    frozenset(c for c in range(DECK_SIZE) if c != top and _COLOR[c] == _COLOR[top] and _SYM[c] == _SYM[top])
+    if _COLOR[top] != WILD
+    else frozenset()
+    for top in range(DECK_SIZE)
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """Room settings. House rules default OFF, except the Wild Draw Four challenge."""
+
+    draw_until_playable: bool = False
+    stacking: bool = False
+    jump_in: bool = False
+    seven_swap: bool = False
+    zero_rotate: bool = False
+    forced_play: bool = False
+    challenge_wild_draw4: bool = True
+    uno_penalty: int = 2
+    target_score: int = 500
+    turn_timer: int = 0
+    max_players: int = 10
+
+
+# name -> (inclusive range, or None for a bool; extra rule as text)
+_INT_RANGES = {
+    "uno_penalty": (0, 10),
+    "target_score": (0, 10_000),
+    "turn_timer": (0, 300),
+    "max_players": (2, 10),
+}
+
+
+def _validate_settings(raw: dict[str, Any] | None) -> Settings:
+    if raw is None:
+        return Settings()
+    if isinstance(raw, Settings):
+        return raw
+    if not isinstance(raw, dict):
+        raise InvalidSettings("settings must be an object")
+    known = {f.name: f for f in fields(Settings)}
+    for key, value in raw.items():
+        if key not in known:
+            raise InvalidSettings(f"unknown UNO setting {key!r}")
+        if key in _INT_RANGES:
+            low, high = _INT_RANGES[key]
+            if type(value) is not int:
+                raise InvalidSettings(f"{key} must be an integer")
+            if not low <= value <= high:
+                raise InvalidSettings(f"{key} must be between {low} and {high}")
+            if key == "turn_timer" and 0 < value < 10:
+                raise InvalidSettings("turn_timer must be 0 (off) or between 10 and 300 seconds")
+        elif type(value) is not bool:
+            raise InvalidSettings(f"{key} must be true or false")
+    return Settings(**raw)
+
+
+@dataclass(slots=True, eq=False)
+class State:
+    """Everything about one match. Mutated in place by ``apply``; never sent as is."""
+
+    settings: Settings
+    n: int
+    rng: random.Random
+    hands: list[list[int]]
+    draw: list[int] = field(default_factory=list)  # top of the pile is the end
+    discard: list[int] = field(default_factory=list)  # top card is the end
+    color: int = 0  # current colour (the named one after a Wild)
+    direction: int = 1
+    turn: int = 0
+    dealer: int = 0
+    active: list[bool] = field(default_factory=list)
+    n_active: int = 0
+    uno_called: list[bool] = field(default_factory=list)
+    exposed: int = -1  # seat catchable for not calling UNO, else -1
+    stack: int = 0  # draw penalty waiting for the seat on turn
+    stack_kind: int = -1  # DRAW2 or WILD4 while a stack is pending
+    offender: int = -1  # seat that played the Wild Draw Four that may be challenged
+    guilty: bool = False  # whether that Wild Draw Four failed the official test
+    drawn: int = -1  # card just drawn that may be played now, else -1
+    scores: list[int] = field(default_factory=list)
+    round: int = 1
+    over: bool = False
+    winners: list[int] = field(default_factory=list)
+    reason: str = ""
+    setup_events: list[Event] = field(default_factory=list)
+
+
+def _next(st: State, seat: int) -> int:
+    """The next active seat after ``seat`` in the current direction."""
+    n, d, active = st.n, st.direction, st.active
+    seat = (seat + d) % n
+    while not active[seat]:
+        seat = (seat + d) % n
+    return seat
+
+
+def _left(st: State, seat: int) -> int:
+    """The next active seat clockwise, whatever the direction (deal order, dealer rotation)."""
+    seat = (seat + 1) % st.n
+    while not st.active[seat]:
+        seat = (seat + 1) % st.n
+    return seat
+
+
+def _take(st: State, count: int, events: list[Event]) -> list[int]:
+    """Take up to ``count`` cards from the draw pile, reshuffling the discards under the top card
+    whenever the pile runs out; fewer come back only when there is nothing left to reshuffle."""
+    pile = st.draw
+    if len(pile) >= count:
+        taken = pile[-count:]
+        del pile[-count:]
+        return taken
+    taken = []
+    for _ in range(count):
+        if not pile:
+            if len(st.discard) <= 1:
+                break
+            pile = st.discard[:-1]
+            st.rng.shuffle(pile)
+            st.draw = pile
+            st.discard = st.discard[-1:]
+            events.append(Event("reshuffle", {"draw_pile": len(pile)}))
+        taken.append(pile.pop())
+    return taken
+
+
+def _give(st: State, seat: int, count: int, reason: str, events: list[Event]) -> list[int]:
+    """``seat`` draws ``count`` cards; only they learn which."""
+    cards = _take(st, count, events)
+    if cards:
+        st.hands[seat] += cards
+        st.uno_called[seat] = False
+        if st.exposed == seat:
+            st.exposed = -1
+    events.append(
+        Event(
+            "draw",
+            {"seat": seat, "count": len(cards), "reason": reason},
+            {seat: {"cards": [CARDS[c] for c in cards]}},
+        )
+    )
+    return cards
+
+
+def _has_color(hand: list[int], color: int) -> bool:
+    """The official Wild Draw Four test: does the hand hold a card of the current colour?"""
+    return any(_COLOR[c] == color for c in hand)
+
+
+def _playable(st: State, hand: list[int], card: int) -> bool:
+    """Can ``card`` be played from ``hand`` on the current top card (no pending penalty)?"""
+    if not _PLAYS[st.color * 15 + _SYM[st.discard[-1]]][card]:
+        return False
+    return not (_SYM[card] == WILD4 and not st.settings.challenge_wild_draw4 and _has_color(hand, st.color))
+
+
+def _turn_event(st: State) -> Event:
+    return Event("turn", {"seat": st.turn, "direction": st.direction})
+
+
+def _bad(code: str, message: str) -> IllegalAction:
+    return IllegalAction(code, message)
+
+
+class Uno:
+    """The UNO engine (see the module docstring for actions, codes and events)."""
+
+    name = "uno"
+    min_players = 2
+    max_players = 10
+
+    # ----------------------------------------------------------------- setup
+
+    def settings(self, raw: dict[str, Any] | None) -> Settings:
+        """Validate raw room settings; unknown keys, wrong types or ranges raise InvalidSettings."""
+        return _validate_settings(raw)
+
+    def default_capacity(self, settings: Settings) -> int:
+        return settings.max_players
+
+    def setup(self, settings: Settings, players: int, rng: random.Random) -> State:
+        """Pick the dealer by turning cards, then deal the first round."""
+        if type(players) is not int or not self.min_players <= players <= settings.max_players:
+            raise InvalidSettings(f"UNO needs 2 to {settings.max_players} players, not {players}")
+        st = State(
+            settings=settings,
+            n=players,
+            rng=rng,
+            hands=[[] for _ in range(players)],
+            active=[True] * players,
+            n_active=players,
+            uno_called=[False] * players,
+            scores=[0] * players,
+        )
+        events = st.setup_events
+        seen: set[int] = set()
+
+        def turn_card() -> int:
+            """The next card off a shuffled deck (drawing ids at random is the same, and cheaper)."""
+            while True:
+                card = rng.randrange(DECK_SIZE)
+                if card not in seen:
+                    seen.add(card)
+                    return card
+
+        contenders = list(range(players))
+        turns = []
+        while True:  # everyone turns a card; the highest point value deals, ties turn again
+            turned = [(seat, turn_card()) for seat in contenders]
+            turns.append([{"seat": seat, "card": CARDS[c]} for seat, c in turned])
+            best = max(_POINTS[c] for _, c in turned)
+            contenders = [seat for seat, c in turned if _POINTS[c] == best]
+            if len(contenders) == 1:
+                break
+        st.dealer = contenders[0]
+        events.append(Event("dealer_draw", {"turns": turns, "dealer": st.dealer}))
+        self._deal(st, events)
+        return st
+
+    def _deal(self, st: State, events: list[Event]) -> None:
+        """Shuffle all 108 cards, deal seven each from the dealer's left, turn the first discard."""
+        rng = st.rng
+        deck = list(range(DECK_SIZE))
+        rng.shuffle(deck)
+        st.hands = [[] for _ in range(st.n)]
+        st.uno_called = [False] * st.n
+        st.exposed = st.offender = st.drawn = st.stack_kind = -1
+        st.stack = 0
+        st.direction = 1
+        order = []
+        seat = st.dealer
+        for _ in range(st.n_active):
+            seat = _left(st, seat)
+            order.append(seat)
+        for _ in range(HAND_SIZE):
+            for seat in order:
+                st.hands[seat].append(deck.pop())
+        while _COLOR[deck[-1]] == WILD:  # a Wild goes back into the deck and another is turned
+            deck.insert(rng.randrange(len(deck)), deck.pop())
+        first = deck.pop()
+        st.draw = deck
+        st.discard = [first]
+        st.color = _COLOR[first]
+        events.append(
+            Event(
+                "deal",
+                {"round": st.round, "dealer": st.dealer, "counts": [len(h) for h in st.hands]},
+                {s: {"hand": [CARDS[c] for c in sorted(st.hands[s])]} for s in order},
+            )
+        )
+        events.append(Event("first_card", {"card": CARDS[first], "color": COLORS[st.color]}))
+        first_player = _next(st, st.dealer)
+        sym = _SYM[first]
+        if sym == SKIP:
+            events.append(Event("skip", {"seat": first_player}))
+            st.turn = _next(st, first_player)
+        elif sym == REVERSE:
+            st.direction = -1
+            events.append(Event("reverse", {"direction": -1}))
+            st.turn = st.dealer
+        elif sym == DRAW2:
+            _give(st, first_player, 2, "draw2", events)
+            events.append(Event("skip", {"seat": first_player}))
+            st.turn = _next(st, first_player)
+        else:
+            st.turn = first_player
+        events.append(_turn_event(st))
+
+    def start_events(self, state: State) -> list[Event]:
+        return list(state.setup_events)
+
+    # --------------------------------------------------------------- actions
+
+    def parse_action(self, raw: dict[str, Any]) -> dict[str, Any]:
+        """Check the wire shape and return a fresh, normalised action dict."""
+        if not isinstance(raw, dict):
+            raise _bad("bad_action", "an action must be an object")
+        kind = raw.get("type")
+        if kind == "play":
+            card = raw.get("card")
+            if type(card) is not int or not 0 <= card < DECK_SIZE:
+                raise _bad("bad_action", "play needs a card id 0..107")
+            action: dict[str, Any] = {"type": "play", "card": card}
+            color = raw.get("color")
+            if color is not None:
+                if color not in _COLOR_INDEX:
+                    raise _bad("bad_action", "color must be red, yellow, green or blue")
+                action["color"] = color
+            target = raw.get("target")
+            if target is not None:
+                if type(target) is not int:
+                    raise _bad("bad_action", "target must be a seat number")
+                action["target"] = target
+            uno = raw.get("uno")
+            if uno is not None:
+                if type(uno) is not bool:
+                    raise _bad("bad_action", "uno must be true or false")
+                action["uno"] = uno
+            return action
+        if kind == "catch":
+            target = raw.get("target")
+            if type(target) is not int:
+                raise _bad("bad_action", "catch needs a target seat number")
+            return {"type": "catch", "target": target}
+        if kind in ("draw", "pass", "call_uno", "challenge", "accept"):
+            return {"type": kind}
+        raise _bad("bad_action", f"unknown action type {kind!r}")
+
+    def legal_actions(self, state: State, seat: int) -> list[dict[str, Any]]:
+        """Every action ``seat`` may take now, in and out of turn (shared dicts: read-only)."""
+        st = state
+        if st.over or not 0 <= seat < st.n or not st.active[seat]:
+            return []
+        hand = st.hands[seat]
+        out: list[dict[str, Any]] = []
+        if seat == st.turn:
+            s = st.settings
+            if st.stack:
+                kind = st.stack_kind
+                if s.stacking:
+                    for c in hand:
+                        if _SYM[c] == kind and (kind == DRAW2 or self._w4_ok(st, hand)):
+                            self._add_plays(st, seat, hand, c, out)
+                if st.offender >= 0:
+                    out.append(_CHALLENGE)
+                    out.append(_ACCEPT)
+                else:
+                    out.append(_DRAW)
+            elif st.drawn >= 0:
+                self._add_plays(st, seat, hand, st.drawn, out)
+                if not s.forced_play:
+                    out.append(_PASS)
+            else:
+                table = (_PLAYS_UNO if len(hand) == 2 else _PLAYS)[st.color * 15 + _SYM[st.discard[-1]]]
+                if s.seven_swap or not s.challenge_wild_draw4:
+                    for c in hand:
+                        if table[c]:
+                            self._add_plays(st, seat, hand, c, out)
+                else:
+                    for c in hand:
+                        acts = table[c]
+                        if acts:
+                            out += acts
+                if not (s.forced_play and out):
+                    out.append(_DRAW)
+        elif st.settings.jump_in and not st.stack:
+            same = _IDENTICAL[st.discard[-1]]
+            for c in hand:
+                if c in same:
+                    self._add_plays(st, seat, hand, c, out)
+        exposed = st.exposed
+        if exposed >= 0:
+            out.append(_CALL_UNO if exposed == seat else {"type": "catch", "target": exposed})
+        return out
+
+    @staticmethod
+    def _w4_ok(st: State, hand: list[int]) -> bool:
+        """A Wild Draw Four may leave the hand: bluffing is allowed under the challenge rule."""
+        return st.settings.challenge_wild_draw4 or not _has_color(hand, st.color)
+
+    def _add_plays(self, st: State, seat: int, hand: list[int], c: int, out: list[dict[str, Any]]) -> None:
+        """Append every way of playing card ``c`` (colours, swap targets, UNO call)."""
+        uno = len(hand) == 2
+        if _COLOR[c] == WILD:
+            if _SYM[c] == WILD4 and not self._w4_ok(st, hand):
+                return
+            out += (_PLAYS_UNO if uno else _PLAYS)[0][c]
+        elif _SYM[c] == 7 and st.settings.seven_swap and len(hand) > 1:
+            base = _PLAY_UNO[c] if uno else _PLAY[c]
+            out += [{**base, "target": t} for t in range(st.n) if t != seat and st.active[t]]
+        else:
+            out.append(_PLAY_UNO[c] if uno else _PLAY[c])
+
+    def apply(self, state: State, seat: int, action: dict[str, Any]) -> list[Event]:
+        """Validate fully, then mutate; a refused action leaves the state untouched."""
+        st = state
+        if st.over:
+            raise _bad("game_over", "the game is over")
+        if type(seat) is not int or not 0 <= seat < st.n or not st.active[seat]:
+            raise _bad("not_seated", f"seat {seat!r} is not playing")
+        if not isinstance(action, dict):
+            raise _bad("bad_action", "an action must be an object")
+        kind = action.get("type")
+        if kind == "play":
+            return self._play(st, seat, action)
+        if kind == "catch":
+            return self._catch(st, seat, action)
+        if kind == "call_uno":
+            return self._call_uno(st, seat)
+        if kind not in ("draw", "pass", "challenge", "accept"):
+            raise _bad("bad_action", f"unknown action type {kind!r}")
+        if seat != st.turn:
+            raise _bad("not_your_turn", f"it is seat {st.turn}'s turn")
+        if kind == "draw":
+            return self._draw(st, seat)
+        if kind == "pass":
+            if st.drawn < 0:
+                raise _bad("cannot_pass", "you may only pass after drawing a playable card")
+            if st.settings.forced_play:
+                raise _bad("forced_play", "Forced Play: you must play the card you drew")
+            st.drawn = -1
+            st.turn = _next(st, seat)
+            return [Event("pass", {"seat": seat}), _turn_event(st)]
+        if st.offender < 0:
+            code = "nothing_to_challenge" if kind == "challenge" else "nothing_to_accept"
+            raise _bad(code, "there is no Wild Draw Four to answer")
+        return self._answer_wild4(st, seat, kind == "challenge")
+
+    def _play(self, st: State, seat: int, action: dict[str, Any]) -> list[Event]:
+        card = action.get("card")
+        hand = st.hands[seat]
+        if type(card) is not int or card not in hand:
+            raise _bad("card_not_in_hand", "you do not hold that card")
+        s = st.settings
+        top = st.discard[-1]
+        sym = _SYM[card]
+        jump = seat != st.turn
+        if jump:
+            if not (s.jump_in and not st.stack and card in _IDENTICAL[top]):
+                raise _bad("not_your_turn", f"it is seat {st.turn}'s turn")
+        elif st.stack:
+            if not (s.stacking and sym == st.stack_kind):
+                if st.offender >= 0:
+                    raise _bad("must_challenge_or_accept", "challenge or accept the Wild Draw Four")
+                raise _bad("must_stack_or_draw", "stack a matching draw card or draw the penalty")
+        elif st.drawn >= 0 and card != st.drawn:
+            raise _bad("must_play_drawn_card_or_pass", "you may only play the card you just drew, or pass")
+        elif not _PLAYS[st.color * 15 + _SYM[top]][card]:
+            raise _bad("card_not_playable", "that card does not match the colour, number or symbol")
+        guilty = False
+        if _COLOR[card] == WILD:
+            named = action.get("color")
+            color = _COLOR_INDEX.get(named, -1) if isinstance(named, str) else -1
+            if color < 0:
+                raise _bad("color_required", "name a colour for the Wild")
+            if sym == WILD4:
+                guilty = _has_color(hand, st.color)
+                if guilty and not s.challenge_wild_draw4:
+                    raise _bad("illegal_wild_draw4", "you hold a card of the current colour")
+        else:
+            color = _COLOR[card]
+        last = len(hand) == 1
+        target = action.get("target")
+        swap = sym == 7 and s.seven_swap and not last
+        if swap and (
+            type(target) is not int or not 0 <= target < st.n or target == seat or not st.active[target]
+        ):
+            raise _bad("bad_target", "name another seated player to swap hands with")
+
+        # Validated: from here on the play happens.
+        st.exposed = -1  # the next player has acted: the previous catch window closes
+        hand.remove(card)
+        st.discard.append(card)
+        st.color = color
+        st.drawn = -1
+        uno = len(hand) == 1 and (action.get("uno") is True or st.uno_called[seat])
+        if len(hand) == 1:
+            if uno:
+                st.uno_called[seat] = True
+            else:
+                st.exposed = seat
+        events = [
+            Event(
+                "play",
+                {
+                    "seat": seat,
+                    "card": CARDS[card],
+                    "color": COLORS[color],
+                    "jump_in": jump,
+                    "uno": uno,
+                    "count": len(hand),
+                },
+            )
+        ]
+        if not hand:
+            self._win(st, seat, sym, events)
+            return events
+        nxt = _next(st, seat)
+        if sym == SKIP:
+            events.append(Event("skip", {"seat": nxt}))
+            nxt = _next(st, nxt)
+        elif sym == REVERSE:
+            st.direction = -st.direction
+            events.append(Event("reverse", {"direction": st.direction}))
+            nxt = seat if st.n_active == 2 else _next(st, seat)
+        elif sym in (DRAW2, WILD4):
+            st.stack += 2 if sym == DRAW2 else 4
+            st.stack_kind = sym
+            st.offender = -1
+            if sym == WILD4 and s.challenge_wild_draw4:
+                st.offender, st.guilty = seat, guilty
+            elif not s.stacking:
+                _give(st, nxt, st.stack, "draw2" if sym == DRAW2 else "wild_draw4", events)
+                events.append(Event("skip", {"seat": nxt}))
+                st.stack, st.stack_kind = 0, -1
+                nxt = _next(st, nxt)
+        elif sym == 7 and swap:
+            hands = st.hands
+            hands[seat], hands[target] = hands[target], hands[seat]
+            self._reset_uno(st)
+            events.append(
+                Event(
+                    "swap",
+                    {"seat": seat, "target": target},
+                    {
+                        seat: {"hand": [CARDS[c] for c in sorted(hands[seat])]},
+                        target: {"hand": [CARDS[c] for c in sorted(hands[target])]},
+                    },
+                )
+            )
+        elif sym == 0 and s.zero_rotate:
+            old = st.hands
+            new: list[list[int]] = [[] for _ in range(st.n)]
+            for s_ in range(st.n):
+                if st.active[s_]:
+                    new[_next(st, s_)] = old[s_]
+            st.hands = new
+            self._reset_uno(st)
+            events.append(
+                Event(
+                    "rotate",
+                    {"direction": st.direction, "counts": [len(h) for h in new]},
+                    {
+                        s_: {"hand": [CARDS[c] for c in sorted(new[s_])]}
+                        for s_ in range(st.n)
+                        if st.active[s_]
+                    },
+                )
+            )
+        st.turn = nxt
+        events.append(_turn_event(st))
+        return events
+
+    @staticmethod
+    def _reset_uno(st: State) -> None:
+        """Hands moved: nobody has called UNO on their new hand and no catch window is open."""
+        st.uno_called = [False] * st.n
+        st.exposed = -1
+
+    def _draw(self, st: State, seat: int) -> list[Event]:
+        if st.offender >= 0:
+            raise _bad("must_challenge_or_accept", "challenge or accept the Wild Draw Four")
+        if st.drawn >= 0:
+            raise _bad("already_drawn", "play the card you drew or pass")
+        hand = st.hands[seat]
+        events: list[Event] = []
+        if st.stack:
+            return self._take_stack(st, seat, "stack", events)
+        s = st.settings
+        if s.forced_play and any(_playable(st, hand, c) for c in hand):
+            raise _bad("forced_play", "Forced Play: you hold a playable card")
+        st.exposed = -1
+        if s.draw_until_playable:
+            drawn: list[int] = []
+            while True:
+                got = _take(st, 1, events)
+                if not got:
+                    break
+                drawn += got
+                hand += got
+                if _playable(st, hand, got[0]):
+                    break
+            if drawn:
+                st.uno_called[seat] = False
+            events.append(
+                Event(
+                    "draw",
+                    {"seat": seat, "count": len(drawn), "reason": "draw"},
+                    {seat: {"cards": [CARDS[c] for c in drawn]}},
+                )
+            )
+        else:
+            drawn = _give(st, seat, 1, "draw", events)
+        if drawn and _playable(st, hand, drawn[-1]):
+            st.drawn = drawn[-1]
+            events.append(Event("drawn_playable", {"seat": seat}))
+        else:
+            st.turn = _next(st, seat)
+            events.append(_turn_event(st))
+        return events
+
+    def _take_stack(self, st: State, seat: int, reason: str, events: list[Event]) -> list[Event]:
+        """The seat on turn draws the pending penalty and loses the turn."""
+        st.exposed = -1
+        total = st.stack
+        st.stack, st.stack_kind, st.offender = 0, -1, -1
+        _give(st, seat, total, reason, events)
+        st.turn = _next(st, seat)
+        events.append(_turn_event(st))
+        return events
+
+    def _answer_wild4(self, st: State, seat: int, challenge: bool) -> list[Event]:
+        events: list[Event] = []
+        if not challenge:
+            events.append(Event("accept", {"seat": seat}))
+            return self._take_stack(st, seat, "wild_draw4", events)
+        offender, guilty = st.offender, st.guilty
+        events.append(Event("challenge", {"seat": seat, "offender": offender, "guilty": guilty}))
+        if not guilty:
+            st.stack += 2
+            return self._take_stack(st, seat, "challenge_lost", events)
+        st.exposed = -1
+        total = st.stack
+        st.stack, st.stack_kind, st.offender = 0, -1, -1
+        _give(st, offender, total, "challenge_guilty", events)
+        events.append(_turn_event(st))  # the challenger now takes a normal turn
+        return events
+
+    def _call_uno(self, st: State, seat: int) -> list[Event]:
+        if st.exposed != seat:
+            raise _bad("cannot_call_uno", "call UNO as you play your second-last card, or right after")
+        st.uno_called[seat] = True
+        st.exposed = -1
+        return [Event("uno_called", {"seat": seat})]
+
+    def _catch(self, st: State, seat: int, action: dict[str, Any]) -> list[Event]:
+        target = action.get("target")
+        if type(target) is not int or target != st.exposed or target == seat:
+            raise _bad("cannot_catch", "that player is not catchable for a missed UNO")
+        st.exposed = -1
+        penalty = st.settings.uno_penalty
+        events = [Event("uno_caught", {"seat": seat, "target": target, "penalty": penalty})]
+        _give(st, target, penalty, "uno_penalty", events)
+        return events
+
+    # ---------------------------------------------------------------- rounds
+
+    def _win(self, st: State, seat: int, sym: int, events: list[Event]) -> None:
+        """``seat`` emptied their hand: a last Draw Two / Wild Draw Four still hits the next
+        player, then the round is scored and the match ends or the next round is dealt."""
+        if sym in (DRAW2, WILD4):
+            victim = _next(st, seat)
+            _give(st, victim, st.stack + (2 if sym == DRAW2 else 4), "last_card", events)
+        st.stack, st.stack_kind, st.offender, st.exposed = 0, -1, -1, -1
+        points = sum(_POINTS[c] for hand in st.hands for c in hand)
+        st.scores[seat] += points
+        events.append(
+            Event(
+                "round_over",
+                {"round": st.round, "winner": seat, "points": points, "scores": list(st.scores)},
+            )
+        )
+        target = st.settings.target_score
+        if target == 0 or st.scores[seat] >= target:
+            self._finish(st, [seat], "finished", events)
+            return
+        st.round += 1
+        st.dealer = _left(st, st.dealer)
+        events.append(Event("round_started", {"round": st.round, "dealer": st.dealer}))
+        self._deal(st, events)
+
+    @staticmethod
+    def _finish(st: State, winners: list[int], reason: str, events: list[Event]) -> None:
+        st.over = True
+        st.winners = winners
+        st.reason = reason
+        st.drawn = -1
+        events.append(Event("game_over", {"winners": winners, "scores": list(st.scores), "reason": reason}))
+
+    # ----------------------------------------------------- leaving and clock
+
+    def on_leave(self, state: State, seat: int) -> list[Event]:
+        """The leaver's hand is shuffled into the draw pile; their turn and penalties lapse."""
+        st = state
+        if st.over or not 0 <= seat < st.n or not st.active[seat]:
+            return []
+        st.active[seat] = False
+        st.n_active -= 1
+        st.draw += st.hands[seat]
+        st.hands[seat] = []
+        st.rng.shuffle(st.draw)
+        st.uno_called[seat] = False
+        if st.exposed == seat:
+            st.exposed = -1
+        if st.offender == seat:
+            st.offender = -1
+        events = [Event("player_left", {"seat": seat, "draw_pile": len(st.draw)})]
+        if st.n_active == 1:
+            self._finish(st, [st.active.index(True)], "opponents_left", events)
+            return events
+        if st.turn == seat:
+            st.drawn = -1
+            st.stack, st.stack_kind, st.offender = 0, -1, -1
+            st.turn = _next(st, seat)
+            events.append(_turn_event(st))
+        return events
+
+    def on_timeout(self, state: State, seat: int) -> list[Event]:
+        """Out of time: take a pending penalty, or pass after a draw, or draw one and pass."""
+        st = state
+        if st.over:
+            raise _bad("game_over", "the game is over")
+        if seat != st.turn:
+            raise _bad("not_your_turn", f"it is seat {st.turn}'s turn")
+        events = [Event("timeout", {"seat": seat})]
+        if st.stack:
+            return self._take_stack(st, seat, "stack" if st.offender < 0 else "wild_draw4", events)
+        if st.drawn < 0:
+            st.exposed = -1
+            _give(st, seat, 1, "timeout", events)
+        st.drawn = -1
+        st.turn = _next(st, seat)
+        events.append(_turn_event(st))
+        return events
+
+    # ----------------------------------------------------------- observation
+
+    def to_act(self, state: State) -> list[int]:
+        return [] if state.over else [state.turn]
+
+    def outcome(self, state: State) -> Outcome | None:
+        if not state.over:
+            return None
+        return Outcome(list(state.winners), dict(enumerate(state.scores)), state.reason)
+
+    def view(self, state: State, seat: int | None) -> dict[str, Any]:
+        """What ``seat`` may see: its own hand, everyone's counts, public table state."""
+        st = state
+        mine = seat is not None and 0 <= seat < st.n
+        out: dict[str, Any] = {
+            "game": self.name,
+            "seat": seat if mine else None,
+            "players": st.n,
+            "active": list(st.active),
+            "counts": [len(h) for h in st.hands],
+            "uno_called": list(st.uno_called),
+            "catchable": st.exposed if st.exposed >= 0 else None,
+            "top": dict(CARDS[st.discard[-1]]),
+            "color": COLORS[st.color],
+            "direction": st.direction,
+            "turn": None if st.over else st.turn,
+            "pending": {
+                "draw_stack": st.stack,
+                "stack_kind": _SYM_TYPE.get(st.stack_kind),
+                "challenge": None if st.offender < 0 else {"offender": st.offender, "challenger": st.turn},
+                "drawn_card_playable": st.drawn >= 0,
+            },
+            "draw_pile": len(st.draw),
+            "discard_pile": len(st.discard),
+            "scores": list(st.scores),
+            "round": st.round,
+            "target_score": st.settings.target_score,
+            "dealer": st.dealer,
+            "over": st.over,
+            "winners": list(st.winners),
+            "settings": asdict(st.settings),
+        }
+        if mine:
+            out["hand"] = [dict(CARDS[c]) for c in sorted(st.hands[seat])]
+            if st.drawn >= 0 and st.turn == seat:
+                out["pending"]["drawn_card"] = st.drawn
+            out["legal"] = [dict(a) for a in self.legal_actions(st, seat)]
+        return out
+
+
+GAME = Uno()
