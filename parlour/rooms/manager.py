@@ -160,7 +160,8 @@ class Manager:
         """Open a room with the creator in seat 0 as host."""
         self._require_free(session)
         room = await self._open_room(game, settings, public, password, capacity, quick_play)
-        await room.submit(Command("join", session.id, {"name": session.name}, sink, request_id))
+        payload = {"name": session.name, "creator": True}
+        await room.submit(Command("join", session.id, payload, sink, request_id))
 
     async def _open_room(
         self,
