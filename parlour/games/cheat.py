@@ -47,9 +47,9 @@ def card_dict(card: int) -> dict[str, int]:
     return {"id": card, "rank": card % 52 // 4, "suit": card % 4}
 
 
-def _by_rank(card: int) -> tuple[int, int]:
-    """Sort key: rank, then suit, then deck — how players hold their hand."""
-    return (card % 52, card)
+def _by_rank(card: int) -> int:
+    """Sort key: rank, then suit, then deck (at most 2) — how players hold their hand."""
+    return card % 52 * 2 + card // 52
 
 
 # --- Settings --------------------------------------------------------------
@@ -374,18 +374,20 @@ def legal_plays(state: State, seat: int) -> list[dict[str, Any]]:
     hand = sorted(state.hands[seat], key=_by_rank)
     ranks = allowed_ranks(state)
     up = ranks[0]
-    groups: dict[int, list[int]] = {}
+    groups: list[list[int]] = [[] for _ in range(13)]
     for card in hand:
-        groups.setdefault(card_rank(card), []).append(card)
+        groups[card % 52 // 4].append(card)
     bluff_as = ranks if len(ranks) < 13 else [up]
     plays = [{"type": "play", "cards": [card], "rank": up} for card in hand]
-    for held, cards in groups.items():
-        announce = bluff_as if held in bluff_as or len(ranks) < 13 else [*bluff_as, held]
+    for held, cards in enumerate(groups):
+        if not cards:
+            continue
+        # With ``any`` a group may also be announced as what it truly is.
+        announce = [up, held] if len(ranks) == 13 and held != up else bluff_as
         for size in range(1, min(len(cards), 4) + 1):
             for rank in announce:
-                if size == 1 and rank == up:
-                    continue  # already listed among the singles
-                plays.append({"type": "play", "cards": cards[:size], "rank": rank})
+                if size > 1 or rank != up:  # single cards as ``up`` are listed above
+                    plays.append({"type": "play", "cards": cards[:size], "rank": rank})
     return plays
 
 
