@@ -81,6 +81,7 @@ class _Board:
         "height",
         "line_events",
         "lines",
+        "local",
         "pos0",
         "size",
         "width",
@@ -101,13 +102,15 @@ class _Board:
         self.boxes = (width - 1) * (height - 1)
         self.box_xy = [(b % (width - 1), b // (width - 1)) for b in range(self.boxes)]
         self.size = size = self.lines[-1] + 1
-        # pos0[id]: index into the free list (all free at start), or _NOT_ON_BOARD.
-        self.pos0 = [_NOT_ON_BOARD] * size
+        # local[id]: the line's index in ``lines``, or _NOT_ON_BOARD. A game's own arrays are indexed
+        # by it, so they stay as small as the board (copying them is most of ``setup``).
+        self.local = [_NOT_ON_BOARD] * size
+        self.pos0 = list(range(len(self.lines)))
         self.xyd: list[tuple[int, int, int] | None] = [None] * size
         self.adj: list[tuple[int, ...]] = [()] * size
         for i, lid in enumerate(self.lines):
             x, y, d = line_xyd(lid)
-            self.pos0[lid] = i
+            self.local[lid] = i
             self.xyd[lid] = (x, y, d)
             # Box (x, y) first, then the neighbour across the line, as the rules ask.
             near = [(x, y), (x, y - 1)] if d == 0 else [(x, y), (x - 1, y)]
@@ -287,20 +290,22 @@ class DotsGame:
             raise IllegalAction("game_over", "the game is over")
         if seat != state.turn:
             raise IllegalAction("not_your_turn", "it is not your turn")
-        pos = state.pos
         if type(action) is not int:
             raise IllegalAction("bad_action", "a move is a line id (int)")
-        if not 0 <= action < len(pos) or (p := pos[action]) == _NOT_ON_BOARD:
+        board = state.board
+        local = board.local
+        if not 0 <= action < len(local) or (i := local[action]) < 0:
             raise IllegalAction("off_board", "that line is off the board")
+        pos = state.pos
+        p = pos[i]
         if p < 0:
             raise IllegalAction("line_taken", "that line is already drawn")
         free = state.free
         last = free.pop()
         if last != action:
             free[p] = last
-            pos[last] = p
-        pos[action] = _DRAWN
-        board = state.board
+            pos[local[last]] = p
+        pos[i] = _DRAWN
         events = [board.line_events[seat * board.size + action] or _line_event(board, seat, action)]
         sides = state.sides
         got = 0
@@ -333,7 +338,7 @@ class DotsGame:
         return {
             "width": board.width,
             "height": board.height,
-            "lines": [list(board.xyd[lid]) for lid in board.lines if pos[lid] == _DRAWN],  # type: ignore[arg-type]
+            "lines": [list(board.xyd[lid]) for i, lid in enumerate(board.lines) if pos[i] == _DRAWN],  # type: ignore[arg-type]
             "captures": [[*board.box_xy[b], owner] for b, owner in enumerate(state.owner) if owner >= 0],
             "scores": state.scores.copy(),
             "players": state.players,
