@@ -271,7 +271,7 @@ class CheatClient:
         self.host = room["host"]
         self.state = room["state"]
         self.members = {m["id"]: m for m in room["members"]}
-        game = room.get("game") or {}
+        game = room.get("table") or {}
         self.seats = {s["seat"]: s["member"] for s in game.get("seats", [])}
         self.view = game.get("view") or {}
 

@@ -108,11 +108,11 @@ class Registry:
             await self.retire(room)
 
     async def retire(self, room: DotsRoom) -> None:
-        """Forget a room; its admin leaves so the room can close."""
+        """Forget a room; its admin leaves so the room can close (after answering what is in flight)."""
         self.drop(room)
         admin, room.admin = room.admin, None
         if admin is not None:
-            await admin.close(leave=True)
+            admin.close_soon()
 
     def by_token(self, token: str) -> DotsRoom | None:
         for room in self.by_code.values():
@@ -203,6 +203,7 @@ class DotsClient:
                 "admin_token": room.admin_token,
                 "admintoken": room.admin_token,
                 "roomname": room.name,
+                "code": room.code,
             }
         )
 
@@ -370,21 +371,13 @@ class DotsClient:
             await self._gamestate(None)
         self.view = message.get("view") or {}
         for event in message.get("events", []):
-            kind = event.get("type")
+            kind, pid = event.get("type"), self._seat_pid(event.get("seat", -1))
             if kind == "line":
-                pid = self._seat_pid(event["seat"])
                 await self.send(
                     {"type": "MOVE", "x": event["x"], "y": event["y"], "d": event["d"], "playerid": pid}
                 )
             elif kind == "capture":
-                await self.send(
-                    {
-                        "type": "CAPTURE",
-                        "x": event["x"],
-                        "y": event["y"],
-                        "playerid": self._seat_pid(event["seat"]),
-                    }
-                )
+                await self.send({"type": "CAPTURE", "x": event["x"], "y": event["y"], "playerid": pid})
             elif kind == "turn":
                 await self.send({"type": "TURN", "playerid": pid})
 
@@ -398,7 +391,7 @@ class DotsClient:
             self._pid(member["id"])
         settings = room.get("settings") or {}
         self.width, self.height = settings.get("width", 0), settings.get("height", 0)
-        game = room.get("game") or {}
+        game = room.get("table") or {}
         self.seats = {s["seat"]: s["member"] for s in game.get("seats", [])}
         self.view = game.get("view") or {}
 

@@ -12,7 +12,7 @@ import asyncio
 import contextlib
 import itertools
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, Protocol
 
 log = logging.getLogger(__name__)
@@ -52,7 +52,7 @@ class Bridge:
         self._ids = itertools.count(1)
         self._link: NativeLink | None = None
         self._pump: asyncio.Task[None] | None = None
-        self._posts: set[asyncio.Task[None]] = set()
+        self._tasks: set[asyncio.Task[None]] = set()
 
     @property
     def open(self) -> bool:
@@ -79,9 +79,21 @@ class Bridge:
 
     def post(self, type_: str, **fields: Any) -> None:
         """Send without waiting for the reply (safe to call from ``on_native``)."""
-        task = asyncio.create_task(self._post({"type": type_, "id": f"p{next(self._ids)}", **fields}))
-        self._posts.add(task)
-        task.add_done_callback(self._posts.discard)
+        self._spawn(self._post({"type": type_, "id": f"p{next(self._ids)}", **fields}))
+
+    def close_soon(self) -> None:
+        """Leave and detach once the messages already queued are delivered (safe from ``on_native``)."""
+        self._spawn(self._close_when_idle())
+
+    async def _close_when_idle(self) -> None:
+        while not self._queue.empty() or self._pending:
+            await asyncio.sleep(0.01)
+        await self.close(leave=True)
+
+    def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.create_task(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
     async def _post(self, message: Message) -> None:
         if self._link is not None:

@@ -175,7 +175,7 @@ class TutorialClient:
         self.state = room["state"]
         self.capacity = room["capacity"]
         self.members = {m["id"]: m for m in room["members"]}
-        game = room.get("game") or {}
+        game = room.get("table") or {}
         self.seats = {s["seat"]: s["member"] for s in game.get("seats", [])}
         self.view = game.get("view") or {}
         self.hand_sent = None

@@ -411,7 +411,7 @@ class DocClient:
         self.room = room
         self.me = room["you"]["member"]
         self.members = {m["id"]: m for m in room["members"]}
-        game = room.get("game") or {}
+        game = room.get("table") or {}
         self.seats = {s["seat"]: s["member"] for s in game.get("seats", [])}
         self.view = game.get("view") or {}
         self.turn = game.get("turn")

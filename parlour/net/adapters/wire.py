@@ -62,7 +62,8 @@ def sender(websocket: WebSocket) -> Callable[[dict[str, Any]], Awaitable[None]]:
     """A send function that never raises once the peer is gone."""
 
     async def send(frame: dict[str, Any]) -> None:
+        text = orjson.dumps(frame, option=orjson.OPT_NON_STR_KEYS).decode()
         with contextlib.suppress(Exception):
-            await websocket.send_text(orjson.dumps(frame).decode())
+            await websocket.send_text(text)
 
     return send
