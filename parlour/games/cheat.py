@@ -33,7 +33,6 @@ from parlour.games.base import Event, IllegalAction, InvalidSettings, Outcome
 # --- Cards -----------------------------------------------------------------
 
 RANK_NAMES = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
-SUIT_NAMES = ("hearts", "diamonds", "spades", "clubs")
 ACE = 0
 
 

@@ -509,6 +509,7 @@ def test_win_when_next_player_places_without_a_call(truthful: bool) -> None:
     assert all(GAME.legal_actions(state, s) == [] for s in range(4))
     v = GAME.view(state, 2)
     assert (v["winner"], v["over"], v["turn"], v["callers"]) == (0, True, None, [])
+    assert GAME.view(state, None)["winner"] == 0  # shown to everyone, spectators too
 
 
 @pytest.mark.parametrize("caller", [1, 3])
