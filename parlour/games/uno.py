@@ -14,6 +14,8 @@ Actions (JSON dicts, see ``parse_action``)
     leaves one card. Also ``draw``, ``pass`` (after drawing a playable card), ``call_uno``,
     ``{"type": "catch", "target": seat}``, ``challenge`` and ``accept`` (a pending Wild Draw Four).
     Out of turn: ``catch``, ``call_uno`` (the player just down to one card) and Jump-In plays.
+    ``legal_actions`` lists a play from a two-card hand with ``"uno": true`` (the call made as
+    one plays); the same play without the flag is accepted too, and may then be caught.
 
 Refusals (``IllegalAction.code``)
     bad_action, not_seated, game_over, not_your_turn, card_not_in_hand, card_not_playable,
@@ -35,6 +37,8 @@ Choices the rulebook leaves open
     * Seven Swap and Zero Rotate clear every UNO call and catch window (hands moved).
     * A last card that is a Draw Two or Wild Draw Four makes the next player draw at once (the
       pending stack included); nobody can stack on it or challenge it.
+    * A drawn card that cannot be played ends the turn at once; a playable one waits for
+      ``play`` or ``pass`` (so everyone can tell which it was, as at a real table).
     * A player who leaves takes their pending penalty with them: it lapses, and so does a
       challenge against a bluffer who left.
 """
@@ -403,7 +407,7 @@ class Uno:
             action: dict[str, Any] = {"type": "play", "card": card}
             color = raw.get("color")
             if color is not None:
-                if color not in _COLOR_INDEX:
+                if not isinstance(color, str) or color not in _COLOR_INDEX:
                     raise _bad("bad_action", "color must be red, yellow, green or blue")
                 action["color"] = color
             target = raw.get("target")
@@ -596,14 +600,19 @@ class Uno:
             self._win(st, seat, sym, events)
             return events
         nxt = _next(st, seat)
-        if sym == SKIP:
+        if sym < 10:  # number cards: only the 7 and 0 house rules do anything
+            if swap:
+                self._swap(st, seat, target, events)
+            elif sym == 0 and s.zero_rotate:
+                self._rotate(st, events)
+        elif sym == SKIP:
             events.append(Event("skip", {"seat": nxt}))
             nxt = _next(st, nxt)
         elif sym == REVERSE:
             st.direction = -st.direction
             events.append(Event("reverse", {"direction": st.direction}))
             nxt = seat if st.n_active == 2 else _next(st, seat)
-        elif sym in (DRAW2, WILD4):
+        elif sym != WILD_SYM:  # Draw Two or Wild Draw Four: a penalty for the next player
             st.stack += 2 if sym == DRAW2 else 4
             st.stack_kind = sym
             st.offender = -1
@@ -614,42 +623,38 @@ class Uno:
                 events.append(Event("skip", {"seat": nxt}))
                 st.stack, st.stack_kind = 0, -1
                 nxt = _next(st, nxt)
-        elif sym == 7 and swap:
-            hands = st.hands
-            hands[seat], hands[target] = hands[target], hands[seat]
-            self._reset_uno(st)
-            events.append(
-                Event(
-                    "swap",
-                    {"seat": seat, "target": target},
-                    {
-                        seat: {"hand": [CARDS[c] for c in sorted(hands[seat])]},
-                        target: {"hand": [CARDS[c] for c in sorted(hands[target])]},
-                    },
-                )
-            )
-        elif sym == 0 and s.zero_rotate:
-            old = st.hands
-            new: list[list[int]] = [[] for _ in range(st.n)]
-            for s_ in range(st.n):
-                if st.active[s_]:
-                    new[_next(st, s_)] = old[s_]
-            st.hands = new
-            self._reset_uno(st)
-            events.append(
-                Event(
-                    "rotate",
-                    {"direction": st.direction, "counts": [len(h) for h in new]},
-                    {
-                        s_: {"hand": [CARDS[c] for c in sorted(new[s_])]}
-                        for s_ in range(st.n)
-                        if st.active[s_]
-                    },
-                )
-            )
         st.turn = nxt
         events.append(_turn_event(st))
         return events
+
+    def _swap(self, st: State, seat: int, target: int, events: list[Event]) -> None:
+        """Seven Swap: the two hands trade places; only their owners see them."""
+        hands = st.hands
+        hands[seat], hands[target] = hands[target], hands[seat]
+        self._reset_uno(st)
+        events.append(
+            Event(
+                "swap",
+                {"seat": seat, "target": target},
+                {s: {"hand": [CARDS[c] for c in sorted(hands[s])]} for s in (seat, target)},
+            )
+        )
+
+    def _rotate(self, st: State, events: list[Event]) -> None:
+        """Zero Rotate: every hand passes to the next player in the current direction."""
+        new: list[list[int]] = [[] for _ in range(st.n)]
+        for seat in range(st.n):
+            if st.active[seat]:
+                new[_next(st, seat)] = st.hands[seat]
+        st.hands = new
+        self._reset_uno(st)
+        events.append(
+            Event(
+                "rotate",
+                {"direction": st.direction, "counts": [len(h) for h in new]},
+                {s: {"hand": [CARDS[c] for c in sorted(new[s])]} for s in range(st.n) if st.active[s]},
+            )
+        )
 
     @staticmethod
     def _reset_uno(st: State) -> None:

@@ -758,3 +758,32 @@ def test_same_seed_and_actions_reproduce_the_same_game() -> None:
 
     assert play(5) == play(5)
     assert play(5) != play(6)
+
+
+def test_catch_window_closes_when_the_next_player_challenges_or_accepts() -> None:
+    for answer in ("challenge", "accept"):
+        state = rig([cards("W4", "b1"), cards("g1", "g2"), cards("y1", "y2")], card("r3"))
+        GAME.apply(state, 0, {"type": "play", "card": card("W4"), "color": "blue"})
+        assert {"type": "catch", "target": 0} in GAME.legal_actions(state, 2)
+        GAME.apply(state, 1, {"type": answer})
+        assert refused(state, 2, {"type": "catch", "target": 0}) == "cannot_catch"
+
+
+def test_the_seat_answering_a_wild_draw_four_is_the_one_on_the_clock() -> None:
+    state = rig([cards("W4", "b1"), cards("g1"), cards("y1")], card("r3"))
+    GAME.apply(state, 0, {"type": "play", "card": card("W4"), "color": "blue"})
+    assert GAME.to_act(state) == [1]
+
+
+def test_stacked_bluff_caught_makes_the_bluffer_draw_the_whole_stack() -> None:
+    state = rig(
+        [cards("W4", "b1", "b2"), [card("W4", 1), card("r7"), card("g2")], cards("y1", "y2")],
+        card("r3"),
+        settings={"stacking": True},
+    )
+    GAME.apply(state, 0, {"type": "play", "card": card("W4"), "color": "red"})
+    GAME.apply(state, 1, {"type": "play", "card": card("W4", 1), "color": "green"})  # holds red: a bluff
+    assert state.stack == 8
+    events = GAME.apply(state, 2, {"type": "challenge"})
+    assert events[0].public == {"seat": 2, "offender": 1, "guilty": True}
+    assert len(state.hands[1]) == 10 and state.turn == 2 and state.stack == 0
