@@ -145,7 +145,7 @@ class Settings:
     max_players: int = 10
 
 
-# name -> (inclusive range, or None for a bool; extra rule as text)
+# Integer settings and their inclusive ranges; every other setting is a bool.
 _INT_RANGES = {
     "uno_penalty": (0, 10),
     "target_score": (0, 10_000),
