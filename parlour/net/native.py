@@ -206,8 +206,15 @@ class NativeClient:
         self.conn.send(reply)
 
     async def frame(self, data: str | bytes) -> None:
-        """Handle one inbound frame; never raises."""
+        """Handle one inbound frame; never raises (a failure is logged and answered ``internal_error``)."""
         self.metrics.messages_in.inc()
+        try:
+            await self._frame(data)
+        except Exception:
+            log.exception("event=frame_failed")
+            self.error("internal_error", "the server failed handling this request")
+
+    async def _frame(self, data: str | bytes) -> None:
         if not self.bucket.take():
             self.error("rate_limited", "too many messages; slow down")
             if not self.patience.take():
@@ -223,6 +230,9 @@ class NativeClient:
             raw = _decode_any(data)
         except msgspec.DecodeError:
             self.error("bad_json", "the frame is not valid JSON")
+            return
+        except RecursionError:
+            self.error("bad_message", "the message is nested too deeply")
             return
         request_id = raw.get("id") if isinstance(raw, dict) else None
         if not isinstance(request_id, str | int) or isinstance(request_id, bool):
@@ -246,9 +256,6 @@ class NativeClient:
             await self.dispatch(msg)
         except CommandError as exc:
             self.error(exc.code, exc.message, msg.id)
-        except Exception:
-            log.exception("event=handler_failed type=%s", kind)
-            self.error("internal_error", "the server failed handling this request", msg.id)
 
     async def dispatch(self, msg: _Msg) -> None:
         manager, conn = self.manager, self.conn

@@ -85,8 +85,9 @@ class Client:
 
     # --- sending -------------------------------------------------------------------
 
-    async def send(self, message: Message | str) -> None:
-        await self.ws.send(message if isinstance(message, str) else json.dumps(message))
+    async def send(self, message: Message | str | bytes) -> None:
+        """A dict goes as JSON text; a str or bytes frame goes as is (bytes as a binary frame)."""
+        await self.ws.send(message if isinstance(message, str | bytes) else json.dumps(message))
 
     async def request(self, kind: str, timeout: float = 10.0, **fields: Any) -> Message:
         """Send a request and return its reply (success or ``error``)."""
@@ -129,10 +130,10 @@ class Client:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._arrived.wait(), remaining)
 
-    async def expect(self, kind: str, timeout: float = 10.0, **match: Any) -> Message:
-        """The next message of ``kind`` whose fields equal ``match``."""
+    async def expect(self, type_: str, timeout: float = 10.0, **match: Any) -> Message:
+        """The next message of type ``type_`` whose fields equal ``match``."""
         return await self.wait_for(
-            lambda m: m.get("type") == kind and all(m.get(k) == v for k, v in match.items()), timeout
+            lambda m: m.get("type") == type_ and all(m.get(k) == v for k, v in match.items()), timeout
         )
 
     async def wait_seq(self, seq: int, timeout: float = 10.0) -> None:

@@ -1,0 +1,93 @@
+"""Crash recovery: ``kill -9`` mid-game in rooms of all three games, restart on the same data dir,
+resume with tokens into identical state, finish the games. And a clean SIGTERM shutdown."""
+
+from __future__ import annotations
+
+import time
+
+from tests.server.client import MOVES, Client, close_all, open_table, play_game
+
+TABLES = [
+    ("dots", 3, {"width": 4, "height": 4, "max_players": 3, "turn_timer": 120}),
+    ("cheat", 3, {"turn_timer": 120}),
+    ("uno", 4, {"target_score": 0, "stacking": True, "turn_timer": 120}),
+]
+
+
+def _stable(snapshot: dict) -> dict:
+    """A snapshot without what legitimately changes across a restart (connection flags, seconds left)."""
+    table = dict(snapshot["table"])
+    table["turn"] = {k: v for k, v in table["turn"].items() if k != "remaining"}
+    members = [{k: v for k, v in m.items() if k != "connected"} for m in snapshot["members"]]
+    return {**snapshot, "table": table, "members": members, "timers": None, "id": None}
+
+
+async def test_kill_9_mid_game_then_resume_and_finish(server_factory) -> None:
+    srv = server_factory()
+    rooms = []
+    for game, players, settings in TABLES:
+        seated, watchers, code = await open_table(srv.ws, game, players, settings)
+        for _ in range(6):  # a few moves in, mid-turn
+            leader = max(seated, key=lambda c: c.seq)
+            actor = next(c for c in seated if c.seat == leader.turn["seat"])
+            await actor.wait_seq(leader.seq)
+            await actor.ok("action", action=MOVES[game](actor.view, actor.seat))
+        await seated[0].ok("chat", text=f"before the crash in {game}")
+        rooms.append((game, seated, watchers, code))
+
+    # Snapshots as each client sees its room right before the crash (a fresh resume takes over).
+    before = {}
+    for _game, seated, watchers, _ in rooms:
+        for client in seated + watchers:
+            fresh = await Client.open(srv.ws)
+            await fresh.ok("resume", token=client.token)
+            snap = await fresh.expect("room")
+            before[client.token] = _stable(snap)
+            await fresh.close()
+    srv.kill()
+    for _, seated, watchers, _ in rooms:
+        for client in seated + watchers:
+            await client._reader
+
+    startup = srv.start()
+    assert startup < 5.0  # generous under xdist; the < 2 s goal is checked in test_startup_time
+
+    for game, seated, watchers, _ in rooms:
+        resumed = []
+        for client in seated + watchers:
+            back = await Client.open(srv.ws)
+            await back.ok("resume", token=client.token)
+            snap = await back.expect("room")
+            assert _stable(snap) == before[client.token], game
+            assert snap["chat"][-1]["text"] == f"before the crash in {game}"
+            assert snap["table"]["turn"]["deadline"] == before[client.token]["table"]["turn"]["deadline"]
+            resumed.append(back)
+        players = resumed[: len(seated)]
+        over = await play_game(players, MOVES[game])
+        assert over["outcome"]["reason"]
+        await close_all(resumed)
+
+
+async def test_sigterm_shuts_down_cleanly_and_keeps_rooms(server_factory) -> None:
+    srv = server_factory()
+    host = await Client.open(srv.ws, "Host")
+    code = (await host.ok("create_room", game="uno", public=True))["code"]
+    await host.ok("chat", text="persisted")
+    # uvicorn re-raises SIGTERM after its graceful shutdown, so the exit status is the signal's.
+    assert srv.stop() in (0, -15)
+    assert "Traceback" not in srv.log_path.read_text()
+    await host._reader
+    srv.start()
+    back = await Client.open(srv.ws)
+    await back.ok("resume", token=host.token)
+    snap = await back.expect("room")
+    assert snap["code"] == code and snap["chat"][-1]["text"] == "persisted"
+    await back.close()
+
+
+def test_startup_time(server_factory) -> None:
+    srv = server_factory()
+    srv.stop()
+    started = time.monotonic()
+    srv.start()
+    assert time.monotonic() - started < 2.0

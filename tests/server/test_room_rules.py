@@ -1,0 +1,312 @@
+"""Room rules over the native protocol: the Cheat write-up's stage tests and the Dots & Boxes
+protocol's room rules (password, spectators, ready countdown, kick, reset, terminate, last player)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.server.client import Client, close_all, open_table
+
+
+async def error_code(client: Client, kind: str, **fields) -> str:
+    reply = await client.request(kind, **fields)
+    assert reply["type"] == "error", reply
+    return reply["code"]
+
+
+# --- Cheat stage 1: joining --------------------------------------------------------------
+
+
+async def test_join_errors(server) -> None:
+    host = await Client.open(server.ws, "Host")
+    room = await host.ok("create_room", game="cheat", password="pw", capacity=3)
+    code = room["code"]
+    assert len(code) == 5 and room["has_password"] and "pw" not in str(room)
+    anon = await Client.open(server.ws)
+    assert await error_code(anon, "join", code=code) == "not_identified"
+    for bad in ["", "   ", "x" * 17, "bad\x00name", "tab\tname"]:
+        assert await error_code(anon, "identify", name=bad) == "invalid_name"
+    welcome = await anon.identify("  Ann  ")
+    assert welcome["name"] == "Ann"
+    assert await error_code(anon, "join", code="ZZZZZ") == "room_not_found"
+    assert await error_code(anon, "join", code="OIL01") == "invalid_code"
+    assert await error_code(anon, "join", code=code) == "wrong_password"
+    assert await error_code(anon, "join", code=code, password="nope") == "wrong_password"
+    # Codes are case-insensitive and trimmed.
+    joined = await anon.ok("join", code=f"  {code.lower()} ", password="pw")
+    assert joined["you"]["seat"] == 1
+    assert await error_code(anon, "join", code=code, password="pw") == "already_in_room"
+    assert await error_code(anon, "identify", name="Again") == "already_identified"
+    third = await Client.open(server.ws, "Third")
+    await third.ok("join", code=code, password="pw")
+    fourth = await Client.open(server.ws, "Fourth")
+    assert await error_code(fourth, "join", code=code, password="pw") == "room_full"
+    await fourth.ok("spectate", code=code, password="pw")
+    await close_all([host, anon, third, fourth])
+
+
+async def test_player_list_and_host_handover(server) -> None:
+    host = await Client.open(server.ws, "Host")
+    code = (await host.ok("create_room", game="cheat"))["code"]
+    second = await Client.open(server.ws, "Second")
+    await second.ok("join", code=code)
+    joined = await host.expect("member_joined")
+    assert joined["member"]["name"] == "Second" and joined["member"]["host"] is False
+    third = await Client.open(server.ws, "Third")
+    await third.ok("join", code=code)
+    await host.ok("leave")
+    left = await second.expect("member_left")
+    assert left["reason"] == "left"
+    handed = await second.expect("host_changed")
+    assert handed["host"] == second.member
+    # The new host can hand the role on explicitly.
+    third.skip()
+    await second.ok("transfer_host", member=third.member)
+    assert (await third.expect("host_changed"))["host"] == third.member
+    assert await error_code(second, "start") == "not_host"
+    await close_all([host, second, third])
+
+
+# --- Cheat stage 2: starting -------------------------------------------------------------
+
+
+async def test_cheat_start_refused_below_three(server) -> None:
+    host = await Client.open(server.ws, "Host")
+    code = (await host.ok("create_room", game="cheat"))["code"]
+    second = await Client.open(server.ws, "Second")
+    await second.ok("join", code=code)
+    assert await error_code(host, "start") == "not_enough_players"
+    assert await error_code(second, "start") == "not_host"
+    third = await Client.open(server.ws, "Third")
+    await third.ok("join", code=code)
+    await host.ok("start")
+    started = await third.expect("game_started")
+    assert [s["name"] for s in started["seats"]] == ["Host", "Second", "Third"]
+    assert len(started["view"]["hand"]) in (17, 18)
+    await close_all([host, second, third])
+
+
+# --- Cheat stage 3/5: turns and leaving at each decision point -------------------------------
+
+
+async def _cheat(server, players: int = 4) -> tuple[list[Client], dict[int, Client]]:
+    seated, _, _ = await open_table(server.ws, "cheat", players, spectators=0)
+    return seated, {c.seat: c for c in seated}
+
+
+def _play(client: Client) -> dict:
+    view = client.view
+    rank = view["ranks"][0]
+    return {"type": "play", "cards": [view["hand"][0]["id"]], "rank": rank}
+
+
+async def test_cheat_out_of_turn_and_empty_play(server) -> None:
+    seated, by_seat = await _cheat(server, 3)
+    first = by_seat[seated[0].turn["seat"]]
+    other = by_seat[(first.seat + 1) % 3]
+    assert await error_code(other, "action", action=_play(other)) == "not_your_turn"
+    assert await error_code(first, "action", action={"type": "play", "cards": [], "rank": 0}) == "no_cards"
+    await close_all(seated)
+
+
+async def test_cheat_leave_not_on_turn_moves_hand_to_pile(server) -> None:
+    seated, by_seat = await _cheat(server)
+    turn = seated[0].turn["seat"]
+    leaver = by_seat[(turn + 2) % 4]
+    hand = len(leaver.view["hand"])
+    watcher = by_seat[turn]
+    watcher.skip()
+    await leaver.ok("leave")
+    update = await watcher.expect("game")
+    left = next(e for e in update["events"] if e["type"] == "left")
+    assert left["to_pile"] == hand and update["view"]["pile_size"] == hand
+    assert update["turn"]["seat"] == turn and not update["view"]["over"]
+    await close_all(seated)
+
+
+async def test_cheat_leave_on_turn_passes_turn(server) -> None:
+    seated, by_seat = await _cheat(server)
+    turn = seated[0].turn["seat"]
+    watcher = by_seat[(turn + 1) % 4]
+    watcher.skip()
+    await by_seat[turn].ok("leave")
+    update = await watcher.expect("game")
+    assert update["turn"]["seat"] == (turn + 1) % 4
+    await close_all(seated)
+
+
+async def test_cheat_leave_after_placing_cannot_be_called(server) -> None:
+    seated, by_seat = await _cheat(server)
+    placer = by_seat[seated[0].turn["seat"]]
+    await placer.ok("action", action=_play(placer))
+    await placer.ok("leave")
+    caller = by_seat[(placer.seat + 2) % 4]
+    await caller.wait_for(lambda m: m.get("type") == "member_left", from_start=True)
+    assert await error_code(caller, "action", action={"type": "call"}) == "nothing_to_call"
+    await close_all(seated)
+
+
+async def test_cheat_leave_below_three_ends_game(server) -> None:
+    seated, _ = await _cheat(server, 3)
+    await seated[2].ok("leave")
+    over = await seated[0].expect("game_over")
+    assert over["outcome"]["reason"] == "not_enough_players"
+    room = await seated[0].request("rematch")
+    assert room["type"] == "ok"
+    await close_all(seated)
+
+
+# --- Dots & Boxes room rules ---------------------------------------------------------------
+
+
+async def test_dots_ready_countdown_cancelled_by_unready(server_factory) -> None:
+    srv = server_factory({"PARLOUR_READY_COUNTDOWN": "0.6"})
+    seated, _, code = await open_table(
+        srv.ws, "dots", 2, {"width": 3, "height": 3}, spectators=0, start=False
+    )
+    a, b = seated
+    await a.ok("ready", ready=True)
+    await b.ok("ready", ready=True)
+    countdown = await a.expect("countdown")
+    assert countdown["kind"] == "ready" and 0 < countdown["remaining"] <= 0.6
+    await b.ok("ready", ready=False)
+    cancelled = await a.expect("countdown")
+    assert cancelled["kind"] is None
+    await b.ok("ready", ready=True)
+    await a.expect("countdown", kind="ready")
+    started = await a.expect("game_started", timeout=5)
+    assert started["turn"]["seat"] == 0
+    # Spectators may join at any time, even mid-game, and see the board.
+    late = await Client.open(srv.ws, "Late")
+    snap = await late.ok("spectate", code=code)
+    assert (
+        snap["state"] == "playing"
+        and snap["table"]["view"]["width"] == 3
+        and snap["you"]["role"] == "spectator"
+    )
+    assert await error_code(late, "action", action={"type": "line", "x": 0, "y": 0, "d": 0}) == "not_a_player"
+    joiner = await Client.open(srv.ws, "Joiner")
+    assert await error_code(joiner, "join", code=code) == "game_in_progress"
+    await close_all(seated, [late, joiner])
+
+
+async def test_dots_kick_reset_terminate(server) -> None:
+    seated, watchers, code = await open_table(
+        server.ws, "dots", 3, {"width": 3, "height": 3, "max_players": 3}
+    )
+    host, b, c = seated
+    assert await error_code(b, "kick", member=c.member) == "not_host"
+    assert await error_code(host, "kick", member=host.member) == "invalid_target"
+    assert await error_code(host, "kick", member="m99") == "unknown_member"
+    await host.ok("kick", seat=c.seat)
+    await c.expect("kicked")
+    left = await b.expect("member_left")
+    assert left["reason"] == "kicked"
+    assert await error_code(c, "join", code=code) == "banned"
+    # Reset abandons the game and returns everyone to the waiting room.
+    b.skip()
+    await host.ok("reset")
+    snap = await b.expect("room")
+    assert snap["state"] == "waiting" and snap["table"] is None
+    await host.ok("terminate")
+    closed = await b.expect("room_closed")
+    assert closed["reason"] == "terminated"
+    await watchers[0].expect("room_closed")
+    assert await error_code(b, "chat", text="anyone?") == "not_in_room"
+    assert await error_code(b, "join", code=code) == "room_not_found"
+    await close_all(seated, watchers)
+
+
+async def test_dots_last_player_wins(server) -> None:
+    seated, watchers, _ = await open_table(server.ws, "dots", 2, {"width": 3, "height": 3})
+    await seated[0].ok("leave")
+    over = await seated[1].expect("game_over")
+    assert over["outcome"]["winners"] == [seated[1].seat] and over["outcome"]["reason"] == "last_player"
+    await close_all(seated, watchers)
+
+
+# --- Chat, settings, seats ------------------------------------------------------------------
+
+
+async def test_chat_history_and_limits(server) -> None:
+    host = await Client.open(server.ws, "Host")
+    code = (await host.ok("create_room", game="uno"))["code"]
+    for i in range(55):
+        await host.ok("chat", text=f"<b>msg {i}</b>")
+    assert await error_code(host, "chat", text="x" * 301) == "invalid_chat"
+    assert await error_code(host, "chat", text="   ") == "invalid_chat"
+    await host.ok("chat", text="y" * 300)
+    guest = await Client.open(server.ws, "Guest")
+    snap = await guest.ok("spectate", code=code)
+    assert len(snap["chat"]) == 50 and snap["chat"][-1]["text"] == "y" * 300
+    assert snap["chat"][0]["text"] == "<b>msg 6</b>"  # plain text, kept as sent
+    await close_all([host, guest])
+
+
+async def test_settings_and_seat_changes(server) -> None:
+    host = await Client.open(server.ws, "Host")
+    code = (await host.ok("create_room", game="dots", public=True))["code"]
+    other = await Client.open(server.ws, "Other")
+    await other.ok("spectate", code=code)
+    assert await error_code(other, "update_settings", public=False) == "not_host"
+    assert await error_code(host, "update_settings", settings={"width": 99}) == "invalid_settings"
+    assert await error_code(host, "update_settings", capacity=50) == "invalid_capacity"
+    await host.ok("update_settings", settings={"width": 5, "height": 5}, password="pw", capacity=3)
+    changed = await other.expect("settings_changed")
+    assert changed == {
+        "type": "settings_changed",
+        "settings": {"width": 5, "height": 5},
+        "public": True,
+        "capacity": 3,
+        "has_password": True,
+    }
+    await other.ok("take_seat")
+    update = await host.expect("member_updated")
+    assert update["member"]["role"] == "player" and update["member"]["seat"] == 1
+    await host.ok("start")
+    assert await error_code(host, "update_settings", public=False) == "invalid_state"
+    assert await error_code(other, "become_spectator") == "game_in_progress"
+    await close_all([host, other])
+
+
+async def test_lobby_and_quick_play(server_factory) -> None:
+    srv = server_factory({"PARLOUR_QUICKPLAY_COUNTDOWN": "0.8"})
+    watcher = await Client.open(srv.ws, "Watcher")
+    lobby = await watcher.ok("lobby_subscribe", game="dots")
+    assert lobby["rooms"] == []
+    a = await Client.open(srv.ws, "A")
+    room = await a.ok("quick_play", game="dots")
+    assert room["quick_play"] and room["public"]
+    listed = await watcher.expect("lobby_room")
+    assert listed["room"]["code"] == room["code"] and listed["room"]["players"] == 1
+    b = await Client.open(srv.ws, "B")
+    assert (await b.ok("quick_play", game="dots"))["code"] == room["code"]
+    first = await a.expect("countdown", kind="quick_play")
+    c = await Client.open(srv.ws, "C")
+    # The 2-seat dots room is full, so C gets a new room.
+    assert (await c.ok("quick_play", game="dots"))["code"] != room["code"]
+    await a.expect("game_started", timeout=5)
+    assert first["remaining"] <= 0.8
+    rooms = __import__("json").loads(srv.get("/api/rooms?game=dots"))["rooms"]
+    states = {r["code"]: r["state"] for r in rooms}
+    assert states[room["code"]] == "playing"
+    await close_all([watcher, a, b, c])
+
+
+async def test_quick_play_countdown_restarts_on_join(server_factory) -> None:
+    srv = server_factory({"PARLOUR_QUICKPLAY_COUNTDOWN": "1.0"})
+    clients = [await Client.open(srv.ws, f"Q{i}") for i in range(3)]
+    await clients[0].ok("quick_play", game="uno")
+    await clients[1].ok("quick_play", game="uno")
+    first = await clients[0].expect("countdown", kind="quick_play")
+    await clients[2].ok("quick_play", game="uno")
+    second = await clients[0].expect("countdown", kind="quick_play")
+    assert second["deadline"] > first["deadline"]
+    started = await clients[0].expect("game_started", timeout=5)
+    assert len(started["seats"]) == 3
+    await close_all(clients)
+
+
+@pytest.mark.parametrize("path", ["/", "/r/ABCDE"])
+def test_client_pages(server, path: str) -> None:
+    assert b"<html" in server.get(path).lower() or b"parlour" in server.get(path).lower()
