@@ -1,0 +1,7 @@
+"""AI players that see only what their seat sees (``make_bot`` builds one per seat)."""
+
+from __future__ import annotations
+
+from parlour.bots.base import LEVELS, Bot, make_bot
+
+__all__ = ["LEVELS", "Bot", "make_bot"]

@@ -1,0 +1,44 @@
+"""The bot interface and the registry of bots by game and level.
+
+A bot plays one seat and is given only what that seat may see: the engine's ``view(state, seat)``
+and ``legal_actions(state, seat)``, plus that seat's share of every event (``Event.for_seat``).
+It never holds the state, so it cannot peek at other hands or the deck by construction.
+"""
+
+from __future__ import annotations
+
+import importlib
+import random
+from typing import Any
+
+from parlour.games import Action
+
+LEVELS = ("easy", "hard")
+
+
+class Bot:
+    """One seat's player. Subclasses override ``choose`` and, if they track the game, ``observe``."""
+
+    game = ""
+    level = ""
+
+    def __init__(self, seat: int, rng: random.Random) -> None:
+        self.seat = seat
+        self.rng = rng
+
+    def choose(self, view: dict[str, Any], legal: list[Action]) -> Action | None:
+        """One of ``legal``, or None to let an optional moment pass (never when on the clock)."""
+        raise NotImplementedError
+
+    def observe(self, events: list[dict[str, Any]]) -> None:
+        """Events as this seat received them; card-counting bots remember what they reveal."""
+
+
+def make_bot(game: str, level: str, seat: int, rng: random.Random | None = None) -> Bot:
+    """A bot for ``seat`` of ``game`` at ``level`` (see each module's ``BOTS``); KeyError if unknown."""
+    try:
+        module = importlib.import_module(f"parlour.bots.{game}")
+        cls: type[Bot] = module.BOTS[level]
+    except (ImportError, AttributeError, KeyError):
+        raise KeyError(f"no {level!r} bot for {game!r}") from None
+    return cls(seat, rng or random.Random())
