@@ -488,7 +488,7 @@ class Uno:
         if _COLOR[c] == WILD:
             if _SYM[c] == WILD4 and not self._w4_ok(st, hand):
                 return
-            out += (_PLAYS_UNO if uno else _PLAYS)[0][c]
+            out += (_PLAYS_UNO if uno else _PLAYS)[0][c]  # a Wild's plays are the same in every row
         elif _SYM[c] == 7 and st.settings.seven_swap and len(hand) > 1:
             base = _PLAY_UNO[c] if uno else _PLAY[c]
             out += [{**base, "target": t} for t in range(st.n) if t != seat and st.active[t]]
