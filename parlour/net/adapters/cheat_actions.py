@@ -68,6 +68,7 @@ class CheatClient:
         self.state = "waiting"
         self.members: dict[str, Message] = {}
         self.seats: dict[int, str] = {}
+        self.seat_names: dict[int, str] = {}
         self.view: Message = {}
         self.previous_rank: int | None = None
 
@@ -195,7 +196,7 @@ class CheatClient:
                 await self.send({"action": "become_host"})
         elif kind == "game_started":
             self.state = "playing"
-            self.seats = {s["seat"]: s["member"] for s in message["seats"]}
+            self._seating(message["seats"])
             self.previous_rank = None
             self.view = message.get("view") or {}
             await self.send({"action": "start_game"})
@@ -272,8 +273,13 @@ class CheatClient:
         self.state = room["state"]
         self.members = {m["id"]: m for m in room["members"]}
         game = room.get("table") or {}
-        self.seats = {s["seat"]: s["member"] for s in game.get("seats", [])}
+        self._seating(game.get("seats", []))
         self.view = game.get("view") or {}
+
+    def _seating(self, seats: list[Message]) -> None:
+        """Engine seats → member ids and names (names outlive members who leave mid-game)."""
+        self.seats = {s["seat"]: s["member"] for s in seats}
+        self.seat_names = {s["seat"]: s["name"] for s in seats}
 
     async def _waiting_screen(self) -> None:
         await self.send({"action": "join_game", "room_code": self.code})
@@ -292,7 +298,7 @@ class CheatClient:
             order = [(None, mid) for mid, m in self.members.items() if m["role"] == "player"]
         players = []
         for seat, mid in order:
-            member = self.members.get(mid, {"name": self._seat_name(seat)})
+            member = self.members.get(mid) or {"name": self._seat_name(seat)}
             players.append(
                 {
                     "name": member["name"],
@@ -338,8 +344,7 @@ class CheatClient:
         return next((seat for seat, mid in self.seats.items() if mid == self.me), None)
 
     def _seat_name(self, seat: int | None) -> str:
-        member = self.members.get(self.seats.get(seat, "")) if seat is not None else None
-        return member["name"] if member else "A player"
+        return self.seat_names.get(seat, "A player") if seat is not None else "A player"
 
     def _game_over_text(self, outcome: Message) -> str:
         if outcome.get("reason") == "not_enough_players" or not outcome.get("winners"):
