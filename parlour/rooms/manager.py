@@ -49,6 +49,7 @@ class Manager:
         self._on_processed = on_processed
         self.rooms: dict[str, Room] = {}
         self.sessions: dict[str, Session] = {}
+        self._by_token: dict[str, Session] = {}
         self.session_rooms: dict[str, Room] = {}
         self._lobby: dict[Sink, str | None] = {}
         self._listed: dict[str, Message] = {}
@@ -109,18 +110,19 @@ class Manager:
         token = new_token()
         session = Session(f"s_{secrets.token_hex(8)}", name, hash_token(token), sink)
         await self.store.save_session(SessionRecord(session.id, name, session.token_hash, time.time()))
-        self.sessions[session.id] = session
+        self.sessions[session.id] = self._by_token[session.token_hash] = session
         return session, token
 
     async def resume(self, sink: Sink, token: str) -> Session:
         """Re-attach a session to a new connection; the previous connection is told and closed."""
         digest = hash_token(token)
-        session = next((s for s in self.sessions.values() if s.token_hash == digest), None)
+        session = self._by_token.get(digest)
         if session is None:
             record = await self.store.find_session(digest)
             if record is None:
                 raise CommandError("invalid_token", "unknown or expired token")
             session = self.sessions.setdefault(record.id, Session(record.id, record.name, record.token_hash))
+            self._by_token[digest] = session
         old, session.sink = session.sink, sink
         if old is not None and old is not sink:
             old.send({"type": "replaced"})

@@ -1,0 +1,178 @@
+"""The room actor in-process: log-before-delivery, exact replay, self-healing, timers, bots, idle close."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from parlour.rooms import CallbackSink, Command, Manager, Member, Room, Timings
+from tests.rooms.conftest import Harness, MemoryStore
+from tests.server.client import MOVES
+
+
+def _room(h: Harness) -> Room:
+    (room,) = h.manager.rooms.values()
+    return room
+
+
+async def _act(room: Room, clients: list, steps: int) -> None:
+    """``steps`` moves by whoever is on turn, chosen from their own last view."""
+    for _ in range(steps):
+        if room.state != "playing":
+            return
+        seat = room.turn_info()["seat"]
+        client = next(c for c in clients if room.member_by_session(c.session.id).seat == seat)
+        view = room.engine.view(room.game, seat)
+        reply = await client.do("action", action=MOVES[room.game_name](view, seat))
+        assert reply["type"] == "ok", reply
+
+
+def _views(room: Room) -> dict[Any, Any]:
+    return {seat: room.engine.view(room.game, seat) for seat in [None, *range(len(room.seats))]}
+
+
+async def test_replay_rebuilds_identical_rooms(harness: Harness) -> None:
+    for game, n, settings in [
+        ("dots", 3, {"max_players": 3}),
+        ("cheat", 4, {}),
+        ("uno", 3, {"stacking": True}),
+    ]:
+        clients = await harness.table(game, n, settings)
+        await clients[1].do("chat", text=f"hello {game}")
+        room = harness.manager.session_rooms[clients[0].session.id]
+        await _act(room, clients, 15)
+    again = harness.restarted()
+    await again.recover()
+    assert set(again.rooms) == set(harness.manager.rooms)
+    for code, before in harness.manager.rooms.items():
+        after = again.rooms[code]
+        assert _views(after) == _views(before)
+        assert (after.turn, after.seq, after.host, list(after.chat)) == (
+            before.turn,
+            before.seq,
+            before.host,
+            list(before.chat),
+        )
+        assert [m.public(after.host) for m in after.members.values()] == [
+            {**m.public(before.host)} for m in before.members.values()
+        ]
+    await again.close()
+
+
+async def test_log_is_committed_before_messages_go_out() -> None:
+    gate = asyncio.Event()
+
+    class SlowStore(MemoryStore):
+        async def append(self, code: str, record: dict[str, Any], game: Any = None) -> None:
+            await gate.wait()
+            await super().append(code, record, game)
+
+    h = Harness()
+    h.store = SlowStore()
+    h.manager = Manager(h.store, h.timings)  # type: ignore[arg-type]
+    host = await h.client("Host")
+    creating = asyncio.create_task(h.manager.create_room(host.session, host.sink, "r", game="dots"))
+    await asyncio.sleep(0.05)
+    assert host.messages == []  # handled, but not yet durable: nothing sent
+    gate.set()
+    await creating
+    assert host.kinds() == ["room"] and len(h.store.rooms[host.last("room")["code"]].log) == 1
+    await h.manager.close()
+
+
+async def test_handler_failure_heals_room_from_log(harness: Harness, monkeypatch) -> None:
+    clients = await harness.table("dots", 2, {"width": 3, "height": 3})
+    room = _room(harness)
+    before = _views(room)
+    calls = {"n": 0}
+    real_apply = room.engine.apply
+
+    def broken(state: Any, seat: int, action: Any) -> Any:
+        calls["n"] += 1
+        real_apply(state, seat, action)  # mutate, then blow up: the worst case
+        raise RuntimeError("bug")
+
+    monkeypatch.setattr(room.engine, "apply", broken)
+    reply = await clients[0].do("action", action={"type": "line", "x": 0, "y": 0, "d": 0})
+    assert reply["code"] == "internal_error" and calls["n"] == 1
+    monkeypatch.setattr(room.engine, "apply", real_apply)
+    assert _views(room) == before  # rebuilt from the log: the half-applied move is gone
+    assert (await clients[0].do("action", action={"type": "line", "x": 0, "y": 0, "d": 0}))["type"] == "ok"
+
+
+async def test_turn_timer_applies_timeout_rule_and_ignores_stale_timers(harness: Harness) -> None:
+    clients = await harness.table("uno", 2, {"turn_timer": 30})
+    room = _room(harness)
+    seat, deadline = room.turn
+    assert deadline is not None and 29 < deadline - room.started_at <= 30
+    logged = len(room.log)
+    await room.submit(Command("timer", None, {"name": "turn", "deadline": deadline - 1}))
+    assert len(room.log) == logged and room.seq == 0  # stale: dropped silently
+    await room.submit(Command("timer", None, {"name": "turn", "deadline": deadline}))
+    assert room.seq == 1 and len(room.log) == logged + 1
+    update = clients[0].last("game")
+    assert any(e["type"] == "timeout" for e in update["events"])
+    assert room.turn != (seat, deadline)
+
+
+async def test_grace_then_idle_close() -> None:
+    h = Harness(Timings(grace=0.05, empty_room=0.4))
+    host = await h.client("Host")
+    await h.manager.create_room(host.session, host.sink, "r", game="uno")
+    room = _room(h)
+    h.manager.connection_lost(host.session, host.sink)
+    await asyncio.sleep(0.1)
+    assert room.members == {} and room.idle is not None and room.state == "waiting"
+    await asyncio.sleep(0.5)
+    assert room.state == "closed" and h.store.closed == {room.code: "idle"}
+    assert h.manager.rooms == {}
+    await h.manager.close()
+
+
+async def test_finished_game_is_recorded_with_players_and_log(harness: Harness) -> None:
+    clients = await harness.table("dots", 2, {"width": 3, "height": 3})
+    room = _room(harness)
+    await _act(room, clients, 100)
+    assert room.state == "finished"
+    (record,) = await harness.store.games(room.code)
+    assert record.game == "dots" and [p["name"] for p in record.players] == ["P0", "P1"]
+    assert record.result == room.outcome and record.log[0]["k"] == "start" and record.log[-1]["k"] == "action"
+    assert len(record.log) == 1 + sum(1 for r in record.log if r["k"] == "action")
+
+
+async def test_bot_members_act_through_their_sink(harness: Harness) -> None:
+    """The hook for the bots package: a factory returns the bot's sink; the bot submits commands."""
+    tasks: list[asyncio.Task] = []
+
+    def factory(room: Room, member: Member) -> CallbackSink:
+        def on_message(message: dict[str, Any]) -> None:
+            if message["type"] in ("game", "game_started") and message["turn"]:
+                seat = room.members[member.id].seat
+                if message["turn"]["seat"] == seat and not message["view"]["over"]:
+                    action = MOVES["dots"](message["view"], seat)
+                    tasks.append(
+                        asyncio.ensure_future(
+                            room.submit(Command("action", member.session, {"action": action}))
+                        )
+                    )
+
+        return CallbackSink(on_message)
+
+    harness.manager.bot_factory = factory
+    human = await harness.client("Human")
+    await harness.manager.create_room(
+        human.session, human.sink, "r", game="dots", settings={"width": 3, "height": 3}
+    )
+    room = _room(harness)
+    room.bot_factory = factory
+    assert (await human.do("add_bot", name="Robo"))["type"] == "ok"
+    assert [m.bot for m in room.members.values()] == [False, True]
+    await human.do("start")
+    for _ in range(200):
+        if room.state == "finished":
+            break
+        if room.turn and room.turn[0] == 0:
+            await human.do("action", action=MOVES["dots"](room.engine.view(room.game, 0), 0))
+        await asyncio.sleep(0)
+    assert room.state == "finished"
+    await asyncio.gather(*tasks)
