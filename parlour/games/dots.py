@@ -13,9 +13,9 @@ so line (3, 2, 1) is 207. Random playouts are the hot path (bots, benchmarks), h
 shape of the state: per-size tables shared by every game of that size, a side counter per
 box, and a list of free line ids with O(1) swap-removal that doubles as ``legal_actions``.
 
-Events are cached per board size and shared between games, so they are read-only: their
-``public`` and ``private`` dicts raise TypeError on mutation (copy them, as ``Event.for_seat``
-does, to add fields). Building fresh events would cost a third of a random playout.
+``line``, ``capture`` and ``turn`` events are cached per board size and shared between games, so
+they are read-only: their ``public`` and ``private`` dicts raise TypeError on mutation (copy them,
+as ``Event.for_seat`` does, to add fields). Building them afresh would cost a third of a playout.
 """
 
 from __future__ import annotations
@@ -117,9 +117,9 @@ class _Board:
             self.adj[lid] = tuple(
                 by * (width - 1) + bx for bx, by in near if 0 <= bx < width - 1 and 0 <= by < height - 1
             )
-        # Filled on first use: index seat * size + line id, and seat * boxes + box.
-        self.line_events: list[Event | None] = [None] * (_MAX_SEATS * size)
-        self.capture_events: list[Event | None] = [None] * (_MAX_SEATS * self.boxes)
+        # Filled on first use: [seat][line id] and [seat][box].
+        self.line_events: list[list[Event | None]] = [[None] * size for _ in range(_MAX_SEATS)]
+        self.capture_events: list[list[Event | None]] = [[None] * self.boxes for _ in range(_MAX_SEATS)]
 
 
 _BOARDS: dict[tuple[int, int], _Board] = {}
@@ -194,13 +194,13 @@ def _event(kind: str, **public: Any) -> Event:
 
 def _line_event(board: _Board, seat: int, lid: int) -> Event:
     x, y, d = board.xyd[lid]  # type: ignore[misc]
-    ev = board.line_events[seat * board.size + lid] = _event("line", seat=seat, x=x, y=y, d=d)
+    ev = board.line_events[seat][lid] = _event("line", seat=int(seat), x=x, y=y, d=d)
     return ev
 
 
 def _capture_event(board: _Board, seat: int, box: int) -> Event:
     x, y = board.box_xy[box]
-    ev = board.capture_events[seat * board.boxes + box] = _event("capture", seat=seat, x=x, y=y)
+    ev = board.capture_events[seat][box] = _event("capture", seat=int(seat), x=x, y=y)
     return ev
 
 
@@ -249,8 +249,8 @@ class DotsGame:
 
     def setup(self, settings: Settings, players: int, rng: random.Random) -> State:
         """An empty board; seat 0 (the first to join) draws first."""
-        if not self.min_players <= players <= self.max_players:
-            raise InvalidSettings(f"dots needs {self.min_players} to {self.max_players} players")
+        if type(players) is not int or not 2 <= players <= _MAX_SEATS:
+            raise InvalidSettings(f"dots needs 2 to {_MAX_SEATS} players")
         return State(settings, players, rng)
 
     def start_events(self, state: State) -> list[Event]:
@@ -306,7 +306,7 @@ class DotsGame:
             free[p] = last
             pos[local[last]] = p
         pos[i] = _DRAWN
-        events = [board.line_events[seat * board.size + action] or _line_event(board, seat, action)]
+        events = [board.line_events[seat][action] or _line_event(board, seat, action)]
         sides = state.sides
         got = 0
         for b in board.adj[action]:
@@ -314,7 +314,7 @@ class DotsGame:
             sides[b] = n
             if n == 4:
                 state.owner[b] = seat
-                events.append(board.capture_events[seat * board.boxes + b] or _capture_event(board, seat, b))
+                events.append(board.capture_events[seat][b] or _capture_event(board, seat, b))
                 got += 1
         if got:
             state.scores[seat] += got
@@ -384,11 +384,14 @@ class DotsGame:
         """Most boxes among the seats still playing wins; a departed seat's boxes count for nobody."""
         active = state.active
         scores = state.scores
-        best = max(scores[s] for s in active)
+        best = max(scores) if len(active) == state.players else max([scores[s] for s in active])
         winners = [s for s in active if scores[s] == best]
         tie = len(winners) > 1
-        state.result = Outcome(winners=winners, scores=dict(enumerate(scores)), reason=reason, tie=tie)
-        return _event("game_over", winners=winners.copy(), scores=scores.copy(), tie=tie, reason=reason)
+        state.result = Outcome(winners, dict(enumerate(scores)), reason, tie)
+        # Not cached, so a plain (mutable) event: it ends each game once.
+        return Event(
+            "game_over", {"winners": winners.copy(), "scores": scores.copy(), "tie": tie, "reason": reason}
+        )
 
 
 def timeout_line(state: State) -> int:

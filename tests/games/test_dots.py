@@ -112,8 +112,8 @@ def test_settings_are_frozen() -> None:
         GAME.settings(None).width = 9  # type: ignore[misc]
 
 
-@pytest.mark.parametrize("players", [0, 1, 9])
-def test_setup_needs_two_to_eight_players(players: int) -> None:
+@pytest.mark.parametrize("players", [0, 1, 9, 2.0, "2"])
+def test_setup_needs_two_to_eight_players(players: Any) -> None:
     with pytest.raises(InvalidSettings):
         GAME.setup(GAME.settings(None), players, random.Random(0))
 
