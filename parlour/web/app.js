@@ -5,7 +5,7 @@ import { initLobby, presetCode, renderRooms } from "./lobby.js";
 import { Connection } from "./net.js";
 import { TABLES, appendChat, renderRoom, tableContext, updateTimers } from "./room.js";
 import { beep, isMuted, setMuted } from "./sound.js";
-import { $, closeDialog, confirmDialog, fill, showScreen, toast } from "./ui.js";
+import { $, clearToasts, closeDialog, confirmDialog, fill, showScreen, toast } from "./ui.js";
 
 const store = {
   get token() {
@@ -160,7 +160,6 @@ async function startSession() {
   }
   const name = localStorage.getItem("parlour.name");
   if (!S.session && name) await identifyAs(name);
-  if (!S.session) pollLobby();
 }
 
 async function openLink(code) {
@@ -262,6 +261,7 @@ const handlers = {
     render();
   },
   game_over(msg) {
+    clearToasts(); // the game-over panel says it all
     S.room.state = "finished";
     S.room.outcome = msg.outcome;
     if (S.room.play) S.room.play.seats = msg.seats;
@@ -390,4 +390,7 @@ mute.addEventListener("click", () => {
 showMute();
 
 setInterval(updateTimers, 250);
+// Visitors without a session cannot subscribe to the live lobby: poll the HTTP list instead.
+setInterval(() => !S.session && !S.room && pollLobby(), 5000);
+pollLobby();
 showScreen("screen-start");

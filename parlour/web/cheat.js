@@ -35,7 +35,7 @@ export function cardFace(card, attrs = {}) {
 }
 
 /** Remember what a call revealed; returns a toast for it. */
-export function onEvent(event, names) {
+export function onEvent(event, names, seat) {
   if (event.type === "called") {
     local.reveal = event;
     const who = names(event.picked_up_by);
@@ -44,7 +44,7 @@ export function onEvent(event, names) {
   }
   if (event.type === "played") {
     local.reveal = null;
-    return { text: `${names(event.seat)} placed ${event.count} × ${rankWord(event.rank, 2)}`, sound: "play" };
+    return { text: `${names(event.seat)} placed ${event.count} × ${rankWord(event.rank, event.count)}`, sound: "play", quiet: event.seat === seat };
   }
   if (event.type === "left") return { text: `${names(event.seat)}'s ${event.to_pile} cards went onto the pile` };
   if (event.type === "timed_out") return { text: `${names(event.seat)} ran out of time`, kind: "bad" };

@@ -7,7 +7,7 @@ import { el, fill, initials, seatColour, svg } from "./ui.js";
 const GAP = 10; // user units between dots
 const PAD = 4;
 
-const local = { cursor: { x: 0, y: 0, d: 0 }, armed: null, last: null, focus: false };
+const local = { cursor: { x: 0, y: 0, d: 0 }, armed: null, last: null };
 
 export function reset() {
   local.cursor = { x: 0, y: 0, d: 0 };
@@ -30,6 +30,8 @@ export function render(stage, view, ctx) {
   const drawn = new Set(view.lines.map(([x, y, d]) => key({ x, y, d })));
   const myTurn = view.turn === ctx.seat && !view.over;
   if (!valid(local.cursor, w, h)) local.cursor = { x: 0, y: 0, d: 0 };
+  // Re-rendering replaces the board: give keyboard focus back if it had it.
+  const refocus = document.activeElement?.classList?.contains("dots-board");
 
   const board = svg("svg", {
     viewBox: `${-PAD} ${-PAD} ${(w - 1) * GAP + 2 * PAD} ${(h - 1) * GAP + 2 * PAD}`,
@@ -68,7 +70,7 @@ export function render(stage, view, ctx) {
             svg(
               "g",
               {
-                class: `free ${k === local.armed ? "armed" : ""} ${local.focus && k === key(local.cursor) ? "cursor" : ""}`,
+                class: `free ${k === local.armed ? "armed" : ""}`,
                 "data-line": k,
                 onpointerup: (e) => tap(e, { x, y, d }, ctx),
               },
@@ -83,14 +85,9 @@ export function render(stage, view, ctx) {
   const r = Math.max(0.6, Math.min(1.1, 8 / Math.max(w, h)));
   for (let y = 0; y < h; y++) for (let x = 0; x < w; x++) board.append(svg("circle", { cx: x * GAP, cy: y * GAP, r, class: "dot" }));
 
-  board.addEventListener("keydown", (e) => keyboard(e, view, drawn, ctx));
-  board.addEventListener("focus", () => {
-    if (!local.focus) {
-      local.focus = true;
-      ctx.rerender();
-    }
-  });
-  board.addEventListener("blur", () => (local.focus = false));
+  board.addEventListener("keydown", (e) => keyboard(e, board, view, drawn, ctx));
+  board.addEventListener("focus", () => showCursor(board));
+  board.addEventListener("blur", () => showCursor(null));
 
   fill(
     stage,
@@ -102,7 +99,13 @@ export function render(stage, view, ctx) {
       el("p", { class: "muted hint" }, myTurn ? "Your turn — draw a line. On touch screens, tap a line twice." : view.over ? "" : `${ctx.name(view.turn)} is thinking…`),
     ),
   );
-  if (local.focus) board.focus();
+  if (refocus) board.focus();
+}
+
+/** Mark the keyboard cursor's line on `board` (or clear it when the board lost focus). */
+function showCursor(board) {
+  for (const node of document.querySelectorAll(".dots-board .cursor")) node.classList.remove("cursor");
+  board?.querySelector(`[data-line="${key(local.cursor)}"]`)?.classList.add("cursor");
 }
 
 function tap(event, line, ctx) {
@@ -116,7 +119,7 @@ function tap(event, line, ctx) {
   ctx.act({ type: "line", ...line });
 }
 
-function keyboard(event, view, drawn, ctx) {
+function keyboard(event, board, view, drawn, ctx) {
   const c = { ...local.cursor };
   const moves = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] };
   if (moves[event.key]) {
@@ -134,7 +137,7 @@ function keyboard(event, view, drawn, ctx) {
   event.preventDefault();
   if (valid(c, view.width, view.height)) {
     local.cursor = c;
-    ctx.rerender();
+    showCursor(board);
   }
 }
 

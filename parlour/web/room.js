@@ -70,6 +70,7 @@ function renderMembers(room, app) {
 
 export function renderStage(room, app) {
   const stage = $("#stage");
+  stage.dataset.seq = room.play?.seq ?? ""; // lets tests (and debugging) see which game message is shown
   if (room.state === "playing" && room.play) {
     const table = el("div", { class: "table-host" });
     fill(stage, turnTimer(room), table);

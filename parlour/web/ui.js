@@ -53,13 +53,17 @@ export function showScreen(id) {
 }
 
 /** A short-lived notice. kind: "info" | "good" | "bad". */
-export function toast(text, kind = "info", ms = 3500) {
+export function toast(text, kind = "info", ms = 3000) {
   const box = $("#toasts");
   const item = el("div", { class: `toast ${kind}`, role: kind === "bad" ? "alert" : "status" }, text);
   box.append(item);
-  while (box.children.length > 4) box.firstElementChild.remove();
+  while (box.children.length > 3) box.firstElementChild.remove();
   setTimeout(() => item.classList.add("gone"), ms);
   setTimeout(() => item.remove(), ms + 400);
+}
+
+export function clearToasts() {
+  $("#toasts").replaceChildren();
 }
 
 /**

@@ -1,0 +1,123 @@
+"""Helpers the browser tests share: screenshots, layout checks and UI steps."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+SHOTS = ROOT / "artifacts" / "screenshots"
+DESKTOP = {"width": 1280, "height": 800}
+PHONE = {"width": 390, "height": 844}
+
+
+def shot(page, name: str) -> None:
+    """Save a screenshot of the page as it is now, named by screen and viewport width."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    width = page.viewport_size["width"]
+    page.screenshot(path=str(SHOTS / f"{name}-{width}.png"), full_page=True)
+
+
+def shots(page, name: str) -> None:
+    """Screenshots at desktop and phone width, back to desktop afterwards."""
+    for viewport in (DESKTOP, PHONE):
+        page.set_viewport_size(viewport)
+        page.wait_for_timeout(100)
+        shot(page, name)
+    page.set_viewport_size(DESKTOP)
+
+
+def no_horizontal_scroll(page) -> bool:
+    return page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+
+
+def wait_room(page) -> str:
+    """Wait for the room screen and return the room code shown on it."""
+    page.locator("#screen-room").wait_for(state="visible")
+    page.wait_for_function("document.querySelector('#room-code').textContent.length > 0")
+    return page.locator("#room-code").inner_text().strip()
+
+
+def create_room(page, name: str, game: str, settings: dict | None = None, capacity: int | None = None) -> str:
+    """Fill the start screen's create form like a person would and return the new room's code."""
+    page.fill("#name", name)
+    page.check(f'#create-form input[name="game"][value="{game}"]')
+    for key, value in (settings or {}).items():
+        field = page.locator(f'#create-form [name="s.{key}"]')
+        if isinstance(value, bool):
+            field.set_checked(value)
+        elif field.evaluate("e => e.tagName") == "SELECT":
+            field.select_option(str(value))
+        else:
+            field.fill(str(value))
+    if capacity is not None:
+        page.fill('#create-form [name="capacity"]', str(capacity))
+    page.click('#create-form button[type="submit"]')
+    return wait_room(page)
+
+
+def join_room(page, name: str, code: str) -> None:
+    page.fill("#name", name)
+    page.fill("#join-code", code)
+    page.click('#join-form button[type="submit"]')
+    wait_room(page)
+
+
+def ready_up(page) -> None:
+    page.get_by_role("button", name="I'm ready").click()
+    page.get_by_role("button", name="✓ Ready — click to unready").wait_for()
+
+
+def hand_ids(page) -> list[str]:
+    return page.locator('[data-testid="hand"] [data-id]').evaluate_all(
+        "cards => cards.map(c => c.dataset.id)"
+    )
+
+
+def start_game(host, players) -> None:
+    """Everyone readies up through the UI; the host then starts without waiting for the countdown."""
+    for page in players:
+        ready_up(page)
+    start = host.get_by_role("button", name="Start game")
+    if start.is_visible():
+        start.click()
+    for page in players:
+        page.locator(".table-host").wait_for()
+
+
+def game_over(page) -> bool:
+    return page.locator(".game-over").count() > 0
+
+
+def seq(page) -> int:
+    """The sequence number of the last game message the page has rendered."""
+    return int(page.locator("#stage").get_attribute("data-seq") or -1)
+
+
+def wait_seq(page, at_least: int) -> None:
+    page.wait_for_function(f"Number(document.querySelector('#stage').dataset.seq) >= {at_least}")
+
+
+def drive(pages, step, limit: int, observe=None) -> int:
+    """Call ``step(page)`` on each page in turn until the game is over; returns the moves made.
+
+    ``step`` makes at most one move by clicking and says whether it did; after a move every page is
+    given time to render the resulting game message before anyone looks again. ``observe(moves)``
+    runs after every move (screenshots, mid-game checks).
+    """
+    moves = 0
+    while not game_over(pages[0]):
+        assert moves < limit, f"game not over after {limit} moves"
+        before = max(seq(page) for page in pages)
+        mover = next((page for page in pages if step(page)), None)
+        if mover is None:
+            pages[0].wait_for_timeout(50)
+            continue
+        moves += 1
+        moved = f"Number(document.querySelector('#stage').dataset.seq) > {before}"
+        mover.wait_for_function(f"{moved} || !!document.querySelector('.game-over')")
+        now = seq(mover)
+        for page in pages:
+            wait_seq(page, now)
+        if observe:
+            observe(moves)
+    return moves

@@ -1,0 +1,113 @@
+"""Browser tests: a real ``parlour serve`` process and Debian's headless Chromium via Playwright.
+
+Each xdist worker starts its own server on a free port with a temporary data directory, and one
+Chromium; every test opens as many isolated browser contexts (players) as it needs. Screenshots go
+to ``artifacts/screenshots/`` (git-ignored).
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from browser_helpers import DESKTOP
+
+sync_api = pytest.importorskip("playwright.sync_api")
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _parlour() -> list[str]:
+    script = Path(sys.executable).with_name("parlour")
+    return [str(script)] if script.exists() else [sys.executable, "-m", "parlour.cli"]
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """Base URL of a ``parlour serve`` process private to this worker."""
+    port = _free_port()
+    data = tmp_path_factory.mktemp("parlour-data")
+    log = (data / "server.log").open("w")
+    env = {**os.environ, "PARLOUR_RATE_BURST": "200", "PARLOUR_RATE_PER_SECOND": "100"}
+    proc = subprocess.Popen(
+        [*_parlour(), "serve", "--host", "127.0.0.1", "--port", str(port), "--data-dir", str(data)],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        env=env,
+    )
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 20
+    while True:
+        try:
+            with urllib.request.urlopen(f"{base}/healthz", timeout=1):
+                break
+        except OSError:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                proc.kill()
+                raise RuntimeError(
+                    f"parlour serve did not start: {(data / 'server.log').read_text()}"
+                ) from None
+            time.sleep(0.1)
+    yield base
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+    log.close()
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[object]:
+    if not Path(CHROMIUM).exists():
+        pytest.skip("Chromium is not installed (scripts/install-chromium.sh)")
+    with sync_api.sync_playwright() as pw:
+        chromium = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def open_page(browser, server) -> Iterator[Callable[..., object]]:
+    """``open_page(path="/", viewport=DESKTOP)``: a fresh visitor (own context and storage)."""
+    contexts = []
+
+    def _open(path: str = "/", viewport: dict[str, int] = DESKTOP):
+        context = browser.new_context(viewport=viewport)
+        context.set_default_timeout(10_000)
+        contexts.append(context)
+        page = context.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.js_errors = errors
+        page.goto(server + path)
+        return page
+
+    yield _open
+    for context in contexts:
+        for page in context.pages:
+            assert not page.js_errors, f"JavaScript errors: {page.js_errors}"
+        context.close()

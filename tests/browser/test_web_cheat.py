@@ -1,0 +1,102 @@
+"""Cheat in the browser: three players place cards and call Cheat by clicking until someone wins."""
+
+from __future__ import annotations
+
+import pytest
+from browser_helpers import create_room, drive, join_room, seq, shots, start_game, wait_seq
+
+pytestmark = pytest.mark.browser
+
+
+def cheat_enabled(page) -> bool:
+    return page.locator('[data-testid="cheat"]').is_enabled()
+
+
+def place_cards(page, count: int = 4) -> bool:
+    """On your turn: select up to ``count`` cards from the sorted hand and place them."""
+    cards = page.locator('[data-testid="hand"] button.pcard:not([disabled])')
+    if not cards.count():
+        return False
+    for i in range(min(count, cards.count())):
+        cards.nth(i).click()
+    page.locator('[data-testid="place"]').click()
+    return True
+
+
+def hand_ranks(page) -> list[str]:
+    return page.locator('[data-testid="hand"] .pc-rank').all_inner_texts()
+
+
+ORDER = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
+
+
+def test_cheat_game_with_calls_to_the_end(open_page):
+    pages = [open_page() for _ in range(3)]
+    ada, bo, cy = pages
+    code = create_room(ada, "Ada", "cheat", {"rank_sequence": "ascending"}, capacity=3)
+    join_room(bo, "Bo", code)
+    join_room(cy, "Cy", code)
+    shots(ada, "cheat-waiting-room")
+    start_game(ada, pages)
+
+    for page in pages:
+        page.locator('[data-testid="hand"]').wait_for()
+        ranks = hand_ranks(page)
+        assert ranks == sorted(ranks, key=ORDER.index), "hand is sorted by rank"
+        assert len(ranks) in (17, 18)
+        assert not cheat_enabled(page), "nothing to call before the first play"
+    assert "Ace" in ada.locator(".next-rank").inner_text()
+
+    # The player on turn selects cards: at most four stay selected.
+    placer = next(p for p in pages if p.locator('[data-testid="hand"] button.pcard:not([disabled])').count())
+    cards = placer.locator('[data-testid="hand"] button.pcard')
+    for i in range(5):
+        cards.nth(i).click()
+    assert placer.locator('[data-testid="hand"] .pcard.selected').count() == 4
+    assert placer.locator('[data-testid="place"]').inner_text() == "Place 4 as Aces"
+    shots(placer, "cheat-selecting")
+    cards.nth(3).click()  # unselect one
+    before = seq(placer)
+    placer.locator('[data-testid="place"]').click()
+    for page in pages:
+        wait_seq(page, before + 1)
+
+    # Everyone but the placer may call now — and sees what was just placed.
+    for page in pages:
+        assert cheat_enabled(page) == (page is not placer)
+        assert "3 × Aces" in page.locator('[data-testid="just-placed"]').inner_text()
+        assert page.locator('[data-testid="pile-size"]').inner_text() == "3"
+    shots(next(p for p in pages if p is not placer), "cheat-table")
+
+    caller = next(p for p in pages if p is not placer)
+    before = seq(caller)
+    caller.locator('[data-testid="cheat"]').click()
+    for page in pages:
+        wait_seq(page, before + 1)
+        reveal = page.locator('[data-testid="reveal"]')
+        assert reveal.locator(".pcard").count() == 3, "the challenged cards are shown to everyone"
+        assert "picked up 3 cards" in reveal.inner_text()
+        assert page.locator('[data-testid="pile-size"]').inner_text() == "0"
+        assert not cheat_enabled(page)
+    shots(caller, "cheat-reveal")
+
+    # Then play on — four cards a turn, with a call now and then — until someone wins.
+    def step(page) -> bool:
+        return place_cards(page)
+
+    def observe(moves: int) -> None:
+        if moves % 5 == 0:
+            other = next((p for p in pages if cheat_enabled(p)), None)
+            if other is not None:
+                before = seq(other)
+                other.locator('[data-testid="cheat"]').click()
+                for page in pages:
+                    wait_seq(page, before + 1)
+
+    drive(pages, step, limit=150, observe=observe)
+    for page in pages:
+        page.locator(".game-over").wait_for()
+    headline = ada.locator(".game-over h2").inner_text()
+    assert "wins" in headline
+    assert ada.locator(".scores tbody tr").count() == 3
+    shots(ada, "cheat-game-over")

@@ -1,0 +1,98 @@
+"""Dots & Boxes in the browser: two players and a spectator, clicking lines until the board is full."""
+
+from __future__ import annotations
+
+import pytest
+from browser_helpers import (
+    PHONE,
+    create_room,
+    drive,
+    join_room,
+    no_horizontal_scroll,
+    shots,
+    start_game,
+    wait_room,
+)
+
+pytestmark = pytest.mark.browser
+
+
+def click_free_line(page) -> bool:
+    free = page.locator('[data-testid="dots-board"] g.free')
+    if not free.count():
+        return False
+    free.first.click()
+    return True
+
+
+def test_dots_game_to_the_end_with_spectator_and_rematch(open_page):
+    ada, bo = open_page(), open_page()
+    code = create_room(ada, "Ada", "dots", {"width": 3, "height": 3}, capacity=2)
+    join_room(bo, "Bo", code)
+    watcher = open_page(f"/r/{code}")
+    watcher.fill("#name", "Watcher")
+    watcher.click("#spectate-btn")
+    wait_room(watcher)
+    assert "nobody watching" not in ada.locator("#spectators").inner_text()
+
+    start_game(ada, [ada, bo])
+    board = ada.locator('[data-testid="dots-board"]')
+    board.wait_for()
+    # The board offers every free line to the player on turn and none to the other.
+    assert ada.locator("g.free").count() == 12
+    assert bo.locator("g.free").count() == 0
+    ada.locator("g.free").first.hover()
+    shots(ada, "dots-board")
+
+    def observe(moves: int) -> None:
+        if moves == 6:
+            shots(watcher, "dots-spectator")
+            assert watcher.locator("g.free").count() == 0
+            assert watcher.locator('[data-testid="hand"]').count() == 0
+
+    moves = drive([ada, bo], click_free_line, limit=12, observe=observe)
+    assert moves == 12
+
+    for page in (ada, bo, watcher):
+        page.locator(".game-over").wait_for()
+    assert (
+        "wins" in ada.locator(".game-over h2").inner_text()
+        or "Tie" in ada.locator(".game-over h2").inner_text()
+    )
+    scores = ada.locator(".scores tbody tr")
+    assert scores.count() == 2
+    shots(ada, "dots-game-over")
+    assert watcher.get_by_role("button", name="Rematch").count() == 0
+
+    bo.get_by_role("button", name="Rematch").click()
+    for page in (ada, bo):
+        page.get_by_role("button", name="I'm ready").wait_for()
+    assert ada.locator("#room-status").inner_text().endswith("Waiting for players")
+
+
+def test_dots_large_board_fits_a_phone(open_page):
+    ada = open_page(viewport=PHONE)
+    bo = open_page(viewport=PHONE)
+    code = create_room(ada, "Ada", "dots", {"width": 20, "height": 14}, capacity=2)
+    join_room(bo, "Bo", code)
+    start_game(ada, [ada, bo])
+    ada.locator('[data-testid="dots-board"]').wait_for()
+    assert ada.locator("g.free").count() == 19 * 14 + 20 * 13
+    assert no_horizontal_scroll(ada)
+    box = ada.locator('[data-testid="dots-board"]').bounding_box()
+    assert box["width"] <= PHONE["width"]
+    shots(ada, "dots-large-board")
+
+    # Touch: the first tap only previews a line, the second draws it.
+    ada.locator("g.free").first.dispatch_event("pointerup", {"pointerType": "touch"})
+    ada.locator("g.free.armed").wait_for()
+    assert ada.locator("line.drawn").count() == 0
+    ada.locator("g.free.armed").dispatch_event("pointerup", {"pointerType": "touch"})
+    ada.locator("line.drawn").wait_for(state="attached")
+
+    # Keyboard: focus the board, move the cursor with the arrows, Enter draws.
+    bo.locator('[data-testid="dots-board"]').focus()
+    bo.keyboard.press("ArrowRight")
+    bo.locator('g.free.cursor[data-line="1,0,0"]').wait_for()
+    bo.keyboard.press("Enter")
+    ada.locator("line.drawn").nth(1).wait_for(state="attached")

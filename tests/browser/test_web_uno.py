@@ -1,0 +1,95 @@
+"""UNO in the browser: two players and a spectator play one round by clicking, with a reload mid-game."""
+
+from __future__ import annotations
+
+import pytest
+from browser_helpers import (
+    create_room,
+    drive,
+    hand_ids,
+    join_room,
+    seq,
+    shots,
+    start_game,
+    wait_room,
+    wait_seq,
+)
+
+pytestmark = pytest.mark.browser
+
+
+def uno_step(page, *, calls_uno: bool, challenges: bool) -> bool:
+    """One move for this player, decided from what the table offers (never from the rules)."""
+
+    def click(locator) -> bool:
+        if locator.count():
+            locator.first.click()
+            return True
+        return False
+
+    if calls_uno and click(page.locator('[data-testid="uno"]:not([disabled])')):
+        return True
+    if click(page.locator('[data-testid="catch"]')):
+        return True
+    answer = "Challenge!" if challenges else "Accept"
+    if click(page.locator(f'.controls button:has-text("{answer}")')):
+        return True
+    if click(page.locator('[data-testid="hand"] button.playable')):
+        dialog = page.locator("dialog[open]")
+        page.wait_for_timeout(30)
+        if dialog.count():  # a Wild's colour, or a Seven Swap target
+            dialog.locator("#dialog-buttons button").first.click()
+        return True
+    if click(page.locator('[data-testid="pass"]')):
+        return True
+    return click(page.locator('button[data-testid="draw"]'))
+
+
+def test_uno_round_with_reload_and_spectator(open_page):
+    ada, bo = open_page(), open_page()
+    code = create_room(
+        ada, "Ada", "uno", {"target_score": 0, "seven_swap": True, "jump_in": True}, capacity=2
+    )
+    join_room(bo, "Bo", code)
+    shots(ada, "uno-waiting-room")
+    start_game(ada, [ada, bo])
+
+    for page in (ada, bo):
+        page.locator('[data-testid="hand"]').wait_for()
+        assert len(hand_ids(page)) == 7
+        ids = [int(i) for i in hand_ids(page)]
+        assert ids == sorted(ids), "hand sorted by colour, then value"
+    on_turn = (
+        ada if ada.locator('[data-testid="hand"] button.playable, button[data-testid="draw"]').count() else bo
+    )
+    shots(on_turn, "uno-table")
+
+    watcher = open_page()
+    watcher.fill("#name", "Watcher")
+    watcher.fill("#join-code", code)
+    watcher.click('#join-form button[type="submit"]')  # a game is running: joining turns into watching
+    wait_room(watcher)
+    watcher.locator('[data-testid="top"]').wait_for()
+    assert watcher.locator('[data-testid="hand"]').count() == 0
+    assert watcher.locator('[data-testid="uno"]').count() == 0
+    assert "you" in watcher.locator("#spectators").inner_text()
+    shots(watcher, "uno-spectator")
+
+    def step(page) -> bool:
+        return uno_step(page, calls_uno=page is ada, challenges=page is bo)
+
+    def observe(moves: int) -> None:
+        if moves == 6:
+            before = hand_ids(bo)
+            bo.reload()
+            bo.locator('[data-testid="hand"]').wait_for()
+            wait_seq(bo, seq(ada))
+            assert hand_ids(bo) == before, "a refresh restores the same hand"
+            assert "Bo" in bo.locator("#players .member:has(.badge.you)").inner_text()
+
+    drive([ada, bo], step, limit=400, observe=observe)
+    for page in (ada, bo, watcher):
+        page.locator(".game-over").wait_for()
+    assert "wins" in ada.locator(".game-over h2").inner_text()
+    assert ada.locator(".scores tbody tr").count() == 2
+    shots(ada, "uno-game-over")
