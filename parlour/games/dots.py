@@ -9,9 +9,28 @@ move can be parsed without the board::
 
     line_id(x, y, d) = y * 100 + x * 2 + d        (x, y in 0..49, d in {0, 1})
 
-so line (3, 2, 1) is 207. Random playouts are the hot path (bots, benchmarks), hence the
-shape of the state: per-size tables shared by every game of that size, a side counter per
-box, and a list of free line ids with O(1) swap-removal that doubles as ``legal_actions``.
+so line (3, 2, 1) is 207 (``line_xyd`` inverts it). Box (x, y) is captured by the line that
+draws its fourth side; a line completing two boxes reports box (x, y) first.
+
+Wire actions (``parse_action``)
+    ``{"type": "line", "x": int, "y": int, "d": 0|1}`` or ``{"type": "line", "line": id}``.
+Refusals (``IllegalAction.code``)
+    bad_action (malformed, non-int, bool), off_board, line_taken, not_your_turn, game_over.
+Events (all public)
+    ``line`` {seat, x, y, d}; ``capture`` {seat, x, y}, one per box, right after its line;
+    ``turn`` {seat}, only when the turn passes (never after a capture);
+    ``game_over`` {winners, scores, tie, reason} with reason "finished" or "last_player".
+View (the same for every seat and spectators)
+    width, height, lines [[x, y, d]...], captures [[x, y, seat]...], scores (list by seat),
+    players, active (seats still playing), turn (None once over), over, winners, tie, reason.
+
+Leaving removes a seat from the rotation (its boxes stay on the board and in ``scores``, but only
+seats still playing can win); with one seat left it wins ("last_player"). A timeout draws for the
+seat on the clock (see ``on_timeout``).
+
+Random playouts are the hot path (bots, benchmarks), hence the shape of the state: per-size tables
+shared by every game of that size, a side counter per box, and a list of free line ids with O(1)
+swap-removal that doubles as ``legal_actions``.
 
 ``line``, ``capture`` and ``turn`` events are cached per board size and shared between games, so
 they are read-only: their ``public`` and ``private`` dicts raise TypeError on mutation (copy them,
@@ -106,7 +125,7 @@ class _Board:
         # by it, so they stay as small as the board (copying them is most of ``setup``).
         self.local = [_NOT_ON_BOARD] * size
         self.pos0 = list(range(len(self.lines)))
-        self.xyd: list[tuple[int, int, int] | None] = [None] * size
+        self.xyd: list[tuple[int, int, int]] = [(-1, -1, -1)] * size
         self.adj: list[tuple[int, ...]] = [()] * size
         for i, lid in enumerate(self.lines):
             x, y, d = line_xyd(lid)
@@ -193,7 +212,7 @@ def _event(kind: str, **public: Any) -> Event:
 
 
 def _line_event(board: _Board, seat: int, lid: int) -> Event:
-    x, y, d = board.xyd[lid]  # type: ignore[misc]
+    x, y, d = board.xyd[lid]
     ev = board.line_events[seat][lid] = _event("line", seat=int(seat), x=x, y=y, d=d)
     return ev
 
@@ -338,7 +357,7 @@ class DotsGame:
         return {
             "width": board.width,
             "height": board.height,
-            "lines": [list(board.xyd[lid]) for i, lid in enumerate(board.lines) if pos[i] == _DRAWN],  # type: ignore[arg-type]
+            "lines": [list(board.xyd[lid]) for i, lid in enumerate(board.lines) if pos[i] == _DRAWN],
             "captures": [[*board.box_xy[b], owner] for b, owner in enumerate(state.owner) if owner >= 0],
             "scores": state.scores.copy(),
             "players": state.players,
