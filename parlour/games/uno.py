@@ -230,6 +230,10 @@ def _take(st: State, count: int, events: list[Event]) -> list[int]:
     """Take up to ``count`` cards from the draw pile, reshuffling the discards under the top card
     whenever the pile runs out; fewer come back only when there is nothing left to reshuffle."""
     pile = st.draw
+    if count <= 0:
+        return []
+    if count == 1 and pile:
+        return [pile.pop()]
     if len(pile) >= count:
         taken = pile[-count:]
         del pile[-count:]
@@ -356,9 +360,12 @@ class Uno:
         for _ in range(st.n_active):
             seat = _left(st, seat)
             order.append(seat)
-        for _ in range(HAND_SIZE):
-            for seat in order:
-                st.hands[seat].append(deck.pop())
+        # One card at a time from the top (the end of the list): the i-th seat in deal order
+        # gets every len(order)-th card of the reversed top slice.
+        dealt = deck[: -HAND_SIZE * len(order) - 1 : -1]
+        del deck[-HAND_SIZE * len(order) :]
+        for i, seat in enumerate(order):
+            st.hands[seat] = dealt[i :: len(order)]
         while _COLOR[deck[-1]] == WILD:  # a Wild goes back into the deck and another is turned
             deck.insert(rng.randrange(len(deck)), deck.pop())
         first = deck.pop()
@@ -675,27 +682,24 @@ class Uno:
         if s.forced_play and any(_playable(st, hand, c) for c in hand):
             raise _bad("forced_play", "Forced Play: you hold a playable card")
         st.exposed = -1
-        if s.draw_until_playable:
-            drawn: list[int] = []
-            while True:
-                got = _take(st, 1, events)
-                if not got:
-                    break
-                drawn += got
-                hand += got
-                if _playable(st, hand, got[0]):
-                    break
-            if drawn:
-                st.uno_called[seat] = False
-            events.append(
-                Event(
-                    "draw",
-                    {"seat": seat, "count": len(drawn), "reason": "draw"},
-                    {seat: {"cards": [CARDS[c] for c in drawn]}},
-                )
+        drawn: list[int] = []
+        while True:  # one card, or under Draw Until Playable as many as it takes
+            got = _take(st, 1, events)
+            if not got:
+                break
+            drawn += got
+            hand += got
+            if not s.draw_until_playable or _playable(st, hand, got[0]):
+                break
+        if drawn:
+            st.uno_called[seat] = False
+        events.append(
+            Event(
+                "draw",
+                {"seat": seat, "count": len(drawn), "reason": "draw"},
+                {seat: {"cards": [CARDS[c] for c in drawn]}},
             )
-        else:
-            drawn = _give(st, seat, 1, "draw", events)
+        )
         if drawn and _playable(st, hand, drawn[-1]):
             st.drawn = drawn[-1]
             events.append(Event("drawn_playable", {"seat": seat}))

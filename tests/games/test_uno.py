@@ -787,3 +787,11 @@ def test_stacked_bluff_caught_makes_the_bluffer_draw_the_whole_stack() -> None:
     events = GAME.apply(state, 2, {"type": "challenge"})
     assert events[0].public == {"seat": 2, "offender": 1, "guilty": True}
     assert len(state.hands[1]) == 10 and state.turn == 2 and state.stack == 0
+
+
+def test_a_zero_uno_penalty_makes_a_catch_cost_nothing() -> None:
+    state = rig([cards("r5", "b1"), cards("g1", "g2"), cards("y1")], card("r3"), settings={"uno_penalty": 0})
+    pile = len(state.draw)
+    GAME.apply(state, 0, {"type": "play", "card": card("r5")})
+    events = GAME.apply(state, 1, {"type": "catch", "target": 0})
+    assert events[1].public["count"] == 0 and len(state.hands[0]) == 1 and len(state.draw) == pile

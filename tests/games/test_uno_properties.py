@@ -118,6 +118,13 @@ def check_events(events: list[Event], state: State) -> None:
         assert "cards" not in event.public and "hand" not in event.public, event
         for seat in event.private:
             assert 0 <= seat < state.n
+        if event.type == "draw":
+            count, reason = event.public["count"], event.public["reason"]
+            assert count == len(event.private[event.public["seat"]]["cards"])
+            if reason == "uno_penalty":
+                assert count <= state.settings.uno_penalty
+            elif reason == "timeout" or (reason == "draw" and not state.settings.draw_until_playable):
+                assert count <= 1
 
 
 def illegal_candidates(state: State, rng: random.Random) -> list[tuple[int, dict[str, Any]]]:
