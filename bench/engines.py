@@ -45,6 +45,7 @@ class Tally:
     games: int = 0
     actions: int = 0
     seconds: float = 0.0
+    capped: int = 0  # games stopped by the action cap rather than finished
 
     @property
     def games_per_s(self) -> float:
@@ -77,7 +78,7 @@ def ours(name: str, raw_settings: dict[str, Any] | None, players: int, cap: int 
         clock = time.perf_counter
         cpu = time.process_time()
         end = clock() + seconds
-        games = actions = 0
+        games = actions = capped = 0
         while clock() < end:
             state = setup(settings, players, rng)
             n = 0
@@ -93,8 +94,10 @@ def ours(name: str, raw_settings: dict[str, Any] | None, players: int, cap: int 
                 n += 1
             actions += n
             games += 1
+            capped += n == limit
         tally.games += games
         tally.actions += actions
+        tally.capped += capped
         tally.seconds += time.process_time() - cpu
 
     return run
@@ -209,12 +212,32 @@ PEER_LABELS = {
 }
 
 
+HEAD = [
+    "engine",
+    "games/s",
+    "actions/s",
+    "actions/game",
+    "peer",
+    "peer games/s",
+    "peer actions/s",
+    "peer actions/game",
+    "ours / peer (games)",
+    "ours / peer (actions)",
+]
+
+
+def cells(tally: Tally) -> list[str]:
+    """games/s, actions/s and mean actions per game, formatted for the table."""
+    per_game = tally.actions / tally.games if tally.games else 0.0
+    return [f"{tally.games_per_s:,.0f}", f"{tally.actions_per_s:,.0f}", f"{per_game:,.1f}"]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=3.0, help="time per engine per measurement")
+    parser.add_argument("--seconds", type=float, default=3.0, help="CPU seconds per engine per measurement")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
-    parser.add_argument("--only", nargs="+", metavar="KEY", help="measure only these: " + ", ".join(KEYS))
+    parser.add_argument("--only", nargs="+", choices=KEYS, help="measure only these")
     args = parser.parse_args(argv)
 
     out: dict[str, Any] = {
@@ -231,39 +254,42 @@ def main(argv: list[str] | None = None) -> int:
             runners = [make()] + ([make_peer()] if make_peer else [])
         except ImportError as err:
             out[f"{key}_games_per_s"] = None
-            rows.append([label, f"unavailable: {err}", "", "", "", "", ""])
+            rows.append([label, f"unavailable: {err}"] + [""] * (len(HEAD) - 2))
             missed.append(key)
             continue
         tallies = measure(runners, args.seconds, args.seed)
         mine = tallies[0]
         out[f"{key}_games_per_s"] = round(mine.games_per_s, 1)
         out[f"{key}_actions_per_s"] = round(mine.actions_per_s)
-        peer_cells = ["", "", "", ""]
+        if mine.capped:
+            out[f"{key}_capped_share"] = round(mine.capped / mine.games, 3)
+            label += f"; {mine.capped / mine.games:.0%} of games hit the cap"
+        row = [label, *cells(mine)]
         if peer_key is not None and bar is not None:
             peer = tallies[1]
-            ratio = mine.games_per_s / peer.games_per_s if peer.games_per_s else float("inf")
+            ratio = mine.games_per_s / peer.games_per_s
             out[f"{peer_key}_games_per_s"] = round(peer.games_per_s, 1)
             out[f"{peer_key}_actions_per_s"] = round(peer.actions_per_s)
             out[f"{key}_ratio"] = round(ratio, 2)
+            out[f"{key}_actions_ratio"] = round(mine.actions_per_s / peer.actions_per_s, 2)
             ok = ratio >= bar
             out[f"{key}_bar_met"] = ok
             if not ok:
                 missed.append(key)
-            peer_cells = [
+            row += [
                 PEER_LABELS[peer_key],
-                f"{peer.games_per_s:,.0f}",
-                f"{peer.actions_per_s:,.0f}",
-                f"{ratio:.2f}× (bar {bar}×: {'met' if ok else 'MISSED'})",
+                *cells(peer),
+                f"{ratio:.2f}× (bar {bar:g}×: {'met' if ok else 'MISSED'})",
+                f"{mine.actions_per_s / peer.actions_per_s:.2f}×",
             ]
-        rows.append([label, f"{mine.games_per_s:,.0f}", f"{mine.actions_per_s:,.0f}", *peer_cells])
+        rows.append(row + [""] * (len(HEAD) - len(row)))
 
     if args.json:
         print(json.dumps(out))
     else:
-        head = ["engine", "games/s", "actions/s", "peer", "peer games/s", "peer actions/s", "ours / peer"]
-        print(f"{args.seconds:g} s per engine, Python {out['python']}, {out['cpus']} CPUs")
-        print("| " + " | ".join(head) + " |")
-        print("|" + "|".join("---" for _ in head) + "|")
+        print(f"{args.seconds:g} CPU s per engine, Python {out['python']}, {out['cpus']} CPUs")
+        print("| " + " | ".join(HEAD) + " |")
+        print("|" + "|".join("---" for _ in HEAD) + "|")
         for row in rows:
             print("| " + " | ".join(row) + " |")
     return 1 if missed else 0
