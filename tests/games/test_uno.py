@@ -795,3 +795,12 @@ def test_a_zero_uno_penalty_makes_a_catch_cost_nothing() -> None:
     GAME.apply(state, 0, {"type": "play", "card": card("r5")})
     events = GAME.apply(state, 1, {"type": "catch", "target": 0})
     assert events[1].public["count"] == 0 and len(state.hands[0]) == 1 and len(state.draw) == pile
+
+
+def test_deck_running_out_reshuffles_the_discards_except_the_top_card() -> None:
+    state = rig([cards("b1", "b2"), cards("g1", "g2")], card("r3"))
+    state.discard = [*state.draw, card("r3")]
+    state.draw = []
+    events = GAME.apply(state, 0, {"type": "draw"})
+    assert types(events)[0] == "reshuffle" and state.discard == [card("r3")]
+    assert len(state.hands[0]) == 3 and len(state.draw) == 108 - 4 - 1 - 1
