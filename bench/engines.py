@@ -12,9 +12,10 @@ the same loop on peer engines:
   until terminal). Bar: ≥ 0.7×.
 * Cheat, 4 players, alone (no peer); a game is capped at 1,000 actions.
 
-Each pair is measured in alternating slices (ours, peer, ours, ...), and rates are per second of
-this process's CPU time (the same as wall time on an idle machine): other load on a small shared
-machine then hits both sides alike instead of skewing the ratio. Ratios are ours / peer.
+Each engine runs for ``--seconds`` of wall time, a pair in alternating slices (ours, peer, ours,
+...), and rates are per second of this process's CPU time (the same as wall time on an idle
+machine): other load on a small shared machine then hits both sides alike instead of skewing the
+ratio. Ratios are ours / peer.
 """
 
 from __future__ import annotations
@@ -234,7 +235,7 @@ def cells(tally: Tally) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=3.0, help="CPU seconds per engine per measurement")
+    parser.add_argument("--seconds", type=float, default=3.0, help="wall seconds per engine per measurement")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
     parser.add_argument("--only", nargs="+", choices=KEYS, help="measure only these")
@@ -287,7 +288,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         print(json.dumps(out))
     else:
-        print(f"{args.seconds:g} CPU s per engine, Python {out['python']}, {out['cpus']} CPUs")
+        machine = f"Python {out['python']}, {out['cpus']} CPUs"
+        print(f"{args.seconds:g} s per engine (rates per CPU second); {machine}")
         print("| " + " | ".join(HEAD) + " |")
         print("|" + "|".join("---" for _ in HEAD) + "|")
         for row in rows:
