@@ -283,11 +283,8 @@ def _playable(st: State, hand: list[int], card: int) -> bool:
 
 
 def _turn_event(st: State) -> Event:
+    """Who is on turn now; ends every action that moves the turn."""
     return Event("turn", {"seat": st.turn, "direction": st.direction})
-
-
-def _bad(code: str, message: str) -> IllegalAction:
-    return IllegalAction(code, message)
 
 
 class Uno:
@@ -405,37 +402,37 @@ class Uno:
     def parse_action(self, raw: dict[str, Any]) -> dict[str, Any]:
         """Check the wire shape and return a fresh, normalised action dict."""
         if not isinstance(raw, dict):
-            raise _bad("bad_action", "an action must be an object")
+            raise IllegalAction("bad_action", "an action must be an object")
         kind = raw.get("type")
         if kind == "play":
             card = raw.get("card")
             if type(card) is not int or not 0 <= card < DECK_SIZE:
-                raise _bad("bad_action", "play needs a card id 0..107")
+                raise IllegalAction("bad_action", "play needs a card id 0..107")
             action: dict[str, Any] = {"type": "play", "card": card}
             color = raw.get("color")
             if color is not None:
                 if not isinstance(color, str) or color not in _COLOR_INDEX:
-                    raise _bad("bad_action", "color must be red, yellow, green or blue")
+                    raise IllegalAction("bad_action", "color must be red, yellow, green or blue")
                 action["color"] = color
             target = raw.get("target")
             if target is not None:
                 if type(target) is not int:
-                    raise _bad("bad_action", "target must be a seat number")
+                    raise IllegalAction("bad_action", "target must be a seat number")
                 action["target"] = target
             uno = raw.get("uno")
             if uno is not None:
                 if type(uno) is not bool:
-                    raise _bad("bad_action", "uno must be true or false")
+                    raise IllegalAction("bad_action", "uno must be true or false")
                 action["uno"] = uno
             return action
         if kind == "catch":
             target = raw.get("target")
             if type(target) is not int:
-                raise _bad("bad_action", "catch needs a target seat number")
+                raise IllegalAction("bad_action", "catch needs a target seat number")
             return {"type": "catch", "target": target}
         if kind in ("draw", "pass", "call_uno", "challenge", "accept"):
             return {"type": kind}
-        raise _bad("bad_action", f"unknown action type {kind!r}")
+        raise IllegalAction("bad_action", f"unknown action type {kind!r}")
 
     def legal_actions(self, state: State, seat: int) -> list[dict[str, Any]]:
         """Every action ``seat`` may take now, in and out of turn (shared dicts: read-only)."""
@@ -506,11 +503,11 @@ class Uno:
         """Validate fully, then mutate; a refused action leaves the state untouched."""
         st = state
         if st.over:
-            raise _bad("game_over", "the game is over")
+            raise IllegalAction("game_over", "the game is over")
         if type(seat) is not int or not 0 <= seat < st.n or not st.active[seat]:
-            raise _bad("not_seated", f"seat {seat!r} is not playing")
+            raise IllegalAction("not_seated", f"seat {seat!r} is not playing")
         if not isinstance(action, dict):
-            raise _bad("bad_action", "an action must be an object")
+            raise IllegalAction("bad_action", "an action must be an object")
         kind = action.get("type")
         if kind == "play":
             return self._play(st, seat, action)
@@ -519,55 +516,57 @@ class Uno:
         if kind == "call_uno":
             return self._call_uno(st, seat)
         if kind not in ("draw", "pass", "challenge", "accept"):
-            raise _bad("bad_action", f"unknown action type {kind!r}")
+            raise IllegalAction("bad_action", f"unknown action type {kind!r}")
         if seat != st.turn:
-            raise _bad("not_your_turn", f"it is seat {st.turn}'s turn")
+            raise IllegalAction("not_your_turn", f"it is seat {st.turn}'s turn")
         if kind == "draw":
             return self._draw(st, seat)
         if kind == "pass":
             if st.drawn < 0:
-                raise _bad("cannot_pass", "you may only pass after drawing a playable card")
+                raise IllegalAction("cannot_pass", "you may only pass after drawing a playable card")
             if st.settings.forced_play:
-                raise _bad("forced_play", "Forced Play: you must play the card you drew")
+                raise IllegalAction("forced_play", "Forced Play: you must play the card you drew")
             st.drawn = -1
             st.turn = _next(st, seat)
             return [Event("pass", {"seat": seat}), _turn_event(st)]
         if st.offender < 0:
             code = "nothing_to_challenge" if kind == "challenge" else "nothing_to_accept"
-            raise _bad(code, "there is no Wild Draw Four to answer")
+            raise IllegalAction(code, "there is no Wild Draw Four to answer")
         return self._answer_wild4(st, seat, kind == "challenge")
 
     def _play(self, st: State, seat: int, action: dict[str, Any]) -> list[Event]:
         card = action.get("card")
         hand = st.hands[seat]
         if type(card) is not int or card not in hand:
-            raise _bad("card_not_in_hand", "you do not hold that card")
+            raise IllegalAction("card_not_in_hand", "you do not hold that card")
         s = st.settings
         top = st.discard[-1]
         sym = _SYM[card]
         jump = seat != st.turn
         if jump:
             if not (s.jump_in and not st.stack and card in _IDENTICAL[top]):
-                raise _bad("not_your_turn", f"it is seat {st.turn}'s turn")
+                raise IllegalAction("not_your_turn", f"it is seat {st.turn}'s turn")
         elif st.stack:
             if not (s.stacking and sym == st.stack_kind):
                 if st.offender >= 0:
-                    raise _bad("must_challenge_or_accept", "challenge or accept the Wild Draw Four")
-                raise _bad("must_stack_or_draw", "stack a matching draw card or draw the penalty")
+                    raise IllegalAction("must_challenge_or_accept", "challenge or accept the Wild Draw Four")
+                raise IllegalAction("must_stack_or_draw", "stack a matching draw card or draw the penalty")
         elif st.drawn >= 0 and card != st.drawn:
-            raise _bad("must_play_drawn_card_or_pass", "you may only play the card you just drew, or pass")
+            raise IllegalAction(
+                "must_play_drawn_card_or_pass", "you may only play the card you just drew, or pass"
+            )
         elif not _PLAYS[st.color * 15 + _SYM[top]][card]:
-            raise _bad("card_not_playable", "that card does not match the colour, number or symbol")
+            raise IllegalAction("card_not_playable", "that card does not match the colour, number or symbol")
         guilty = False
         if _COLOR[card] == WILD:
             named = action.get("color")
             color = _COLOR_INDEX.get(named, -1) if isinstance(named, str) else -1
             if color < 0:
-                raise _bad("color_required", "name a colour for the Wild")
+                raise IllegalAction("color_required", "name a colour for the Wild")
             if sym == WILD4:
                 guilty = _has_color(hand, st.color)
                 if guilty and not s.challenge_wild_draw4:
-                    raise _bad("illegal_wild_draw4", "you hold a card of the current colour")
+                    raise IllegalAction("illegal_wild_draw4", "you hold a card of the current colour")
         else:
             color = _COLOR[card]
         last = len(hand) == 1
@@ -576,7 +575,7 @@ class Uno:
         if swap and (
             type(target) is not int or not 0 <= target < st.n or target == seat or not st.active[target]
         ):
-            raise _bad("bad_target", "name another seated player to swap hands with")
+            raise IllegalAction("bad_target", "name another seated player to swap hands with")
 
         # Validated: from here on the play happens.
         st.exposed = -1  # the next player has acted: the previous catch window closes
@@ -671,16 +670,16 @@ class Uno:
 
     def _draw(self, st: State, seat: int) -> list[Event]:
         if st.offender >= 0:
-            raise _bad("must_challenge_or_accept", "challenge or accept the Wild Draw Four")
+            raise IllegalAction("must_challenge_or_accept", "challenge or accept the Wild Draw Four")
         if st.drawn >= 0:
-            raise _bad("already_drawn", "play the card you drew or pass")
+            raise IllegalAction("already_drawn", "play the card you drew or pass")
         hand = st.hands[seat]
         events: list[Event] = []
         if st.stack:
             return self._take_stack(st, seat, "stack", events)
         s = st.settings
         if s.forced_play and any(_playable(st, hand, c) for c in hand):
-            raise _bad("forced_play", "Forced Play: you hold a playable card")
+            raise IllegalAction("forced_play", "Forced Play: you hold a playable card")
         st.exposed = -1
         drawn: list[int] = []
         while True:  # one card, or under Draw Until Playable as many as it takes
@@ -737,7 +736,9 @@ class Uno:
 
     def _call_uno(self, st: State, seat: int) -> list[Event]:
         if st.exposed != seat:
-            raise _bad("cannot_call_uno", "call UNO as you play your second-last card, or right after")
+            raise IllegalAction(
+                "cannot_call_uno", "call UNO as you play your second-last card, or right after"
+            )
         st.uno_called[seat] = True
         st.exposed = -1
         return [Event("uno_called", {"seat": seat})]
@@ -745,7 +746,7 @@ class Uno:
     def _catch(self, st: State, seat: int, action: dict[str, Any]) -> list[Event]:
         target = action.get("target")
         if type(target) is not int or target != st.exposed or target == seat:
-            raise _bad("cannot_catch", "that player is not catchable for a missed UNO")
+            raise IllegalAction("cannot_catch", "that player is not catchable for a missed UNO")
         st.exposed = -1
         penalty = st.settings.uno_penalty
         events = [Event("uno_caught", {"seat": seat, "target": target, "penalty": penalty})]
@@ -818,9 +819,9 @@ class Uno:
         """Out of time: take a pending penalty, or pass after a draw, or draw one and pass."""
         st = state
         if st.over:
-            raise _bad("game_over", "the game is over")
+            raise IllegalAction("game_over", "the game is over")
         if seat != st.turn:
-            raise _bad("not_your_turn", f"it is seat {st.turn}'s turn")
+            raise IllegalAction("not_your_turn", f"it is seat {st.turn}'s turn")
         events = [Event("timeout", {"seat": seat})]
         if st.stack:
             return self._take_stack(st, seat, "stack" if st.offender < 0 else "wild_draw4", events)
