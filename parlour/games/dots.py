@@ -32,9 +32,10 @@ Random playouts are the hot path (bots, benchmarks), hence the shape of the stat
 shared by every game of that size, a side counter per box, and a list of free line ids with O(1)
 swap-removal that doubles as ``legal_actions``.
 
-``line``, ``capture`` and ``turn`` events are cached per board size and shared between games, so
-they are read-only: their ``public`` and ``private`` dicts raise TypeError on mutation (copy them,
-as ``Event.for_seat`` does, to add fields). Building them afresh would cost a third of a playout.
+``line``, ``capture`` and ``turn`` events are cached per board size (up to 13×13 dots) and shared
+between games, so they are read-only: their ``public`` and ``private`` dicts raise TypeError on
+mutation (copy them, as ``Event.for_seat`` does, to add fields). Building them afresh would cost a
+third of a playout.
 """
 
 from __future__ import annotations
@@ -53,6 +54,11 @@ MAX_LINE_ID = (MAX_DOTS - 1) * _STRIDE + (MAX_DOTS - 2) * 2  # line (48, 49, 0)
 _MAX_SEATS = 8
 _NOT_ON_BOARD = -2
 _DRAWN = -1
+# Memory bounds for what is shared between games: how many board sizes stay cached (a game keeps its
+# own board alive), and the largest board (in lines) whose events are cached too. A fully cached 50×50
+# board would hold 39,200 events; boards that big are not the hot path.
+_MAX_BOARDS = 64
+_MAX_CACHED_LINES = 312  # 13×13 dots
 
 
 def line_id(x: int, y: int, d: int) -> int:
@@ -96,6 +102,7 @@ class _Board:
         "adj",
         "box_xy",
         "boxes",
+        "cache_events",
         "capture_events",
         "height",
         "line_events",
@@ -136,9 +143,16 @@ class _Board:
             self.adj[lid] = tuple(
                 by * (width - 1) + bx for bx, by in near if 0 <= bx < width - 1 and 0 <= by < height - 1
             )
-        # Filled on first use: [seat][line id] and [seat][box].
-        self.line_events: list[list[Event | None]] = [[None] * size for _ in range(_MAX_SEATS)]
-        self.capture_events: list[list[Event | None]] = [[None] * self.boxes for _ in range(_MAX_SEATS)]
+        # Filled on first use, [seat][line id] and [seat][box]; left empty on big boards.
+        self.cache_events = len(self.lines) <= _MAX_CACHED_LINES
+        self.line_events: list[list[Event | None]]
+        self.capture_events: list[list[Event | None]]
+        if self.cache_events:
+            self.line_events = [[None] * size for _ in range(_MAX_SEATS)]
+            self.capture_events = [[None] * self.boxes for _ in range(_MAX_SEATS)]
+        else:
+            self.line_events = [[None] * size] * _MAX_SEATS
+            self.capture_events = [[None] * self.boxes] * _MAX_SEATS
 
 
 _BOARDS: dict[tuple[int, int], _Board] = {}
@@ -147,6 +161,8 @@ _BOARDS: dict[tuple[int, int], _Board] = {}
 def _board(width: int, height: int) -> _Board:
     board = _BOARDS.get((width, height))
     if board is None:
+        if len(_BOARDS) >= _MAX_BOARDS:
+            del _BOARDS[next(iter(_BOARDS))]  # the oldest size
         board = _BOARDS[(width, height)] = _Board(width, height)
     return board
 
@@ -213,13 +229,17 @@ def _event(kind: str, **public: Any) -> Event:
 
 def _line_event(board: _Board, seat: int, lid: int) -> Event:
     x, y, d = board.xyd[lid]
-    ev = board.line_events[seat][lid] = _event("line", seat=int(seat), x=x, y=y, d=d)
+    ev = _event("line", seat=int(seat), x=x, y=y, d=d)
+    if board.cache_events:
+        board.line_events[seat][lid] = ev
     return ev
 
 
 def _capture_event(board: _Board, seat: int, box: int) -> Event:
     x, y = board.box_xy[box]
-    ev = board.capture_events[seat][box] = _event("capture", seat=int(seat), x=x, y=y)
+    ev = _event("capture", seat=int(seat), x=x, y=y)
+    if board.cache_events:
+        board.capture_events[seat][box] = ev
     return ev
 
 

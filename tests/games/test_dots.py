@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from parlour.games import dots
 from parlour.games.base import Event, IllegalAction, InvalidSettings, Outcome
 from parlour.games.dots import GAME, MAX_LINE_ID, Settings, State, line_id, line_xyd, timeout_line
 
@@ -538,6 +539,26 @@ def test_events_are_read_only_but_copy_and_pickle_as_plain_events() -> None:
     assert copy.deepcopy(event) == event
     assert pickle.loads(pickle.dumps(turn)) == turn == Event("turn", {"seat": 1})
     assert json.dumps(event.public) == '{"seat": 0, "x": 0, "y": 0, "d": 0}'
+
+
+def test_events_are_shared_on_small_boards_only() -> None:
+    """Caching every event of a 50×50 board for 8 seats would hold tens of thousands of objects."""
+    small = [GAME.apply(new(4, 4), 0, 0)[0] for _ in range(2)]
+    big = [GAME.apply(new(30, 30), 0, 0)[0] for _ in range(2)]
+    assert small[0] is small[1]
+    assert big[0] is not big[1] and big[0] == big[1]
+    with pytest.raises(TypeError):
+        big[0].public["x"] = 1
+
+
+def test_board_tables_are_bounded_and_games_outlive_their_eviction() -> None:
+    state = new(2, 2)
+    for width in range(3, 51):
+        for height in (2, 3):
+            new(width, height)
+    assert len(dots._BOARDS) <= dots._MAX_BOARDS
+    draw(state, (0, 0, 0), (0, 0, 1), (1, 0, 1), (0, 1, 0))
+    assert GAME.outcome(state) is not None
 
 
 def test_fifty_by_fifty_board_plays_to_the_end() -> None:
