@@ -160,13 +160,6 @@ def test_board_has_every_line_once_and_nothing_else(width: int, height: int) -> 
     assert state.remaining == (width - 1) * (height - 1)
 
 
-def test_line_ids_are_openspiel_compatible_in_shape() -> None:
-    """Not the same numbers, but the same lines: our ids, sorted, map one to one onto OpenSpiel's actions."""
-    pyspiel = pytest.importorskip("pyspiel")
-    game = pyspiel.load_game("dots_and_boxes(num_rows=2,num_cols=3)")
-    assert len(GAME.legal_actions(new(4, 3), 0)) == game.num_distinct_actions()
-
-
 # --- board and turns --------------------------------------------------------------------------------------
 
 
