@@ -91,6 +91,8 @@ class DocClient:
         self.me: str | None = None
         self.members: dict[str, Message] = {}
         self.seats: dict[int, str] = {}
+        self.seat_names: dict[int, str] = {}
+        self.hand_sent: list[Message] | None = None
         self.view: Message = {}
         self.turn: Message | None = None
 
@@ -142,6 +144,7 @@ class DocClient:
             self.room_names[reply["code"]] = name if isinstance(name, str) and name.strip() else reply["code"]
             await self.emit("room-created", {"roomId": reply["code"]})
             await self._room_joined()
+            await self._rooms_list()
 
     async def _join_room(self, data: Message) -> None:
         if await self._enter("join", code=str(data.get("roomId", ""))) is not None:
@@ -256,7 +259,7 @@ class DocClient:
         elif kind == "countdown":
             await self.emit("countdown", {"seconds": message.get("remaining")})
         elif kind == "game_started":
-            self.seats = {s["seat"]: s["member"] for s in message["seats"]}
+            self._seating(message["seats"])
             self.room["state"] = "playing"
             self._game(message)
             await self.emit("game-started", {"room": self._room()})
@@ -274,14 +277,21 @@ class DocClient:
             self.room, self.members, self.seats, self.view = None, {}, {}, {}
 
     async def _events(self, events: list[Message]) -> None:
-        """Engine events as the table's events, plus documented extras."""
+        """Engine events as the table's events, plus documented extras.
+
+        ``hand-updated`` (the whole hand, whenever it changed) goes first, so a client acting on
+        ``turn-changed`` already holds what it will play from."""
+        hand = [card(c) for c in self.view.get("hand", [])]
+        if "hand" in self.view and hand != self.hand_sent:
+            self.hand_sent = hand
+            await self.emit("hand-updated", {"hand": hand})
         for event in events:
             kind = event["type"]
             if kind == "play":
                 user = self._seat_user(event["seat"])
-                await self.emit(
-                    "card-played", {"user": user, "card": card(event["card"]), "currentColor": event["color"]}
-                )
+                played = {"user": user, "card": card(event["card"]), "currentColor": event["color"]}
+                played.update(cardCount=event["count"], uno=event["uno"], jumpIn=event["jump_in"])
+                await self.emit("card-played", played)
                 if event.get("uno"):
                     await self.emit("uno-called", {"userId": user["id"], "user": user})
             elif kind == "draw":
@@ -301,11 +311,6 @@ class DocClient:
             elif kind == "uno_caught":
                 fields = {"accuserId": self._seat_user(event["seat"])["id"], "penalty": event["penalty"]}
                 await self.emit("uno-caught", {**fields, "targetId": self._seat_user(event["target"])["id"]})
-            elif kind in ("deal", "swap", "rotate"):
-                if "hand" in event:
-                    await self.emit("hand-updated", {"hand": [card(c) for c in event["hand"]]})
-                if kind != "deal":
-                    await self.emit(_EXTRA_EVENTS[kind], self._extra(event))
             elif kind in _EXTRA_EVENTS:
                 await self.emit(_EXTRA_EVENTS[kind], self._extra(event))
 
@@ -412,18 +417,22 @@ class DocClient:
         self.me = room["you"]["member"]
         self.members = {m["id"]: m for m in room["members"]}
         game = room.get("table") or {}
-        self.seats = {s["seat"]: s["member"] for s in game.get("seats", [])}
+        self._seating(game.get("seats", []))
         self.view = game.get("view") or {}
         self.turn = game.get("turn")
+        self.hand_sent = None
+
+    def _seating(self, seats: list[Message]) -> None:
+        self.seats = {s["seat"]: s["member"] for s in seats}
+        self.seat_names = {s["seat"]: s["name"] for s in seats}
 
     def _game(self, message: Message) -> None:
         self.view = message.get("view") or {}
         self.turn = message.get("turn")
 
     def _seat_user(self, seat: int) -> Message:
-        mid = self.seats.get(seat)
-        member = self.members.get(mid or "")
-        return {"id": mid, "name": member["name"] if member else None}
+        """The user in an engine seat (named even after leaving mid-game)."""
+        return {"id": self.seats.get(seat), "name": self.seat_names.get(seat)}
 
     def _seat_of(self, user_id: Any) -> int | None:
         return next((seat for seat, mid in self.seats.items() if mid == user_id), None)

@@ -1,0 +1,71 @@
+"""A recording python-socketio AsyncClient for the UNO Socket.IO adapter tests."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable
+from typing import Any
+
+import socketio
+
+Event = tuple[str, Any]
+
+
+class SioClient:
+    """Records every (event, data); ``expect`` waits for the next matching event after the cursor."""
+
+    def __init__(self) -> None:
+        self.sio = socketio.AsyncClient(reconnection=False)
+        self.events: list[Event] = []
+        self.cursor = 0
+        self._arrived = asyncio.Event()
+        self.sio.on("*", self._record)
+
+    @classmethod
+    async def open(cls, server: Any, name: str | None = None) -> SioClient:
+        client = cls()
+        auth = {"name": name} if name is not None else None
+        await client.sio.connect(f"http://127.0.0.1:{server.port}", auth=auth, transports=["websocket"])
+        return client
+
+    @property
+    def sid(self) -> str:
+        return self.sio.get_sid()
+
+    async def _record(self, event: str, data: Any = None) -> None:
+        self.events.append((event, data))
+        self._arrived.set()
+
+    async def emit(self, event: str, data: Any = None) -> None:
+        await self.sio.emit(event, data)
+
+    async def next_matching(self, pred: Callable[[str, Any], bool], timeout: float = 5.0) -> Event:
+        """The next (event, data) after the cursor matching ``pred``; the cursor moves past it."""
+        deadline = asyncio.get_running_loop().time() + timeout
+        while True:
+            for i in range(self.cursor, len(self.events)):
+                if pred(*self.events[i]):
+                    self.cursor = i + 1
+                    return self.events[i]
+            left = deadline - asyncio.get_running_loop().time()
+            if left <= 0:
+                raise AssertionError(f"no matching event; got {self.events[self.cursor :]}")
+            self._arrived.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._arrived.wait(), left)
+
+    async def expect(
+        self, event: str, pred: Callable[[Any], bool] = lambda d: True, timeout: float = 5.0
+    ) -> Any:
+        """The data of the next ``event`` whose data matches ``pred``."""
+        return (await self.next_matching(lambda name, data: name == event and pred(data), timeout))[1]
+
+    async def next_event(self, timeout: float = 5.0) -> Event:
+        return await self.next_matching(lambda name, data: True, timeout)
+
+    def last(self, event: str) -> Any:
+        return next(data for name, data in reversed(self.events) if name == event)
+
+    async def close(self) -> None:
+        await self.sio.disconnect()

@@ -1,0 +1,169 @@
+"""The UNO design document's Socket.IO events, over real Socket.IO connections to ``parlour serve``."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from sioclient import SioClient
+
+Message = dict[str, Any]
+CARD_FIELDS = {"id", "color", "type", "value"}
+ROOM_FIELDS = {"id", "name", "host", "players", "spectators", "gameState", "settings", "chatHistory"}
+GAME_FIELDS = {
+    "deckCount",
+    "discardPile",
+    "hands",
+    "currentPlayer",
+    "turnDirection",
+    "currentColor",
+    "drawStack",
+}
+
+
+def check_card(card: Message) -> None:
+    assert set(card) == CARD_FIELDS and card["id"].startswith("card-")
+    assert card["color"] in ("red", "yellow", "green", "blue", "wild")
+    assert card["type"] in ("number", "skip", "reverse", "draw2", "wild", "wild-draw4")
+    assert (card["value"] is None) == (card["type"] != "number")
+
+
+def playable(card: Message, top: Message, color: str) -> bool:
+    if card["color"] == "wild":
+        return True
+    if card["color"] == color:
+        return True
+    return card["type"] == top["type"] and (card["type"] != "number" or card["value"] == top["value"])
+
+
+class Player:
+    """A scripted design-document client: tracks its hand and the table from events only."""
+
+    def __init__(self, client: SioClient, me: str, careful: bool) -> None:
+        """A ``careful`` player calls UNO right after going down to one card and catches others."""
+        self.client = client
+        self.me = me
+        self.careful = careful
+        self.hand: list[Message] = []
+        self.top: Message | None = None
+        self.color = ""
+        self.wild4_pending = False
+        self.drawn: Message | None = None
+        self.seen: dict[str, int] = {}
+        self.challenges = 0
+
+    async def run(self) -> Message:
+        """React to events until ``game-won``; returns its data."""
+        while True:
+            event, data = await self.client.next_event(timeout=10)
+            self.seen[event] = self.seen.get(event, 0) + 1
+            if event == "game-won":
+                return data
+            assert event != "error", (self.me, data)
+            if event == "game-started":
+                room = data["room"]
+                assert set(room) >= ROOM_FIELDS | GAME_FIELDS
+                assert list(room["hands"]) == [self.me]  # hands only to their owner
+                self.hand = list(room["hands"][self.me])
+                self.top, self.color = room["discardPile"][-1], room["currentColor"]
+            elif event == "hand-updated":
+                self.hand = list(data["hand"])
+            elif event == "cards-drawn":
+                for card in data["cards"]:
+                    check_card(card)
+                self.drawn = data["cards"][-1] if data["cards"] else None
+            elif event == "card-played":
+                check_card(data["card"])
+                self.top, self.color = data["card"], data["currentColor"]
+                self.wild4_pending = data["card"]["type"] == "wild-draw4"
+                if (
+                    data["cardCount"] == 1
+                    and not data["uno"]
+                    and self.careful
+                    and data["user"]["id"] != self.me
+                ):
+                    await self.client.emit("catch-uno", {"targetUserId": data["user"]["id"]})
+            elif event == "drawn-card-playable" and data["seatId"] == self.me:
+                await self.play(self.drawn)  # type: ignore[arg-type]
+            elif event == "turn-changed" and data["currentPlayer"] == self.me:
+                await self.turn()
+            elif event in ("wild-accepted", "wild-challenged", "turn-changed"):
+                self.wild4_pending = False
+
+    async def turn(self) -> None:
+        if self.wild4_pending:
+            self.wild4_pending = False
+            self.challenges += 1
+            await self.client.emit("challenge-wild" if self.challenges % 2 else "accept-wild", {})
+            return
+        assert self.top is not None
+        options = [c for c in self.hand if playable(c, self.top, self.color)]
+        if options:
+            await self.play(options[0])
+        else:
+            self.drawn = None
+            await self.client.emit("draw-card", {})
+
+    async def play(self, card: Message) -> None:
+        data: Message = {"cardId": card["id"]}
+        if card["color"] == "wild":
+            data["chosenColor"] = "blue"
+        await self.client.emit("play-card", data)
+        if self.careful and len(self.hand) == 2:
+            await self.client.emit("call-uno", {})  # right after the play, before the next player acts
+
+
+async def uno_room(
+    server: Any, settings: Message | None = None
+) -> tuple[SioClient, SioClient, str, dict[str, str]]:
+    """Ann creates a room (design-document events only), Ben joins; returns their user ids too."""
+    a, b = await SioClient.open(server, "Ann"), await SioClient.open(server, "Ben")
+    assert "rooms" in await a.expect("rooms-list")
+    await a.emit("create-room", {"name": "Ann's table", "maxPlayers": 4, "settings": settings or {}})
+    code = (await a.expect("room-created"))["roomId"]
+    joined = await a.expect("room-joined")
+    assert set(joined) == {"room", "role", "chatHistory"} and joined["role"] == "player"
+    assert set(joined["room"]) >= ROOM_FIELDS and joined["room"]["name"] == "Ann's table"
+    assert joined["room"]["players"] == [{"id": joined["room"]["host"], "name": "Ann"}, None, None, None]
+    listed = await a.expect("rooms-list", lambda d: any(r["id"] == code for r in d["rooms"]))
+    assert next(r for r in listed["rooms"] if r["id"] == code)["name"] == "Ann's table"
+    await b.emit("join-room", {"roomId": code})
+    joined_b = await b.expect("room-joined")
+    assert joined_b["role"] == "player" and joined_b["room"]["id"] == code
+    added = await a.expect("player-joined")
+    assert added["user"]["name"] == "Ben" and [p and p["name"] for p in added["players"]][:2] == [
+        "Ann",
+        "Ben",
+    ]
+    return a, b, code, {"Ann": joined["room"]["host"], "Ben": added["user"]["id"]}
+
+
+async def test_a_full_single_round_game_with_spectator_chat_and_rematch(server: Any) -> None:
+    a, b, code, ids = await uno_room(server, {"targetScore": 0})
+    watcher = await SioClient.open(server, "Wes")
+    await watcher.emit("spectate-room", {"roomId": code})
+    assert (await watcher.expect("room-joined"))["role"] == "spectator"
+    spectators = (await a.expect("spectator-joined"))["spectators"]
+    assert [s["name"] for s in spectators] == ["Wes"]
+    await b.emit("start-game", {})
+    assert "host" in (await b.expect("error"))["message"]
+    await b.emit("chat-message", {"message": "gl hf"})
+    chat = await a.expect("chat-message")
+    assert chat["message"] == "gl hf" and chat["user"]["name"] == "Ben" and isinstance(chat["timestamp"], int)
+    players = [Player(a, ids["Ann"], careful=False), Player(b, ids["Ben"], careful=True)]
+    await a.emit("start-game", {})
+    results = await asyncio.wait_for(asyncio.gather(*(p.run() for p in players)), 60)
+    assert results[0] == results[1]
+    won = results[0]
+    assert set(won) >= {"winner", "score"} and won["winner"]["id"] in ids.values()
+    spectated = [name for name, _ in watcher.events]
+    assert "game-started" in spectated and "cards-drawn" not in spectated
+    assert watcher.last("game-started")["room"]["hands"] == {}
+    for player in players:
+        assert player.seen.get("turn-changed") and player.seen.get("card-played")
+    await b.emit("rematch", {})
+    assert (await a.expect("room-updated"))["room"]["gameState"] == "waiting"
+    await b.emit("leave-room", {})
+    assert (await a.expect("player-left"))["userId"] == ids["Ben"]
+    for client in (a, b, watcher):
+        await client.close()
