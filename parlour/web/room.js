@@ -90,7 +90,7 @@ function waiting(room, app) {
   const you = room.members.find((m) => m.id === room.you?.member);
   const players = room.members.filter((m) => m.role === "player");
   const enough = players.length >= GAMES[room.kind].min;
-  const countdown = room.timers?.countdown;
+  const countdown = room.countdown;
   return el(
     "div",
     { class: "panel waiting" },

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -77,9 +78,8 @@ def start_game(host, players) -> None:
     """Everyone readies up through the UI; the host then starts without waiting for the countdown."""
     for page in players:
         ready_up(page)
-    start = host.get_by_role("button", name="Start game")
-    if start.is_visible():
-        start.click()
+    host.locator(".countdown .timer-text", has_text=re.compile(r"^[1-5]$")).wait_for()
+    host.get_by_role("button", name="Start game").click()
     for page in players:
         page.locator(".table-host").wait_for()
 

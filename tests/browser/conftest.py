@@ -96,7 +96,7 @@ def open_page(browser, server) -> Iterator[Callable[..., object]]:
     contexts = []
 
     def _open(path: str = "/", viewport: dict[str, int] = DESKTOP):
-        context = browser.new_context(viewport=viewport)
+        context = browser.new_context(viewport=viewport, reduced_motion="reduce")
         context.set_default_timeout(10_000)
         contexts.append(context)
         page = context.new_page()

@@ -85,7 +85,7 @@ def test_cheat_game_with_calls_to_the_end(open_page):
         return place_cards(page)
 
     def observe(moves: int) -> None:
-        if moves % 5 == 0:
+        if moves % 10 == 0:
             other = next((p for p in pages if cheat_enabled(p)), None)
             if other is not None:
                 before = seq(other)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from browser_helpers import (
     PHONE,
@@ -27,7 +29,7 @@ def click_free_line(page) -> bool:
 
 def test_dots_game_to_the_end_with_spectator_and_rematch(open_page):
     ada, bo = open_page(), open_page()
-    code = create_room(ada, "Ada", "dots", {"width": 3, "height": 3}, capacity=2)
+    code = create_room(ada, "Ada", "dots", {"width": 3, "height": 3, "turn_timer": 60}, capacity=2)
     join_room(bo, "Bo", code)
     watcher = open_page(f"/r/{code}")
     watcher.fill("#name", "Watcher")
@@ -38,6 +40,9 @@ def test_dots_game_to_the_end_with_spectator_and_rematch(open_page):
     start_game(ada, [ada, bo])
     board = ada.locator('[data-testid="dots-board"]')
     board.wait_for()
+    timer = ada.locator(".turn-timer")
+    assert timer.get_attribute("data-level") == "ok"
+    assert re.fullmatch(r"(59|60) s", timer.inner_text())
     # The board offers every free line to the player on turn and none to the other.
     assert ada.locator("g.free").count() == 12
     assert bo.locator("g.free").count() == 0

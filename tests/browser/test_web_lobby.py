@@ -1,0 +1,150 @@
+"""Start screen and waiting room in the browser: create, join, links, markers, chat, host controls."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from browser_helpers import PHONE, create_room, join_room, no_horizontal_scroll, shots, wait_room
+
+pytestmark = pytest.mark.browser
+
+XSS = """<script>window.__xss = 1</script><img src=x onerror="window.__xss = 2">"""
+
+
+def member_row(page, name: str):
+    return page.locator("#players .member, #spectators .member").filter(
+        has=page.locator(".member-name", has_text=re.compile(f"^{name}$"))
+    )
+
+
+def badges(page, name: str) -> list[str]:
+    return member_row(page, name).locator(".badge").all_inner_texts()
+
+
+def test_start_screen_public_rooms_and_quick_play(open_page):
+    visitor = open_page()
+    assert visitor.locator("#screen-start").is_visible()
+    shots(visitor, "start-screen")
+    visitor.set_viewport_size(PHONE)
+    assert no_horizontal_scroll(visitor)
+
+    host = open_page()
+    code = create_room(host, "Hosty", "dots", {"width": 5, "height": 5}, capacity=3)
+    # The visitor has no session yet: the list still shows the new public room.
+    visitor.locator(f'#public-rooms [data-code="{code}"]').wait_for(timeout=8_000)
+    assert "Dots & Boxes" in visitor.locator(f'#public-rooms [data-code="{code}"]').inner_text()
+    visitor.fill("#name", "Visitor")
+    visitor.locator(f'#public-rooms [data-code="{code}"] button', has_text="Join").click()
+    assert wait_room(visitor) == code
+
+    # Quick play: two players asking for the same game land in the same room.
+    first, second = open_page(), open_page()
+    first.fill("#name", "Quick1")
+    first.click('[data-quick="cheat"]')
+    quick = wait_room(first)
+    second.fill("#name", "Quick2")
+    second.click('[data-quick="cheat"]')
+    assert wait_room(second) == quick
+    member_row(first, "Quick2").wait_for()
+
+
+def test_waiting_room_markers_link_chat_and_host_controls(open_page, server):
+    ada = open_page()
+    ada.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=server)
+    code = create_room(ada, "Ada", "cheat", {"decks": 1}, capacity=4)
+    assert ada.url.endswith(f"/r/{code}")
+
+    # A friend opens the link: the code is filled in, they pick a name and join.
+    bo = open_page(f"/r/{code}")
+    assert bo.input_value("#join-code") == code
+    bo.fill("#name", "Bo")
+    bo.click('#join-form button[type="submit"]')
+    wait_room(bo)
+    cy = open_page()
+    join_room(cy, "Cy", code)
+
+    # Host and "you" are badges of their own, apart from the name; so is readiness.
+    member_row(ada, "Cy").wait_for()
+    assert badges(ada, "Ada")[:2] == ["♛ host", "you"]
+    assert "host" not in " ".join(badges(bo, "Bo"))
+    assert "you" in badges(bo, "Bo")
+    assert "not ready" in badges(ada, "Bo")
+    assert ada.get_by_role("button", name="Start game").is_visible()
+    assert bo.get_by_role("button", name="Waiting for the host to start").is_disabled()
+
+    ada.click("#copy-link")
+    assert ada.evaluate("navigator.clipboard.readText()") == f"{server}/r/{code}"
+
+    # Chat is text, never markup.
+    bo.fill("#chat-input", XSS)
+    bo.press("#chat-input", "Enter")
+    for page in (ada, bo, cy):
+        line = page.locator("#chat-log li").last
+        line.wait_for()
+        assert line.locator(".chat-text").inner_text() == XSS
+        assert page.locator("#chat-log img, #chat-log script").count() == 0
+        assert page.evaluate("window.__xss") is None
+    shots(ada, "waiting-room")
+    ada.set_viewport_size(PHONE)
+    assert no_horizontal_scroll(ada)
+    ada.set_viewport_size({"width": 1280, "height": 800})
+
+    # Settings: the host changes them; everyone sees the summary change.
+    ada.get_by_role("button", name="Settings…").click()
+    ada.select_option('#dialog [name="s.rank_sequence"]', "any")
+    shots(ada, "settings-dialog")
+    ada.click('#dialog button[value="save"]')
+    bo.locator(".settings-summary", has_text="Rank sequence: any rank").wait_for()
+
+    # Transfer host: Bo gets the Start button, Ada loses it.
+    member_row(ada, "Bo").get_by_role("button", name="Make Bo host").click()
+    bo.get_by_role("button", name="Start game").wait_for()
+    assert "♛ host" in badges(cy, "Bo")
+    assert ada.get_by_role("button", name="Waiting for the host to start").is_visible()
+
+    # Kick, after confirming.
+    member_row(bo, "Cy").get_by_role("button", name="Kick Cy").click()
+    bo.locator("dialog[open]").wait_for()
+    bo.click('#dialog button[value="yes"]')
+    cy.locator("#screen-start").wait_for()
+    member_row(bo, "Cy").wait_for(state="detached")
+
+    # Exit asks first; cancelling keeps you in the room.
+    ada.click("#leave")
+    ada.click('#dialog button[value="no"]')
+    assert ada.locator("#screen-room").is_visible()
+    ada.click("#leave")
+    ada.click('#dialog button[value="yes"]')
+    ada.locator("#screen-start").wait_for()
+    assert ada.url.endswith("/")
+    member_row(bo, "Ada").wait_for(state="detached")
+
+    # The name is remembered on this device.
+    ada.reload()
+    assert ada.input_value("#name") == "Ada"
+
+
+def test_join_errors_and_passwords(open_page):
+    ada = open_page()
+    ada.fill("#create-form [name=password]", "sesame")
+    code = create_room(ada, "Ada", "uno", {"target_score": 100}, capacity=3)
+
+    bo = open_page()
+    bo.fill("#name", "Bo")
+    bo.fill("#join-code", "ZZZZZ")
+    bo.click('#join-form button[type="submit"]')
+    bo.locator(".toast.bad").wait_for()
+    assert bo.locator("#screen-start").is_visible()
+
+    bo.fill("#join-code", f"  {code.lower()} ")
+    bo.click('#join-form button[type="submit"]')
+    bo.locator(".toast.bad", has_text="password").wait_for()
+    bo.fill("#join-password", "sesame")
+    bo.click('#join-form button[type="submit"]')
+    assert wait_room(bo) == code
+
+    nameless = open_page()
+    nameless.fill("#join-code", code)
+    nameless.click('#join-form button[type="submit"]')
+    nameless.locator(".toast.bad", has_text="name").wait_for()
