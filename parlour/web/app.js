@@ -145,7 +145,18 @@ async function onOpen() {
   sessionReady = startSession();
   await sessionReady;
   if (S.room?.stale) leftRoom(); // the resumed session is no longer in that room
-  if (!S.room && S.wantedCode) openLink(S.wantedCode);
+  const wanted = S.wantedCode;
+  if (!wanted || wanted === S.room?.code) {
+    S.wantedCode = null;
+  } else if (!S.room) {
+    openLink(wanted);
+  } else if (await confirmDialog(`Go to room ${wanted}?`, `You are still in room ${S.room.code}. Leave it and open ${wanted}?`, "Leave and go")) {
+    await app.send("leave");
+    leftRoom();
+    openLink(wanted);
+  } else {
+    S.wantedCode = null;
+  }
 }
 
 /** Resume the stored session (its room snapshot follows), else identify with the remembered name. */
@@ -254,10 +265,11 @@ const handlers = {
       conn.reopen(); // missed something: a fresh connection resumes with a full snapshot
       return;
     }
-    const wasMyTurn = play.turn?.seat === S.room.you.seat;
+    const seat = tableContext(S.room, app).seat;
+    const wasMyTurn = seat !== null && play.turn?.seat === seat;
     Object.assign(play, { seq: msg.seq, view: msg.view, turn: withDeadline(msg.turn) });
     gameEvents(msg.events);
-    if (!wasMyTurn && play.turn?.seat === S.room.you.seat && S.room.you.role === "player") beep("turn");
+    if (!wasMyTurn && seat !== null && play.turn?.seat === seat) beep("turn");
     render();
   },
   game_over(msg) {
@@ -265,7 +277,7 @@ const handlers = {
     S.room.state = "finished";
     S.room.outcome = msg.outcome;
     if (S.room.play) S.room.play.seats = msg.seats;
-    const won = msg.outcome.winners.includes(S.room.you.seat) && S.room.you.role === "player";
+    const won = msg.outcome.winners.includes(tableContext(S.room, app).seat);
     beep(won ? "good" : "play");
     render();
   },
@@ -332,12 +344,15 @@ function leftRoom() {
 
 // --- Wiring ---------------------------------------------------------------------
 
+/** Messages that make sense outside a room; the rest are about the room we are in. */
+const ROOMLESS = new Set(["room", "lobby", "lobby_room", "lobby_room_removed", "replaced"]);
+
 const conn = new Connection({
   onOpen,
   onMessage(msg) {
     if (msg.type === "error" && msg.id === undefined) toast(msg.message, "bad");
     const handler = handlers[msg.type];
-    if (handler && (msg.type === "room" || msg.type.startsWith("lobby") || S.room)) handler(msg);
+    if (handler && (S.room || ROOMLESS.has(msg.type))) handler(msg);
   },
   onStatus(status) {
     const label = { online: "online", connecting: "connecting…", offline: "offline — reconnecting…" }[status];

@@ -2,7 +2,7 @@
 
 import { el, fill } from "./ui.js";
 
-export const RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"];
+const RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"];
 const SUITS = [
   { sym: "♥", name: "hearts", red: true },
   { sym: "♦", name: "diamonds", red: true },
@@ -23,7 +23,7 @@ export function reset() {
   local.reveal = null;
 }
 
-export function cardFace(card, attrs = {}) {
+function cardFace(card, attrs = {}) {
   const suit = SUITS[card.suit];
   const label = `${RANK_WORDS[card.rank]} of ${suit.name}`;
   return el(

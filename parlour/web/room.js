@@ -14,9 +14,9 @@ const STATE_TEXT = { waiting: "Waiting for players", countdown: "Starting soon",
 /** Everything the table modules need to know about the current room. */
 export function tableContext(room, app) {
   const seats = room.play?.seats ?? [];
-  const you = room.you ?? {};
+  const mine = seats.find((s) => s.member === room.you?.member);
   return {
-    seat: you.role === "player" && room.play ? you.seat : null,
+    seat: mine ? mine.seat : null, // null: watching (spectator, or seated after this game began)
     name: (seat) => seats.find((s) => s.seat === seat)?.name ?? `Seat ${seat + 1}`,
     act: (action) => app.act(action),
     rerender: () => renderStage(room, app),

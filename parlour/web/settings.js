@@ -61,17 +61,17 @@ export const GAMES = {
 };
 
 /** Inputs for a game's settings, pre-filled from `values` (or the defaults). */
-export function settingsFields(game, values = {}, disabled = false) {
+export function settingsFields(game, values = {}) {
   return GAMES[game].fields.map((f) => {
     const value = values[f.key] ?? f.default;
     const name = `s.${f.key}`;
     if (f.type === "check") {
-      return el("label", { class: "check" }, el("input", { type: "checkbox", name, checked: Boolean(value), disabled }), " ", f.label);
+      return el("label", { class: "check" }, el("input", { type: "checkbox", name, checked: Boolean(value) }), " ", f.label);
     }
     const input =
       f.type === "select"
-        ? el("select", { name, disabled }, f.options.map(([v, text]) => el("option", { value: v, selected: String(v) === String(value) }, text)))
-        : el("input", { type: "number", name, value, min: f.min, max: f.max, step: f.step ?? 1, required: true, disabled });
+        ? el("select", { name }, f.options.map(([v, text]) => el("option", { value: v, selected: String(v) === String(value) }, text)))
+        : el("input", { type: "number", name, value, min: f.min, max: f.max, step: f.step ?? 1, required: true });
     return el("label", {}, f.label, " ", input);
   });
 }

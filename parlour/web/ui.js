@@ -107,5 +107,5 @@ export function initials(name) {
 }
 
 /** Per-seat colour and fill pattern, so colour is never the only cue. */
-export const SEAT_COLOURS = ["#e4572e", "#29a3dd", "#f3a712", "#6bbf59", "#b06fd8", "#ef5da8", "#2ec4b6", "#c0c0c0", "#ff8c42", "#7d8ce0"];
+const SEAT_COLOURS = ["#e4572e", "#29a3dd", "#f3a712", "#6bbf59", "#b06fd8", "#ef5da8", "#2ec4b6", "#c0c0c0", "#ff8c42", "#7d8ce0"];
 export const seatColour = (seat) => SEAT_COLOURS[seat % SEAT_COLOURS.length];

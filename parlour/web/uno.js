@@ -8,14 +8,14 @@ const COLOURS = ["red", "yellow", "green", "blue"];
 const SYMBOL = { skip: "⊘", reverse: "⇄", draw2: "+2", wild: "W", "wild-draw4": "+4" };
 const NAME = { skip: "Skip", reverse: "Reverse", draw2: "Draw Two", wild: "Wild", "wild-draw4": "Wild Draw Four" };
 
-export const cardName = (card) =>
+const cardName = (card) =>
   card.type === "number" ? `${cap(card.color)} ${card.value}` : card.color === "wild" ? NAME[card.type] : `${cap(card.color)} ${NAME[card.type]}`;
 const cap = (s) => s[0].toUpperCase() + s.slice(1);
 
 /** UNO keeps no local state between renders (the table interface asks for it). */
 export function reset() {}
 
-export function unoCard(card, attrs = {}) {
+function unoCard(card, attrs = {}) {
   const symbol = card.type === "number" ? String(card.value) : SYMBOL[card.type];
   return el(
     attrs.onclick ? "button" : "div",
@@ -101,7 +101,7 @@ export function render(stage, view, ctx) {
 
   const challenge = pending.challenge;
   const alerts = [
-    pending.draw_stack ? el("p", { class: "alert" }, `+${pending.draw_stack} pending for ${ctx.name(view.turn)}`) : null,
+    pending.draw_stack && !challenge ? el("p", { class: "alert" }, `+${pending.draw_stack} pending for ${ctx.name(view.turn)}`) : null,
     challenge ? el("p", { class: "alert" }, `${ctx.name(challenge.offender)} played Wild Draw Four — ${ctx.name(challenge.challenger)} may challenge`) : null,
     pending.drawn_card_playable && myTurn ? el("p", { class: "alert" }, "You drew a playable card: play it or pass.") : null,
   ];
@@ -118,7 +118,7 @@ export function render(stage, view, ctx) {
       : null,
   );
 
-  const hand = view.hand ? handArea(view, ctx, playsFor, myTurn) : null;
+  const hand = view.hand ? handArea(view, ctx, playsFor, hint(view, has, playsFor, myTurn)) : null;
   fill(
     stage,
     el(
@@ -167,17 +167,27 @@ function opponents(view, ctx, legal) {
   );
 }
 
-function handArea(view, ctx, playsFor, myTurn) {
+/** One line telling this player what they can do now. */
+function hint(view, has, playsFor, myTurn) {
+  const playable = view.hand.some((c) => playsFor(c.id).length);
+  const stack = view.pending.draw_stack;
+  if (!myTurn) return playable ? "Jump in! You hold an identical card." : `Your hand: ${view.hand.length} cards`;
+  if (has("challenge")) return `Challenge the Wild Draw Four, or accept the +${stack}.`;
+  if (stack) return playable ? `Stack a draw card, or take the +${stack}.` : `Take the +${stack}.`;
+  if (has("pass")) return "Play the card you drew, or keep it and pass.";
+  return playable ? "Your turn — highlighted cards can be played." : "Your turn — no card fits: draw one.";
+}
+
+function handArea(view, ctx, playsFor, hintText) {
   const groups = new Map();
   for (const card of view.hand) {
     if (!groups.has(card.color)) groups.set(card.color, []);
     groups.get(card.color).push(card);
   }
-  const outOfTurn = !myTurn && view.hand.some((c) => playsFor(c.id).length);
   return el(
     "div",
     { class: "hand-area" },
-    el("p", { class: "muted hint" }, outOfTurn ? "Jump in! You hold an identical card." : myTurn ? "Your turn — highlighted cards can be played." : `Your hand: ${view.hand.length} cards`),
+    el("p", { class: "muted hint" }, hintText),
     el(
       "div",
       { class: "hand uno-hand", role: "group", "aria-label": "Your hand", dataset: { testid: "hand" } },
