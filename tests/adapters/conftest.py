@@ -39,3 +39,13 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     yield proc
     assert proc.alive(), "the server must survive every adapter test"
     proc.stop()
+
+
+@pytest.fixture
+def fresh_server(tmp_path: Path) -> Iterator[Any]:
+    """A server of its own, for tests of process-wide behaviour such as quick play."""
+    proc = server_conftest.ServerProcess(tmp_path, dict(FAST_CLOCKS))
+    proc.start()
+    yield proc
+    assert proc.alive(), "the server must survive every adapter test"
+    proc.stop()

@@ -92,18 +92,28 @@ class UnoSocketIO:
             async with conn.lock:
                 client = conn.client
                 try:
-                    if isinstance(client, TutorialClient):
-                        if event == "playCard":
-                            await client.play_card(data)
-                        elif event == "drawCard":
-                            await client.draw_card(data)
-                    elif event in EVENTS:
+                    if event == "playCard" and isinstance(client, TutorialClient):
+                        await client.play_card(data)
+                    elif event == "drawCard" and isinstance(client, TutorialClient):
+                        await client.draw_card(data)
+                    elif event in _TUTORIAL_EVENTS:
+                        await self.sio.emit(
+                            "error", {"message": "send requestRoom first: you are in no room"}, to=sid
+                        )
+                    elif isinstance(client, DocClient):
                         await client.on_event(event, data)
+                    else:
+                        await self.sio.emit(
+                            "error", {"message": f"{event} is not a socket-uno event"}, to=sid
+                        )
                 except Exception:
                     log.exception("socket.io event %s failed", event)
-                    await self.sio.emit("error", {"message": "internal error"}, to=sid)
+                    await self._error(sid, "internal error")
 
         return handle
+
+    async def _error(self, sid: str, message: str) -> None:
+        await self.sio.emit("error", {"message": message}, to=sid)
 
     def asgi(self) -> socketio.ASGIApp:
         """The ASGI app serving ``/socket.io/`` (mounted there; it sees the full path)."""

@@ -1,0 +1,188 @@
+"""The socket-uno tutorial's events, with python-socketio clients that send only those events."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from sioclient import SioClient
+from wsclient import Native
+
+from parlour.net.adapters.uno_numbers import BLANKS
+
+DEALT = set(range(112)) - BLANKS
+
+
+async def tutorial(server: Any) -> SioClient:
+    """A client as the tutorial's canvas page connects: no name until ``requestRoom``."""
+    client = SioClient()
+    await client.sio.connect(f"http://127.0.0.1:{server.port}", transports=["websocket"])
+    return client
+
+
+async def request_room(client: SioClient, name: str) -> list[Any]:
+    await client.emit("requestRoom", name)
+    return await client.expect("responseRoom")
+
+
+async def pair(server: Any) -> tuple[SioClient, SioClient, str]:
+    """Two tutorial clients auto-assigned to one room; the countdown runs down and the game starts."""
+    tom, uma = await tutorial(server), await tutorial(server)
+    code, people, most = await request_room(tom, "Tom")
+    assert (people, most) == (1, 10) and isinstance(code, str)
+    assert await request_room(uma, "Uma") == [code, 2, 10]
+    assert await tom.expect("responseRoom") == [code, 2, 10]
+    for client in (tom, uma):
+        ticks = []
+        while not ticks or ticks[-1] != 0:
+            ticks.append(await client.expect("countDown", timeout=5))
+        assert ticks == sorted(ticks, reverse=True) and ticks[-1] == 0
+        hand = await client.expect("haveCard")
+        assert len(hand) in (7, 9) and set(hand) <= DEALT  # 9: a first-card Draw Two hit this player
+        assert await client.expect("turnPlayer") in (tom.sid, uma.sid)
+        assert await client.expect("sendCard") in DEALT
+    return tom, uma, code
+
+
+async def take_turn(client: SioClient, code: str) -> None:
+    """What a tutorial player does: click cards until one is accepted, else the deck (maybe twice)."""
+    for number in list(client.last("haveCard")):
+        await client.emit("playCard", [number, code])
+        event, _ = await client.next_matching(lambda name, _: name in ("sendCard", "error"))
+        if event == "sendCard":
+            return
+    await client.emit("drawCard", [1, code])
+    event, _ = await client.next_matching(lambda name, _: name in ("haveCard", "error"))
+    await asyncio.sleep(0.02)  # a turnPlayer follows the new hand at once unless the draw is playable
+    if event == "haveCard" and not _moved_on(client):
+        drawn = client.last("haveCard")[-1]
+        await client.emit("playCard", [drawn, code])
+        event, _ = await client.next_matching(lambda name, _: name in ("sendCard", "error"))
+        if event == "error":
+            await client.emit("drawCard", [1, code])  # keep it: pass
+
+
+def _moved_on(client: SioClient) -> bool:
+    """Whether a turnPlayer or a new game arrived since the player's last action."""
+    return any(name in ("turnPlayer", "countDown") for name, _ in client.events[client.cursor :])
+
+
+def my_new_turn(client: SioClient, handled: int) -> int | None:
+    """Index of a ``turnPlayer`` naming this socket that arrived after event ``handled``."""
+    for i in range(len(client.events) - 1, handled, -1):
+        name, data = client.events[i]
+        if name == "turnPlayer":
+            return i if data == client.sid else None
+    return None
+
+
+async def play_match(players: list[SioClient], code: str, limit: float = 90) -> None:
+    """Play until the room reopens (a ``countDown`` after the match), acting only on ``turnPlayer``."""
+    handled = {id(p): len(p.events) - 2 for p in players}
+    handled.update({id(p): -1 for p in players if p.last("turnPlayer") == p.sid})
+    deadline = asyncio.get_running_loop().time() + limit
+    while asyncio.get_running_loop().time() < deadline:
+        if any(name == "countDown" for p in players for name, _ in p.events[p.cursor :]):
+            return
+        for player in players:
+            turn = my_new_turn(player, handled[id(player)])
+            if turn is not None:
+                handled[id(player)] = turn
+                player.cursor = len(player.events)
+                await take_turn(player, code)
+        await asyncio.sleep(0.002)
+    raise AssertionError("the match did not end in time")
+
+
+async def test_quick_play_countdown_a_whole_match_and_the_room_reopens(fresh_server: Any) -> None:
+    server = fresh_server
+    tom, uma, code = await pair(server)
+    await play_match([tom, uma], code)
+    for client in (tom, uma):
+        assert await client.expect("responseRoom", lambda d: d[0] == code) == [code, 2, 10]
+        assert await client.expect("countDown") > 0
+        assert len(await client.expect("haveCard", timeout=10)) == 7  # the next game starts by itself
+    await tom.close()
+    await uma.close()
+
+
+async def test_reconnect_by_name_gets_the_same_seat(fresh_server: Any) -> None:
+    server = fresh_server
+    tom, uma, code = await pair(server)
+    hand = tom.last("haveCard")
+    await tom.close()
+    assert await uma.expect("playerDisconnect") == code
+    again = await tutorial(server)
+    assert (await request_room(again, "Tom"))[0] == code
+    assert await again.expect("haveCard") == hand
+    turn = await again.expect("turnPlayer")
+    assert turn in (again.sid, uma.sid)
+    assert await again.expect("sendCard") == uma.last("sendCard")
+    mover = again if turn == again.sid else uma
+    mover.cursor = len(mover.events)
+    await take_turn(mover, code)
+    assert await uma.expect("turnPlayer") in (again.sid, uma.sid)
+    await again.close()
+    await uma.close()
+
+
+async def test_the_last_opponent_leaving_ends_the_game_cleanly(fresh_server: Any) -> None:
+    server = fresh_server
+    tom, uma, code = await pair(server)
+    await tom.close()
+    assert await uma.expect("playerDisconnect") == code
+    assert await uma.expect("responseRoom", timeout=8) == [code, 1, 10]  # grace ran out; room reopened
+    await uma.emit("playCard", [uma.last("haveCard")[0], code])
+    assert (await uma.expect("error"))["message"]  # no game is running any more
+    await uma.close()
+
+
+async def test_malformed_events_get_answers(fresh_server: Any) -> None:
+    server = fresh_server
+    lone = await tutorial(server)
+    await lone.emit("drawCard", [1, "Room_1"])
+    assert "room" in (await lone.expect("error"))["message"]
+    for bad in (None, 42, "", "   "):
+        await lone.emit("requestRoom", bad)
+        assert await lone.expect("responseRoom") == ["error", 0, 0]
+    tom, uma, code = await pair(server)
+    for bad in (None, [], "x", {"n": 1}, [200, code], [56, code], [3, "Room_1"], ["7", code]):
+        await tom.emit("playCard", bad)
+        assert (await tom.expect("error"))["message"], bad
+        await tom.emit("drawCard", bad if bad != [200, code] else [1, "nowhere"])
+        assert (await tom.expect("error"))["message"], bad
+    for client in (lone, tom, uma):
+        await client.close()
+
+
+async def test_a_native_quick_player_and_a_tutorial_client_finish_a_match(fresh_server: Any) -> None:
+    server = fresh_server
+    tom = await tutorial(server)
+    code = (await request_room(tom, "Tom"))[0]
+    native = await Native.open(server.ws)
+    await native.request("identify", name="Nat")
+    assert (await native.request("quick_play", game="uno"))["code"] == code
+    assert await tom.expect("responseRoom") == [code, 2, 10]
+    handled, acted_seq, over = -1, -1, None
+    while over is None:
+        over = next((m for m in native.messages if m.get("type") == "game_over"), None)
+        games = [m for m in native.messages if m.get("type") in ("game_started", "game")]
+        view = games[-1]["view"] if games else {}
+        if (
+            games
+            and games[-1]["seq"] > acted_seq
+            and view.get("turn") == view.get("seat")
+            and view.get("legal")
+        ):
+            acted_seq = games[-1]["seq"]
+            await native.request("action", action=view["legal"][0])
+        turn = my_new_turn(tom, handled)
+        if turn is not None:
+            handled = turn
+            tom.cursor = len(tom.events)
+            await take_turn(tom, code)
+        await asyncio.sleep(0.002)
+    assert over["outcome"]["winners"]
+    assert await tom.expect("countDown", timeout=10) > 0  # the tutorial client reopened the room
+    await tom.close()
+    await native.close()
