@@ -210,27 +210,27 @@ function handArea(view, ctx, playsFor, hintText) {
   );
 }
 
+const CANCEL = { label: "Cancel", value: "cancel", class: "cancel" };
+
 /** Ask what a play needs (a Wild's colour, a Seven Swap target), then send it. */
 async function play(card, plays, view, ctx) {
   if (!plays.length) return;
   const action = { type: "play", card: card.id };
   if (card.color === "wild") {
-    const colour = await choose(
-      "Choose a colour",
-      null,
-      COLOURS.map((c) => ({ label: cap(c), value: c, class: `colour-pick ${c}` })),
-    );
-    if (!colour) return;
+    const colour = await choose("Choose a colour", null, [
+      ...COLOURS.map((c) => ({ label: cap(c), value: c, class: `colour-pick ${c}` })),
+      CANCEL,
+    ]);
+    if (!COLOURS.includes(colour)) return;
     action.color = colour;
   }
   const targets = plays.map((a) => a.target).filter((t) => t !== undefined);
   if (targets.length) {
-    const target = await choose(
-      "Swap hands with…",
-      null,
-      targets.map((t) => ({ label: `${ctx.name(t)} (${view.counts[t]} cards)`, value: String(t) })),
-    );
-    if (!target) return;
+    const target = await choose("Swap hands with…", null, [
+      ...targets.map((t) => ({ label: `${ctx.name(t)} (${view.counts[t]} cards)`, value: String(t) })),
+      CANCEL,
+    ]);
+    if (!target || target === CANCEL.value) return;
     action.target = Number(target);
   }
   ctx.act(action);

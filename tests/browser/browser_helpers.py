@@ -9,6 +9,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SHOTS = ROOT / "artifacts" / "screenshots"
 DESKTOP = {"width": 1280, "height": 800}
 PHONE = {"width": 390, "height": 844}
+NARROW = {"width": 360, "height": 740}
 
 
 def shot(page, name: str) -> None:
@@ -19,11 +20,15 @@ def shot(page, name: str) -> None:
 
 
 def shots(page, name: str) -> None:
-    """Screenshots at desktop and phone width, back to desktop afterwards."""
-    for viewport in (DESKTOP, PHONE):
+    """Screenshots at desktop and phone width; at phone widths (390 and 360 px) nothing may scroll
+    sideways. The page is back at desktop size afterwards."""
+    for viewport in (DESKTOP, PHONE, NARROW):
         page.set_viewport_size(viewport)
-        page.wait_for_timeout(100)
-        shot(page, name)
+        page.wait_for_timeout(50)
+        if viewport is not DESKTOP:
+            assert no_horizontal_scroll(page), f"{name} scrolls sideways at {viewport['width']} px"
+        if viewport is not NARROW:
+            shot(page, name)
     page.set_viewport_size(DESKTOP)
 
 

@@ -9,6 +9,7 @@ from browser_helpers import (
     hand_ids,
     join_room,
     seq,
+    shot,
     shots,
     start_game,
     wait_room,
@@ -16,6 +17,7 @@ from browser_helpers import (
 )
 
 pytestmark = pytest.mark.browser
+SEEN_DIALOGS: set[str] = set()
 
 
 def uno_step(page, *, calls_uno: bool, challenges: bool) -> bool:
@@ -38,6 +40,10 @@ def uno_step(page, *, calls_uno: bool, challenges: bool) -> bool:
         dialog = page.locator("dialog[open]")
         page.wait_for_timeout(30)
         if dialog.count():  # a Wild's colour, or a Seven Swap target
+            title = dialog.locator("#dialog-title").inner_text()
+            if title not in SEEN_DIALOGS:
+                SEEN_DIALOGS.add(title)
+                shot(page, "uno-dialog-" + title.split()[0].lower())
             dialog.locator("#dialog-buttons button").first.click()
         return True
     if click(page.locator('[data-testid="pass"]')):
