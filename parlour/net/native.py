@@ -277,7 +277,7 @@ class NativeClient:
             }
             conn.send({**welcome, "id": msg.id} if msg.id is not None else welcome)
             if isinstance(msg, Resume):
-                await manager.reattach(self.session, msg.id)
+                await manager.reattach(self.session)
             return
         session = self.session
         if session is None:

@@ -97,6 +97,7 @@ class Manager:
         self._listed_update(room)
 
     def processed(self, room: Room, kind: str, error: str | None, seconds: float) -> None:
+        log.debug("event=command room=%s kind=%s error=%s ms=%.2f", room.code, kind, error, seconds * 1000)
         if self._on_processed is not None:
             self._on_processed(room, kind, error, seconds)
 
@@ -129,11 +130,11 @@ class Manager:
             old.close(4000, "session resumed elsewhere")
         return session
 
-    async def reattach(self, session: Session, request_id: Any = None) -> None:
+    async def reattach(self, session: Session) -> None:
         """After ``resume``: if the session is in a room, reconnect it there (sends the snapshot)."""
         room = self.session_rooms.get(session.id)
         if room is not None and session.sink is not None:
-            await room.submit(Command("reconnect", session.id, {}, session.sink, request_id))
+            await room.submit(Command("reconnect", session.id, {}, session.sink))
 
     def connection_lost(self, session: Session, sink: Sink) -> None:
         """The connection went away: the member keeps its seat for the grace period."""

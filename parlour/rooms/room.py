@@ -153,8 +153,11 @@ class Room:
             except Exception:
                 log.exception("room=%s command=%s failed; rebuilding from the log", self.code, cmd.kind)
                 _send_error(cmd, "internal_error", "the server failed handling this request")
-                self._rebuild()
                 error = "internal_error"
+                try:
+                    self._rebuild()
+                except Exception:  # the log itself no longer replays: keep serving what we have
+                    log.exception("room=%s could not be rebuilt from its log", self.code)
             if not done.done():
                 done.set_result(error)
             self.hooks.processed(self, cmd.kind, error, time.perf_counter() - started)
