@@ -19,7 +19,7 @@ from typing import Any, ClassVar
 from starlette.websockets import WebSocket
 
 from parlour.net.adapters.link import Bridge, Connector, Message
-from parlour.net.adapters.wire import BadFrame, decode, run_socket, sender, text_field
+from parlour.net.adapters.wire import BadFrame, Hangup, Send, closer, decode, run_socket, sender, text_field
 
 NAME_LIMIT = 16
 TOO_SHORT = "The provided username is too short."
@@ -42,8 +42,6 @@ _WAITING_ERRORS = {
     "not_host": "Only the host can start the game.",
 }
 
-Send = Callable[[dict[str, Any]], Awaitable[None]]
-
 
 def name_error(name: str | None) -> str | None:
     """The write-up's message for a name it would refuse, else None."""
@@ -57,9 +55,10 @@ def name_error(name: str | None) -> str | None:
 class CheatClient:
     """One /ws connection speaking the write-up's actions."""
 
-    def __init__(self, connect: Connector, send: Send) -> None:
+    def __init__(self, connect: Connector, send: Send, hangup: Hangup) -> None:
         self.connect = connect
         self.send = send
+        self.hangup = hangup
         self.bridge: Bridge | None = None
         self.joining = False
         self.code: str | None = None
@@ -174,6 +173,9 @@ class CheatClient:
 
     async def _on_native(self, message: Message) -> None:
         kind = message.get("type")
+        if kind == "connection_closed":  # flood or overflow: the server dropped this client
+            await self.hangup()
+            return
         if self.joining or self.code is None:
             return
         if kind == "room":
@@ -380,5 +382,5 @@ class CheatClient:
 
 async def serve(websocket: WebSocket, connect: Connector) -> None:
     """The /ws endpoint."""
-    client = CheatClient(connect, sender(websocket))
+    client = CheatClient(connect, sender(websocket), closer(websocket))
     await run_socket(websocket, client.on_frame, client.close)

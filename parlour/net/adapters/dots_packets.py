@@ -23,7 +23,7 @@ from typing import Any, ClassVar
 from starlette.websockets import WebSocket
 
 from parlour.net.adapters.link import Bridge, Connector, Message
-from parlour.net.adapters.wire import BadFrame, decode, run_socket, sender, text_field
+from parlour.net.adapters.wire import BadFrame, Hangup, Send, closer, decode, run_socket, sender, text_field
 
 ADMIN_NAME = "admin"
 DEFAULT_CAPACITY = 8
@@ -41,8 +41,6 @@ _JOIN_ERRORS = {
     "banned": "You were kicked from this room.",
 }
 _REMOVE_REASONS = {"left": "Left the room.", "kicked": "Kicked by the admin.", "timeout": "Timed out."}
-
-Send = Callable[[dict[str, Any]], Awaitable[None]]
 
 
 @dataclass(eq=False)
@@ -124,10 +122,11 @@ class Registry:
 class DotsClient:
     """One /dots connection: packets in, native requests out, native broadcasts back as packets."""
 
-    def __init__(self, connect: Connector, registry: Registry, send: Send) -> None:
+    def __init__(self, connect: Connector, registry: Registry, send: Send, hangup: Hangup) -> None:
         self.connect = connect
         self.registry = registry
         self.send = send
+        self.hangup = hangup
         self.bridge: Bridge | None = None
         self.room: DotsRoom | None = None
         self.me: str | None = None
@@ -311,6 +310,9 @@ class DotsClient:
 
     async def _on_native(self, message: Message) -> None:
         kind = message.get("type")
+        if kind == "connection_closed":  # flood or overflow: the server dropped this client
+            await self.hangup()
+            return
         if self.joining or self.room is None:
             return
         if kind == "room":
@@ -477,5 +479,5 @@ REGISTRY = Registry()
 
 async def serve(websocket: WebSocket, connect: Connector, registry: Registry = REGISTRY) -> None:
     """The /dots endpoint."""
-    client = DotsClient(connect, registry, sender(websocket))
+    client = DotsClient(connect, registry, sender(websocket), closer(websocket))
     await run_socket(websocket, client.on_frame, client.close)

@@ -106,13 +106,12 @@ class Bridge:
         if link is not None:
             with contextlib.suppress(Exception):
                 await link.close(leave=leave)
-        if self._pump is not None:
-            # Deliver what is already queued (e.g. a last reply) before stopping.
-            await asyncio.sleep(0)
-            self._pump.cancel()
+        pump, self._pump = self._pump, None
+        if pump is not None and pump is not asyncio.current_task():
+            await asyncio.sleep(0)  # let the pump deliver what is already queued
+            pump.cancel()
             with contextlib.suppress(asyncio.CancelledError):
-                await self._pump
-            self._pump = None
+                await pump
         for future in self._pending.values():
             if not future.done():
                 future.set_result({"type": "error", "code": "room_closed", "message": "connection closed"})

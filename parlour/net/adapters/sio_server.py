@@ -19,6 +19,7 @@ from parlour.net.adapters.link import Connector
 from parlour.net.adapters.native_link import connector
 from parlour.net.adapters.socket_uno import Directory, TutorialClient
 from parlour.net.adapters.uno_socketio import EVENTS, DocClient
+from parlour.net.adapters.wire import Peer
 
 log = logging.getLogger(__name__)
 
@@ -44,15 +45,17 @@ class UnoSocketIO:
         self.room_names: dict[str, str] = {}
         self.sio.on("connect", self._connect)
         self.sio.on("disconnect", self._disconnect)
-        self.sio.on("requestRoom", self._request_room)
-        for event in _TUTORIAL_EVENTS + EVENTS:
+        for event in ("requestRoom", *_TUTORIAL_EVENTS, *EVENTS):
             self.sio.on(event, self._handler(event))
 
-    def _emitter(self, sid: str) -> Callable[[str, Any], Any]:
+    def _peer(self, sid: str) -> Peer:
         async def emit(event: str, data: Any) -> None:
             await self.sio.emit(event, data, to=sid)
 
-        return emit
+        async def hangup() -> None:
+            await self.sio.disconnect(sid)
+
+        return Peer(sid, emit, hangup)
 
     async def _connect(self, sid: str, environ: dict[str, Any], auth: Any = None) -> None:
         name = auth.get("name") if isinstance(auth, dict) else None
@@ -60,7 +63,7 @@ class UnoSocketIO:
             query = parse_qs(environ.get("QUERY_STRING", ""))
             name = (query.get("name") or ["Guest"])[0]
         connect = connector(environ["asgi.scope"]["app"].state)
-        client = DocClient(connect, self._emitter(sid), name, self.room_names)
+        client = DocClient(connect, self._peer(sid), name, self.room_names)
         conn = self.connections[sid] = Connection(client, connect)
         async with conn.lock:
             await client.start()
@@ -71,46 +74,42 @@ class UnoSocketIO:
             async with conn.lock:
                 await conn.client.close()
 
-    async def _request_room(self, sid: str, data: Any = None) -> None:
-        conn = self.connections.get(sid)
-        if conn is None:
-            return
-        async with conn.lock:
-            if isinstance(conn.client, DocClient):
-                if conn.client.in_room:
-                    await conn.client.emit("error", {"message": "leave your room before requestRoom"})
-                    return
-                await conn.client.close()
-                conn.client = TutorialClient(conn.connect, self._emitter(sid), sid, self.directory)
-            await conn.client.request_room(data)
-
     def _handler(self, event: str) -> Callable[..., Any]:
         async def handle(sid: str, data: Any = None) -> None:
             conn = self.connections.get(sid)
             if conn is None:
                 return
             async with conn.lock:
-                client = conn.client
                 try:
-                    if event == "playCard" and isinstance(client, TutorialClient):
-                        await client.play_card(data)
-                    elif event == "drawCard" and isinstance(client, TutorialClient):
-                        await client.draw_card(data)
-                    elif event in _TUTORIAL_EVENTS:
-                        await self.sio.emit(
-                            "error", {"message": "send requestRoom first: you are in no room"}, to=sid
-                        )
-                    elif isinstance(client, DocClient):
-                        await client.on_event(event, data)
-                    else:
-                        await self.sio.emit(
-                            "error", {"message": f"{event} is not a socket-uno event"}, to=sid
-                        )
+                    await self._dispatch(conn, sid, event, data)
                 except Exception:
                     log.exception("socket.io event %s failed", event)
                     await self._error(sid, "internal error")
 
         return handle
+
+    async def _dispatch(self, conn: Connection, sid: str, event: str, data: Any) -> None:
+        """Route one event to the connection's client; ``requestRoom`` makes it a tutorial client."""
+        client = conn.client
+        if event == "requestRoom" and isinstance(client, DocClient):
+            if client.in_room:
+                await self._error(sid, "leave your room before requestRoom")
+                return
+            await client.close()
+            client = conn.client = TutorialClient(conn.connect, self._peer(sid), self.directory)
+        if isinstance(client, TutorialClient):
+            if event == "requestRoom":
+                await client.request_room(data)
+            elif event == "playCard":
+                await client.play_card(data)
+            elif event == "drawCard":
+                await client.draw_card(data)
+            else:
+                await self._error(sid, f"{event} is not a socket-uno event")
+        elif event in _TUTORIAL_EVENTS:
+            await self._error(sid, "send requestRoom first: you are in no room")
+        else:
+            await client.on_event(event, data)
 
     async def _error(self, sid: str, message: str) -> None:
         await self.sio.emit("error", {"message": message}, to=sid)

@@ -18,13 +18,12 @@ from __future__ import annotations
 import asyncio
 import math
 from collections import Counter
-from collections.abc import Awaitable, Callable
 from typing import Any
 
 from parlour.net.adapters.link import Bridge, Connector, Message
 from parlour.net.adapters.uno_numbers import card_to_number, number_to_card
+from parlour.net.adapters.wire import Peer
 
-Emit = Callable[[str, Any], Awaitable[None]]
 NO_ROOM = ["error", 0, 0]
 
 
@@ -41,10 +40,11 @@ class Directory:
 class TutorialClient:
     """One Socket.IO connection speaking the tutorial's events."""
 
-    def __init__(self, connect: Connector, emit: Emit, sid: str, directory: Directory) -> None:
+    def __init__(self, connect: Connector, peer: Peer, directory: Directory) -> None:
         self.bridge = Bridge(connect, self._on_native)
-        self.emit = emit
-        self.sid = sid
+        self.emit = peer.emit
+        self.hangup = peer.hangup
+        self.sid = peer.sid
         self.directory = directory
         self.name: str | None = None
         self.token: str | None = None
@@ -130,6 +130,9 @@ class TutorialClient:
 
     async def _on_native(self, message: Message) -> None:
         kind = message.get("type")
+        if kind == "connection_closed":  # flood or overflow: the server dropped this client
+            await self.hangup()
+            return
         if kind == "room":
             await self._seated(message)
             return

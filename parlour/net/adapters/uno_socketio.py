@@ -16,8 +16,7 @@ from typing import Any, ClassVar
 
 from parlour.games.uno import CARDS
 from parlour.net.adapters.link import Bridge, Connector, Message
-
-Emit = Callable[[str, Any], Awaitable[None]]
+from parlour.net.adapters.wire import Peer
 
 SETTING_NAMES = {
     "maxPlayers": "max_players",
@@ -80,9 +79,10 @@ def engine_settings(raw: Any) -> dict[str, Any]:
 class DocClient:
     """One Socket.IO connection speaking the design document's events."""
 
-    def __init__(self, connect: Connector, emit: Emit, name: str, rooms: dict[str, str]) -> None:
+    def __init__(self, connect: Connector, peer: Peer, name: str, rooms: dict[str, str]) -> None:
         self.bridge = Bridge(connect, self._on_native)
-        self.emit = emit
+        self.emit = peer.emit
+        self.hangup = peer.hangup
         self.name = name
         self.room_names = rooms
         self.joining = False
@@ -223,6 +223,9 @@ class DocClient:
 
     async def _on_native(self, message: Message) -> None:
         kind = message.get("type")
+        if kind == "connection_closed":  # flood or overflow: the server dropped this client
+            await self.hangup()
+            return
         if kind == "lobby_room":
             self.lobby[message["room"]["code"]] = message["room"]
             await self._rooms_list()

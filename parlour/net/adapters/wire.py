@@ -4,12 +4,25 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any
 
 import orjson
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 MAX_FRAME = 64 * 1024
+
+Send = Callable[[dict[str, Any]], Awaitable[None]]
+Hangup = Callable[[], Awaitable[None]]
+
+
+@dataclass(frozen=True, slots=True)
+class Peer:
+    """How a Socket.IO adapter client reaches its connection: emit to it, or drop it."""
+
+    sid: str
+    emit: Callable[[str, Any], Awaitable[None]]
+    hangup: Hangup
 
 
 class BadFrame(ValueError):
@@ -58,7 +71,7 @@ async def run_socket(
             await websocket.close()
 
 
-def sender(websocket: WebSocket) -> Callable[[dict[str, Any]], Awaitable[None]]:
+def sender(websocket: WebSocket) -> Send:
     """A send function that never raises once the peer is gone."""
 
     async def send(frame: dict[str, Any]) -> None:
@@ -67,3 +80,13 @@ def sender(websocket: WebSocket) -> Callable[[dict[str, Any]], Awaitable[None]]:
             await websocket.send_text(text)
 
     return send
+
+
+def closer(websocket: WebSocket) -> Hangup:
+    """A hang-up function for when the server drops the client (flood, overflow)."""
+
+    async def close() -> None:
+        with contextlib.suppress(Exception):
+            await websocket.close(1008)
+
+    return close
