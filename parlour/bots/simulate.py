@@ -70,8 +70,15 @@ def play(
     game: Game, settings: Any, bots: list[Bot], rng: random.Random, max_actions: int = MAX_ACTIONS
 ) -> tuple[Outcome | None, int]:
     """One game between ``bots`` (one per seat, in seat order): the outcome and the number of actions."""
+    state = game.setup(settings, len(bots), rng)
+    return run(game, state, bots, rng, max_actions)
+
+
+def run(
+    game: Game, state: Any, bots: list[Bot], rng: random.Random, max_actions: int = MAX_ACTIONS
+) -> tuple[Outcome | None, int]:
+    """Play a set-up game to its end (or ``max_actions``), telling every bot what its seat sees."""
     n = len(bots)
-    state = game.setup(settings, n, rng)
     _deliver(bots, game.start_events(state))
     actions = 0
     while game.outcome(state) is None and actions < max_actions:
