@@ -304,7 +304,11 @@ def terminate(room: Room, cmd: Command) -> bool | None:
 
 @handles("action")
 def action(room: Room, cmd: Command) -> bool | None:
-    """A game move: the engine parses, validates and applies it; the room only routes it."""
+    """A game move: the engine parses, validates and applies it; the room only routes it.
+
+    Bots may pass an engine action (one of ``legal_actions``, JSON-compatible) as
+    ``payload.engine_action`` instead of a wire action; ``apply`` validates it all the same.
+    """
     member = room.require_member(cmd)
     if not member.is_player:
         raise CommandError("not_a_player", "spectators cannot play")
@@ -314,7 +318,11 @@ def action(room: Room, cmd: Command) -> bool | None:
     if seat is None:
         raise CommandError("not_a_player", "you have no seat in this game")
     engine = room.engine
-    events = engine.apply(room.game, seat, engine.parse_action(cmd.payload["action"]))
+    if member.bot and "engine_action" in cmd.payload:
+        move = cmd.payload["engine_action"]
+    else:
+        move = engine.parse_action(cmd.payload.get("action"))  # type: ignore[arg-type]
+    events = engine.apply(room.game, seat, move)
     room.game_events(events, cmd.at, seat)
     return True
 

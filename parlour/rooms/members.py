@@ -76,6 +76,9 @@ class Member:
 BotFactory = Callable[[Any, Member], Sink]
 """``factory(room, member) -> sink``: called when a bot member is added (or recovered).
 
-The bot receives the member's messages through the returned sink and acts by calling
-``room.submit(Command("action", member.session, {"action": ...}))``.
+The bot receives its seat's messages through the returned sink (``send`` runs inside the room's
+task: schedule work, never block) and acts by submitting
+``Command("action", member.session, {"engine_action": a})`` with ``a`` one of
+``room.engine.legal_actions(room.game, seat)`` (or ``{"action": wire_action}``). The server looks
+for a factory at ``parlour.bots.driver.bot_factory``.
 """

@@ -141,7 +141,9 @@ async def test_finished_game_is_recorded_with_players_and_log(harness: Harness) 
 
 
 async def test_bot_members_act_through_their_sink(harness: Harness) -> None:
-    """The hook for the bots package: a factory returns the bot's sink; the bot submits commands."""
+    """The hook for the bots package: a factory returns the bot's sink; the bot submits engine actions.
+
+    A human's ``engine_action`` is ignored: only bots may skip the wire format."""
     tasks: list[asyncio.Task] = []
 
     def factory(room: Room, member: Member) -> CallbackSink:
@@ -149,12 +151,9 @@ async def test_bot_members_act_through_their_sink(harness: Harness) -> None:
             if message["type"] in ("game", "game_started") and message["turn"]:
                 seat = room.members[member.id].seat
                 if message["turn"]["seat"] == seat and not message["view"]["over"]:
-                    action = MOVES["dots"](message["view"], seat)
-                    tasks.append(
-                        asyncio.ensure_future(
-                            room.submit(Command("action", member.session, {"action": action}))
-                        )
-                    )
+                    line = room.engine.legal_actions(room.game, seat)[0]  # an engine action
+                    move = Command("action", member.session, {"engine_action": line})
+                    tasks.append(asyncio.ensure_future(room.submit(move)))
 
         return CallbackSink(on_message)
 
@@ -176,3 +175,6 @@ async def test_bot_members_act_through_their_sink(harness: Harness) -> None:
         await asyncio.sleep(0)
     assert room.state == "finished"
     await asyncio.gather(*tasks)
+    await human.do("rematch")
+    await human.do("start")
+    assert (await human.do("action", engine_action=0))["code"] == "bad_action"
