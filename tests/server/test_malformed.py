@@ -59,6 +59,16 @@ async def test_malformed_battery_changes_nothing(server) -> None:
     ] == "invalid_state"
     assert (await victim.request("create_room", game="chess"))["code"] == "already_in_room"
     assert (await victim.request("kick"))["code"] == "bad_message"
+    # Requests for a room one is not in.
+    outsider = await Client.open(server.ws, "Outsider")
+    for kind, fields in [
+        ("action", {"action": {"type": "draw"}}),
+        ("leave", {}),
+        ("start", {}),
+        ("chat", {"text": "x"}),
+    ]:
+        assert (await outsider.request(kind, **fields))["code"] == "not_in_room"
+    await outsider.close()
     # Oversize frames (> 64 KiB) are refused but the connection stays.
     victim.skip()
     await victim.send(json.dumps({"type": "chat", "text": "x" * 70_000}))
