@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import urllib.request
 from typing import Any
 
 from wsclient import Native, WsClient
@@ -269,3 +271,16 @@ async def test_a_native_player_and_cheat_clients_play_to_the_end(server: Any) ->
     for player in players:
         await player.close()
     await native.close()
+
+
+async def test_a_native_room_is_joined_by_code_and_listed(server: Any) -> None:
+    native = await Native.open(server.ws)
+    await native.request("identify", name="Nat")
+    room = await native.request("create_room", game="cheat", public=True)
+    client = await join_game(server, room["code"], "Ann")
+    host, code = await create_game(server, "Host")
+    with urllib.request.urlopen(f"{server.http}/api/rooms?game=cheat", timeout=5) as response:
+        codes = {r["code"] for r in json.loads(response.read())["rooms"]}
+    assert {room["code"], code} <= codes
+    for c in (client, host, native):
+        await c.close()

@@ -330,3 +330,21 @@ async def test_a_dots_room_is_in_the_lobby_and_plays_against_a_native_client(ser
     assert over["outcome"]["reason"] == "finished"
     await a.close()
     await native.close()
+
+
+async def test_a_native_room_is_joined_by_code_from_dots(server: Any) -> None:
+    native = await Native.open(server.ws)
+    await native.request("identify", name="Nat")
+    room = await native.request("create_room", game="dots", settings={"width": 2, "height": 2}, public=True)
+    a = await dots(server)
+    joined = await join(a, room["code"].lower(), "alice")
+    assert joined["ok"] is True
+    add = await native.expect(lambda m: m.get("type") == "member_joined")
+    assert add["member"]["name"] == "alice"
+    await native.request("ready", ready=True)
+    await a.send({"type": "READY", "ready": True})
+    await a.expect(lambda m: m == {"type": "GAMESTATE", "state": "started"})
+    end = await play_out({joined["playerid"]: a}, 2, 2, native)
+    assert end["state"] == "ended" and "winnerid" in end
+    await a.close()
+    await native.close()

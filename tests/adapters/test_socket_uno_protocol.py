@@ -146,10 +146,11 @@ async def test_malformed_events_get_answers(fresh_server: Any) -> None:
         await lone.emit("requestRoom", bad)
         assert await lone.expect("responseRoom") == ["error", 0, 0]
     tom, uma, code = await pair(server)
-    for bad in (None, [], "x", {"n": 1}, [200, code], [56, code], [3, "Room_1"], ["7", code]):
+    for bad in (None, [], "x", {"n": 1}, [200, code], [56, code], [3, "Room_1"], ["7", code], [True, code]):
         await tom.emit("playCard", bad)
         assert (await tom.expect("error"))["message"], bad
-        await tom.emit("drawCard", bad if bad != [200, code] else [1, "nowhere"])
+    for bad in (None, [], "x", {"n": 1}, [1, "Room_1"]):
+        await tom.emit("drawCard", bad)
         assert (await tom.expect("error"))["message"], bad
     for client in (lone, tom, uma):
         await client.close()

@@ -6,6 +6,7 @@ import asyncio
 from typing import Any
 
 from sioclient import SioClient
+from wsclient import Native
 
 Message = dict[str, Any]
 CARD_FIELDS = {"id", "color", "type", "value"}
@@ -167,3 +168,71 @@ async def test_a_full_single_round_game_with_spectator_chat_and_rematch(server: 
     assert (await a.expect("player-left"))["userId"] == ids["Ben"]
     for client in (a, b, watcher):
         await client.close()
+
+
+async def test_malformed_events_get_error_events(server: Any) -> None:
+    client = await SioClient.open(server, "Mal")
+    await client.expect("rooms-list")
+    for event, data in [
+        ("play-card", {"cardId": "card-1"}),  # not in a room
+        ("draw-card", None),
+        ("leave-room", {}),
+        ("join-room", {"roomId": "ZZZZZ"}),
+        ("join-room", None),
+        ("spectate-room", []),
+        ("create-room", "uno please"),
+        ("create-room", {"name": "x", "settings": {"stackingDraw": "yes"}}),
+        ("create-room", {"name": "x", "maxPlayers": 99}),
+        ("chat-message", {"message": None}),
+    ]:
+        await client.emit(event, data)
+        assert (await client.expect("error"))["message"], (event, data)
+    a, b, code, _ = await uno_room(server, {"targetScore": 0})
+    await a.emit("start-game", {})
+    await a.expect("game-started")
+    for data in [
+        None,
+        {},
+        {"cardId": "card-x"},
+        {"cardId": 500},
+        {"cardId": [1]},
+        {"cardId": "card-1", "chosenColor": 7},
+    ]:
+        await a.emit("play-card", data)
+        assert (await a.expect("error"))["message"], data
+    await b.emit("challenge-wild", {})
+    assert (await b.expect("error"))["message"]
+    await b.emit("catch-uno", {"targetUserId": "nobody"})
+    assert (await b.expect("error"))["message"]
+    await b.emit("join-room", {"roomId": code})  # already in a room
+    assert (await b.expect("error"))["message"]
+    for c in (client, a, b):
+        await c.close()
+
+
+async def test_native_and_design_document_clients_share_rooms_both_ways(server: Any) -> None:
+    native = await Native.open(server.ws)
+    await native.request("identify", name="Nat")
+    room = await native.request("create_room", game="uno", public=True, settings={"target_score": 0})
+    guest = await SioClient.open(server, "Gus")
+    listed = await guest.expect("rooms-list", lambda d: any(r["id"] == room["code"] for r in d["rooms"]))
+    assert listed
+    await guest.emit("join-room", {"roomId": room["code"]})
+    joined = await guest.expect("room-joined")
+    assert joined["room"]["host"] == room["you"]["member"] and joined["role"] == "player"
+    await native.request("start")
+    player = Player(guest, joined["room"]["players"][1]["id"], careful=True)
+    task = asyncio.create_task(player.run())
+    over = None
+    while over is None:
+        message = await native.expect(lambda m: m.get("type") in ("game_started", "game", "game_over"), 15)
+        if message["type"] == "game_over":
+            over = message
+        elif message["view"].get("turn") == message["view"].get("seat") and message["view"].get("legal"):
+            legal = message["view"]["legal"]
+            action = next((a for a in legal if a["type"] not in ("catch", "call_uno")), legal[0])
+            assert (await native.request("action", action=action))["type"] == "ok"
+    won = await asyncio.wait_for(task, 10)
+    assert won["winner"]["id"] in {room["you"]["member"], player.me}
+    await guest.close()
+    await native.close()
