@@ -1,0 +1,132 @@
+"""Bots in rooms: the ``bot_factory`` the server loads to seat a bot member.
+
+The room hands each bot member a sink (see ``parlour.rooms.members.BotFactory``). This driver keeps
+the seat's ``Bot`` behind it: game messages carry the seat's events and view, which is all the bot
+is shown; when the seat may act, the driver waits a human-like moment, asks the bot off the event
+loop (a worker thread, so a 50 ms Dots search never holds up other rooms), and submits the choice
+as an engine action like any client command. A stale choice is simply refused by the room, and the
+next game message triggers a fresh one.
+
+The players themselves (``base``, ``uno``, ``cheat``, ``dots``) import only ``parlour.games``; this
+adapter is the one place that speaks the room's command type, and the room layer is what loads it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import random
+from collections import deque
+from typing import Any
+
+from parlour.bots.base import LEVELS, Bot, make_bot
+
+log = logging.getLogger("parlour.bots")
+
+DEFAULT_LEVEL = "easy"
+
+
+def _delay_from_env() -> tuple[float, float]:
+    """``PARLOUR_BOT_DELAY``: ``"0"``, ``"0.5"`` or ``"0.6,1.8"`` seconds (min,max) before a bot acts."""
+    raw = os.environ.get("PARLOUR_BOT_DELAY", "0.6,1.6")
+    parts = [float(p) for p in raw.split(",")]
+    return (parts[0], parts[-1])
+
+
+DELAY: tuple[float, float] = _delay_from_env()
+"""Seconds a bot waits before acting, drawn uniformly; tests set it to (0, 0)."""
+
+
+class BotDriver:
+    """The sink of one bot member: remembers what its seat saw and acts when the seat may."""
+
+    def __init__(self, room: Any, member: Any, command: Any) -> None:
+        self.room = room
+        self.member = member
+        self.command = command
+        self.rng = random.Random()
+        self.bot: Bot | None = None
+        self.events: deque[list[dict[str, Any]]] = deque()
+        self.task: asyncio.Task[None] | None = None
+        self.dirty = False  # a message arrived since the current decision began
+        self.closed = False
+
+    # The sink protocol: called from the room's task, so nothing here may block.
+
+    def send(self, message: dict[str, Any]) -> None:
+        if self.closed:
+            return
+        kind = message.get("type")
+        self.dirty = True
+        if kind == "game_started":
+            self.bot, self.events = None, deque()
+        if kind in ("game_started", "game"):
+            self.events.append(message["events"])
+            self._schedule()
+        elif kind == "room" and message.get("state") == "playing":
+            self._schedule()  # a snapshot mid-game: after a restart, or a seat taken over
+
+    def close(self, code: int = 1000, reason: str = "") -> None:
+        self.closed = True
+        if self.task is not None:
+            self.task.cancel()
+
+    # Acting.
+
+    def _schedule(self) -> None:
+        if self.task is None or self.task.done():
+            self.task = asyncio.get_running_loop().create_task(self._act())
+
+    def _seat(self) -> int | None:
+        room = self.room
+        if self.closed or room.state != "playing" or room.game is None:
+            return None
+        return room.game_seat(self.member)
+
+    def _ensure_bot(self, seat: int) -> Bot:
+        if self.bot is None or self.bot.seat != seat:
+            level = self.member.bot_options.get("level") or DEFAULT_LEVEL
+            self.bot = make_bot(
+                self.room.game_name, level if level in LEVELS else DEFAULT_LEVEL, seat, self.rng
+            )
+        return self.bot
+
+    async def _act(self) -> None:
+        """Act until nothing new arrived while we were busy (a message during thinking reschedules)."""
+        while True:
+            self.dirty = False
+            low, high = DELAY
+            # Even with no delay, yield once: the room finishes delivering this command's messages.
+            await asyncio.sleep(self.rng.uniform(low, high) if high > 0 else 0)
+            await self._act_once()
+            if not self.dirty:
+                return
+
+    async def _act_once(self) -> None:
+        seat = self._seat()
+        if seat is None:
+            return
+        bot = self._ensure_bot(seat)
+        while self.events:
+            bot.observe(self.events.popleft())
+        engine, game = self.room.engine, self.room.game
+        legal = engine.legal_actions(game, seat)
+        if not legal:
+            return
+        view = engine.view(game, seat)
+        try:
+            action = await asyncio.get_running_loop().run_in_executor(None, bot.choose, view, legal)
+        except Exception:
+            log.exception("room=%s bot %s failed to choose", self.room.code, self.member.id)
+            action = legal[0] if engine.to_act(game)[:1] == [seat] else None
+        if action is None or self._seat() != seat:
+            return
+        await self.room.submit(self.command("action", self.member.session, {"engine_action": action}))
+
+
+def bot_factory(room: Any, member: Any) -> BotDriver:
+    """``BotFactory`` for the server: a driver for ``member`` (its ``bot_options["level"]``: easy/hard)."""
+    from parlour.rooms.commands import Command  # the room layer's command type; see the module docstring
+
+    return BotDriver(room, member, Command)
