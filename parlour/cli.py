@@ -28,11 +28,16 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument(
         "--log-level", choices=["debug", "info", "warning", "error"], help="env PARLOUR_LOG_LEVEL"
     )
+    from parlour.bots.simulate import add_simulate_parser  # engines only: still instant
+
+    add_simulate_parser(sub)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    if args.command == "simulate":
+        return args.func(args)
     if args.command == "serve":
         config = Config.from_env(
             host=args.host, port=args.port, data_dir=args.data_dir, log_level=args.log_level
