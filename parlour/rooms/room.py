@@ -185,6 +185,8 @@ class Room:
             return exc.code
         if accepted:
             await self.store.append(self.code, self.log[-1], self._record)
+        # Registry and lobby first: once a client reads a reply, the manager agrees with it.
+        self.hooks.changed(self)
         for sink, message in self._out:
             sink.send(message)
         if cmd.sink is not None and accepted is not None:
@@ -196,7 +198,6 @@ class Room:
             await self.store.close_room(self.code, self.config.get("closed_reason", "closed"))
         else:
             self._timers.sync(self._deadlines())
-        self.hooks.changed(self)
         return None
 
     def _apply(self, cmd: Command) -> bool | None:

@@ -160,7 +160,7 @@ async def test_cheat_leave_below_three_ends_game(server) -> None:
 
 
 async def test_dots_ready_countdown_cancelled_by_unready(server_factory) -> None:
-    srv = server_factory({"PARLOUR_READY_COUNTDOWN": "0.6"})
+    srv = server_factory({"PARLOUR_READY_COUNTDOWN": "1.5"})
     seated, _, code = await open_table(
         srv.ws, "dots", 2, {"width": 3, "height": 3}, spectators=0, start=False
     )
@@ -168,7 +168,7 @@ async def test_dots_ready_countdown_cancelled_by_unready(server_factory) -> None
     await a.ok("ready", ready=True)
     await b.ok("ready", ready=True)
     countdown = await a.expect("countdown")
-    assert countdown["kind"] == "ready" and 0 < countdown["remaining"] <= 0.6
+    assert countdown["kind"] == "ready" and 0 < countdown["remaining"] <= 1.5
     await b.ok("ready", ready=False)
     cancelled = await a.expect("countdown")
     assert cancelled["kind"] is None
