@@ -72,6 +72,8 @@ async def test_cheat_calls_both_ways(server) -> None:
         event = next(e for e in called["events"] if e["type"] == "called")
         expected = caller.seat if event["truthful"] else placer.seat
         assert event["picked_up_by"] == expected
+        if called["turn"] is not None:  # play continues from the one after the challenged player
+            assert called["turn"]["seat"] == (placer.seat + 1) % 3
         outcomes.add("truthful" if event["truthful"] else "lie")
         if outcomes == {"truthful", "lie"} or caller.game_over:
             break
