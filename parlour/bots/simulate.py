@@ -24,7 +24,10 @@ MAX_ACTIONS = 20_000
 
 @dataclass
 class SimResult:
-    """Wins per entry of the bot list (ties share the point), with 95% Wilson intervals."""
+    """Wins per entry of the bot list (ties share the point), with 95% Wilson intervals.
+
+    Entries are not seats: seats rotate through the list from game to game.
+    """
 
     game: str
     players: int
@@ -56,7 +59,7 @@ class SimResult:
     def report(self) -> str:
         """The table ``parlour simulate`` prints."""
         lines = [f"{self.game}: {self.players} players, {self.games} games"]
-        lines.append(f"  {'seat':<5}{'bot':<8}{'wins':>8}{'rate':>9}   95% CI")
+        lines.append(f"  {'#':<5}{'bot':<8}{'wins':>8}{'rate':>9}   95% CI")
         for i, level in enumerate(self.bots):
             lo, hi = self.interval(i)
             lines.append(f"  {i:<5}{level:<8}{self.wins[i]:>8.1f}{self.rate(i):>8.1%}   [{lo:.1%}, {hi:.1%}]")

@@ -1,0 +1,44 @@
+"""Over the real server: a human and bots play whole games (``parlour serve`` in a subprocess)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from tests.server.client import MOVES, Client
+from tests.server.conftest import server_factory  # noqa: F401  (the real-process fixture)
+
+
+@pytest.mark.parametrize(
+    ("game", "settings", "levels"),
+    [("dots", {"width": 4, "height": 4}, ["hard"]), ("cheat", {}, ["hard", "easy"])],
+)
+async def test_one_human_and_bots_play_to_the_end_over_the_server(
+    server_factory,  # noqa: F811
+    game: str,
+    settings: dict,
+    levels: list[str],
+) -> None:
+    server = server_factory(env={"PARLOUR_BOT_DELAY": "0"})
+    human = await Client.open(server.ws, "Human")
+    await human.ok("create_room", game=game, settings=settings, capacity=len(levels) + 1)
+    for level in levels:
+        await human.ok("add_bot", level=level)
+    await human.ok("start")
+    await human.wait_for(lambda m: m.get("type") == "game_started", from_start=True)
+    for _ in range(2000):
+        if human.game_over is not None:
+            break
+        if human.turn is not None and human.turn["seat"] == human.seat:
+            seq = human.seq
+            reply = await human.request("action", action=MOVES[game](human.view or {}, human.seat or 0))
+            if reply["type"] == "ok":
+                await human.wait_for(
+                    lambda m, s=seq: m.get("type") != "game" or m["seq"] > s, from_start=True
+                )
+                continue
+        await asyncio.sleep(0.01)
+    over = await human.wait_for(lambda m: m.get("type") == "game_over", timeout=30, from_start=True)
+    assert over["outcome"]["reason"] == "finished"
+    await human.close()
