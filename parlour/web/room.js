@@ -4,7 +4,7 @@
 import * as cheat from "./cheat.js";
 import * as dots from "./dots.js";
 import { GAMES, capacityField, describeSettings, readSettings, settingsFields } from "./settings.js";
-import { $, choose, el, fill } from "./ui.js";
+import { $, choose, confirmDialog, el, fill } from "./ui.js";
 import * as uno from "./uno.js";
 
 export const TABLES = { uno, cheat, dots };
@@ -30,8 +30,22 @@ export function renderRoom(room, app) {
     el("span", { class: "badge game" }, GAMES[room.kind]?.label ?? room.kind),
     el("span", {}, STATE_TEXT[room.state] ?? room.state),
   );
+  fill($("#host-tools"), isHost(room) ? hostTools(room, app) : null);
   renderMembers(room, app);
   renderStage(room, app);
+}
+
+/** The host's room-wide controls, each behind a confirmation. */
+function hostTools(room, app) {
+  const ask = (title, text, yes, type) => async () => {
+    if (await confirmDialog(title, text, yes)) app.send(type);
+  };
+  return [
+    room.state === "playing"
+      ? el("button", { class: "small", onclick: ask("End this game?", "Everyone goes back to the waiting room; the game is not scored.", "End game", "reset") }, "End game")
+      : null,
+    el("button", { class: "small", onclick: ask("Close the room?", "Everyone is sent back to the start screen.", "Close room", "terminate") }, "Close room"),
+  ];
 }
 
 function isHost(room) {

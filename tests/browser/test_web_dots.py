@@ -74,6 +74,14 @@ def test_dots_game_to_the_end_with_spectator_and_rematch(open_page):
         page.get_by_role("button", name="I'm ready").wait_for()
     assert ada.locator("#room-status").inner_text().endswith("Waiting for players")
 
+    # The host closes the room, after confirming: everyone is back on the start screen.
+    assert bo.locator("#host-tools button").count() == 0
+    ada.get_by_role("button", name="Close room").click()
+    ada.click('#dialog button[value="yes"]')
+    for page in (ada, bo, watcher):
+        page.locator("#screen-start").wait_for()
+    bo.locator(".toast", has_text="closed the room").wait_for()
+
 
 def test_dots_large_board_fits_a_phone(open_page):
     ada = open_page(viewport=PHONE)
