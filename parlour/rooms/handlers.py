@@ -327,6 +327,19 @@ def action(room: Room, cmd: Command) -> bool | None:
     return True
 
 
+# --- replay only -------------------------------------------------------------------------
+
+
+@handles("checkpoint")
+def checkpoint(room: Room, cmd: Command) -> bool | None:
+    """A logged checkpoint (written by the room itself, never sent by a client): load it."""
+    if not room._replaying:
+        raise CommandError("unknown_type", "checkpoints are written by rooms, not sent")
+    room.restore(cmd.payload)
+    room.log = []
+    return True
+
+
 # --- timers ----------------------------------------------------------------------------
 
 

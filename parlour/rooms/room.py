@@ -88,6 +88,7 @@ class Room:
         self._out: list[tuple[Sink, Message]] = []
         self._reply: Message | None = None
         self._record: GameRecord | None = None
+        self._checkpoint_due = False
         self._reset_state()
 
     def _reset_state(self) -> None:
@@ -214,7 +215,12 @@ class Room:
         changed = handler(self, cmd)
         if changed:
             record = cmd.record()
-            self.log.append(record)
+            if self._checkpoint_due:
+                # Back in the waiting room: the state is small, so it replaces the log so far.
+                self._checkpoint_due = False
+                self.log = [{"k": "checkpoint", "s": None, "p": self.checkpoint(), "t": cmd.at}]
+            else:
+                self.log.append(record)
             if in_game or self.state == "playing" or self._record is not None:
                 self.game_log.append(record)
             if self._record is not None:
@@ -492,6 +498,59 @@ class Room:
         self.game, self.outcome, self.seats, self.seat_sessions = None, None, [], []
         for seat, member in enumerate(self.players()):
             member.seat, member.ready = seat, member.bot
+        self._checkpoint_due = True
+
+    def checkpoint(self) -> dict[str, Any]:
+        """The whole room between games, as JSON: replaying it equals replaying the log before it."""
+        return {
+            "settings": self.settings_raw,
+            "public": self.public,
+            "password_hash": self.password_hash,
+            "capacity": self.capacity,
+            "members": [
+                {
+                    "id": m.id,
+                    "session": m.session,
+                    "name": m.name,
+                    "role": m.role,
+                    "seat": m.seat,
+                    "ready": m.ready,
+                    "connected": m.connected,
+                    "bot": m.bot,
+                    "bot_options": m.bot_options,
+                }
+                for m in self.members.values()
+            ],
+            "member_count": self.member_count,
+            "host": self.host,
+            "chat": list(self.chat),
+            "banned": sorted(self.banned),
+            "games_played": self.games_played,
+            "grace": self.grace,
+            "idle": self.idle,
+        }
+
+    def restore(self, data: dict[str, Any]) -> None:
+        """Load a ``checkpoint`` (replay only: the members' sinks are not part of it)."""
+        for member in self.members.values():
+            if not member.bot:
+                self.hooks.membership(member.session, None)
+        self._reset_state()
+        self.settings_raw = dict(data["settings"])
+        self.rules = self.engine.settings(self.settings_raw)
+        self.public, self.password_hash, self.capacity = (
+            data["public"],
+            data["password_hash"],
+            data["capacity"],
+        )
+        self.members = {m["id"]: Member(**m) for m in data["members"]}
+        self.member_count, self.host = data["member_count"], data["host"]
+        self.chat.extend(data["chat"])
+        self.banned = set(data["banned"])
+        self.games_played, self.grace, self.idle = data["games_played"], dict(data["grace"]), data["idle"]
+        for member in self.members.values():
+            if not member.bot:
+                self.hooks.membership(member.session, self)
 
     # --- views ---------------------------------------------------------------------
 

@@ -28,6 +28,7 @@ CREATE TABLE IF NOT EXISTS rooms (
 CREATE TABLE IF NOT EXISTS room_log (
     id INTEGER PRIMARY KEY AUTOINCREMENT, room TEXT NOT NULL, data TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS room_log_room ON room_log (room, id);
+CREATE TABLE IF NOT EXISTS checkpoints (room TEXT PRIMARY KEY, log_id INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS games (
     id INTEGER PRIMARY KEY AUTOINCREMENT, room TEXT NOT NULL, number INTEGER NOT NULL, game TEXT NOT NULL,
     settings TEXT NOT NULL, seed INTEGER NOT NULL, players TEXT NOT NULL, result TEXT NOT NULL,
@@ -35,6 +36,7 @@ CREATE TABLE IF NOT EXISTS games (
 CREATE INDEX IF NOT EXISTS games_room ON games (room, id);
 """
 
+_CHECKPOINT = b'{"k":"checkpoint"'
 _Pending = tuple[str, bytes, GameRecord | None, "asyncio.Future[None]"]
 
 
@@ -144,10 +146,13 @@ class SQLiteStore:
         db = self._require()
         with db:
             db.execute("BEGIN")
-            db.executemany(
-                "INSERT INTO room_log (room, data) VALUES (?, ?)",
-                [(code, data.decode()) for code, data, _, _ in batch],
-            )
+            for code, data, _, _ in batch:
+                cursor = db.execute("INSERT INTO room_log (room, data) VALUES (?, ?)", (code, data.decode()))
+                if data.startswith(_CHECKPOINT):
+                    db.execute(
+                        "INSERT OR REPLACE INTO checkpoints (room, log_id) VALUES (?, ?)",
+                        (code, cursor.lastrowid),
+                    )
             for _, _, game, _ in batch:
                 if game is not None:
                     db.execute(
@@ -185,9 +190,11 @@ class SQLiteStore:
                 "SELECT code, config FROM rooms WHERE closed_at IS NULL ORDER BY created_at, rowid"
             )
         }
+        # Each open room's log from its latest checkpoint on (earlier records are kept for audit).
         for room, data in db.execute(
-            "SELECT l.room, l.data FROM room_log l JOIN rooms r ON r.code = l.room WHERE r.closed_at IS NULL"
-            " ORDER BY l.id"
+            "SELECT l.room, l.data FROM room_log l JOIN rooms r ON r.code = l.room"
+            " LEFT JOIN checkpoints c ON c.room = l.room"
+            " WHERE r.closed_at IS NULL AND l.id >= COALESCE(c.log_id, 0) ORDER BY l.id"
         ):
             rooms[room].log.append(orjson.loads(data))
         return list(rooms.values())

@@ -178,3 +178,35 @@ async def test_bot_members_act_through_their_sink(harness: Harness) -> None:
     await human.do("rematch")
     await human.do("start")
     assert (await human.do("action", engine_action=0))["code"] == "bad_action"
+
+
+async def test_rematch_checkpoints_the_log(tmp_path) -> None:
+    """Between games the room's state replaces its log, so recovery replays one game at most."""
+    from parlour.store import open_store
+
+    store = await open_store(str(tmp_path))
+    h = Harness()
+    h.store, h.manager = store, Manager(store, h.timings)  # type: ignore[assignment]
+    clients = await h.table("dots", 2, {"width": 3, "height": 3})
+    room = _room(h)
+    await _act(room, clients, 100)
+    await clients[1].do("chat", text="gg")
+    await clients[1].do("rematch")
+    assert room.log[0]["k"] == "checkpoint" and len(room.log) == 1
+    await clients[0].do("chat", text="again")
+    await clients[0].do("start")
+    await _act(room, clients, 3)
+    before = (_views(room), room.turn, room.host, list(room.chat), room.games_played)
+    await h.manager.close()
+    await store.close()
+
+    store = await open_store(str(tmp_path))
+    (record,) = await store.open_rooms()
+    assert record.log[0]["k"] == "checkpoint" and len(record.log) == 1 + 1 + 1 + 3  # chat, start, moves
+    again = Manager(store, h.timings)
+    await again.recover()
+    after = again.rooms[room.code]
+    assert (_views(after), after.turn, after.host, list(after.chat), after.games_played) == before
+    assert again.session_rooms.keys() == {c.session.id for c in clients}
+    await again.close()
+    await store.close()
