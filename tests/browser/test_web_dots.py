@@ -109,3 +109,16 @@ def test_dots_large_board_fits_a_phone(open_page):
     bo.locator('g.free.cursor[data-line="1,0,0"]').wait_for()
     bo.keyboard.press("Enter")
     ada.locator("line.drawn").nth(1).wait_for(state="attached")
+
+
+def test_dots_against_a_bot(open_page):
+    ada = open_page()
+    create_room(ada, "Ada", "dots", {"width": 3, "height": 3}, capacity=2)
+    ada.get_by_role("button", name="Add bot").click()
+    bot = ada.locator("#players .member", has=ada.locator(".badge.bot"))
+    bot.wait_for()
+    assert "✓ ready" in bot.inner_text(), "bots are always ready"
+    start_game(ada, [ada])
+    drive([ada], click_free_line, limit=12)
+    ada.locator(".game-over").wait_for()
+    assert ada.locator(".scores tbody tr").count() == 2
