@@ -13,7 +13,7 @@ import sqlite3
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import orjson
 
@@ -54,6 +54,7 @@ class SQLiteStore:
         self._pending: list[_Pending] = []
         self._flush_scheduled = False
         self._inflight: set[asyncio.Future[None]] = set()
+        self._lock_file: IO[str] | None = None
 
     async def _call(self, fn: Any, *args: Any) -> Any:
         return await asyncio.get_running_loop().run_in_executor(self._executor, fn, *args)
@@ -62,7 +63,21 @@ class SQLiteStore:
 
     async def open(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock()
         await self._call(self._open_sync)
+
+    def _lock(self) -> None:
+        """One server per data directory: two would interleave their logs. The OS drops the lock
+        when the process dies, however it dies."""
+        try:
+            import fcntl
+        except ImportError:  # Windows: no advisory locks; run one server per directory
+            return
+        self._lock_file = (self.path.parent / "parlour.lock").open("w")
+        try:
+            fcntl.flock(self._lock_file, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            raise SystemExit(f"another parlour server is using {self.path.parent}") from None
 
     def _open_sync(self) -> None:
         db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
@@ -80,6 +95,8 @@ class SQLiteStore:
             await self._call(self._db.close)
             self._db = None
         self._executor.shutdown(wait=True)
+        if self._lock_file is not None:
+            self._lock_file.close()
 
     # --- sessions ------------------------------------------------------------
 
