@@ -118,7 +118,7 @@ export function render(stage, view, ctx) {
       : null,
   );
 
-  const hand = view.hand ? handArea(view, ctx, playsFor, hint(view, has, playsFor, myTurn)) : null;
+  const hand = view.hand ? handArea(view, ctx, playsFor, myTurn, hint(view, has, playsFor, myTurn)) : null;
   fill(
     stage,
     el(
@@ -178,7 +178,7 @@ function hint(view, has, playsFor, myTurn) {
   return playable ? "Your turn — highlighted cards can be played." : "Your turn — no card fits: draw one.";
 }
 
-function handArea(view, ctx, playsFor, hintText) {
+function handArea(view, ctx, playsFor, myTurn, hintText) {
   const groups = new Map();
   for (const card of view.hand) {
     if (!groups.has(card.color)) groups.set(card.color, []);
@@ -190,7 +190,7 @@ function handArea(view, ctx, playsFor, hintText) {
     el("p", { class: "muted hint" }, hintText),
     el(
       "div",
-      { class: "hand uno-hand", role: "group", "aria-label": "Your hand", dataset: { testid: "hand" } },
+      { class: `hand uno-hand ${myTurn ? "my-turn" : ""}`, role: "group", "aria-label": "Your hand", dataset: { testid: "hand" } },
       [...groups].map(([colour, cards]) =>
         el(
           "div",
