@@ -19,8 +19,6 @@ from pathlib import Path
 import pytest
 from browser_helpers import DESKTOP
 
-sync_api = pytest.importorskip("playwright.sync_api")
-
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
     "--headless",
@@ -51,7 +49,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     port = _free_port()
     data = tmp_path_factory.mktemp("parlour-data")
     log = (data / "server.log").open("w")
-    env = {**os.environ, "PARLOUR_RATE_BURST": "200", "PARLOUR_RATE_PER_SECOND": "100"}
+    env = {**os.environ, "PARLOUR_RATE_BURST": "200", "PARLOUR_RATE_PER_SECOND": "100", "PARLOUR_LOG_LEVEL": "warning"}
     proc = subprocess.Popen(
         [*_parlour(), "serve", "--host", "127.0.0.1", "--port", str(port), "--data-dir", str(data)],
         stdout=log,
@@ -82,6 +80,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 @pytest.fixture(scope="session")
 def browser() -> Iterator[object]:
+    sync_api = pytest.importorskip("playwright.sync_api")
     if not Path(CHROMIUM).exists():
         pytest.skip("Chromium is not installed (scripts/install-chromium.sh)")
     with sync_api.sync_playwright() as pw:
