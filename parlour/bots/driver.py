@@ -9,6 +9,10 @@ next game message triggers a fresh one.
 
 The players themselves (``base``, ``uno``, ``cheat``, ``dots``) import only ``parlour.games``; this
 adapter is the one place that speaks the room's command type, and the room layer is what loads it.
+
+A driver can also play a human's seat: attach it as that member's sink mid-game and send it the
+member's snapshot; it then acts in the wire format, as the member would (a takeover when the
+member's disconnect grace runs out needs the room to do exactly that, and to detach it on resume).
 """
 
 from __future__ import annotations
@@ -122,7 +126,15 @@ class BotDriver:
             action = legal[0] if engine.to_act(game)[:1] == [seat] else None
         if action is None or self._seat() != seat:
             return
-        await self.room.submit(self.command("action", self.member.session, {"engine_action": action}))
+        # Bot members may send the engine action itself; a human's seat taken over sends the wire form.
+        payload = {"engine_action": action} if self.member.bot else {"action": wire_action(action)}
+        await self.room.submit(self.command("action", self.member.session, payload))
+
+
+def wire_action(action: Any) -> dict[str, Any]:
+    """An engine action in the native protocol's form: UNO and Cheat actions already are; a Dots
+    action is a line id."""
+    return {"type": "line", "line": action} if isinstance(action, int) else action
 
 
 def bot_factory(room: Any, member: Any) -> BotDriver:

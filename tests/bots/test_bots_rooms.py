@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from parlour.bots import driver
-from parlour.rooms import Room
+from parlour.rooms import Command, Room
 from tests.rooms.conftest import Harness
 from tests.server.client import MOVES
 
@@ -64,3 +64,25 @@ def test_unknown_levels_fall_back_to_easy() -> None:
     member = SimpleNamespace(bot_options={"level": "grandmaster"})
     d = driver.BotDriver(SimpleNamespace(game_name="dots"), member, command=None)
     assert d._ensure_bot(0).level == "easy"
+
+
+async def test_a_driver_can_play_a_humans_seat_mid_game() -> None:
+    """The takeover mechanism: a driver attached to a human member mid-game plays it to the end."""
+    harness = Harness()
+    clients = await harness.table("uno", 2, {"target_score": 0})
+    (room,) = harness.manager.rooms.values()
+    away = room.member_by_session(clients[1].session.id)
+    away.sink = driver.BotDriver(room, away, Command)
+    away.sink.send(room.snapshot(away))
+    me = room.member_by_session(clients[0].session.id)
+    for _ in range(5000):
+        if room.state != "playing":
+            break
+        seat = room.game_seat(me)
+        if room.turn and room.turn[0] == seat:
+            await clients[0].do("action", action=MOVES["uno"](room.engine.view(room.game, seat), seat))
+        await asyncio.sleep(0.001)
+    assert room.state == "finished"
+    takeover = [r for r in room.game_log if r["k"] == "action" and r["s"] == clients[1].session.id]
+    assert takeover and all("action" in r["p"] for r in takeover)
+    await harness.manager.close()
