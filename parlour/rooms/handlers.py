@@ -43,7 +43,7 @@ def join(room: Room, cmd: Command) -> bool | None:
         return reconnect(room, cmd)
     if cmd.session in room.banned:
         raise CommandError("banned", "you were removed from this room")
-    checked = room.password_hash is not None and not room._replaying and not cmd.payload.get("creator")
+    checked = room.password_hash is not None and not room.replaying and not cmd.payload.get("creator")
     if checked and not check_password(password, room.password_hash or ""):
         raise CommandError("wrong_password", "wrong or missing password")
     if role == "player":
@@ -106,7 +106,7 @@ def leave(room: Room, cmd: Command) -> bool | None:
 def add_bot(room: Room, cmd: Command) -> bool | None:
     """The host seats a bot; the bots package drives it through its sink (see ``BotFactory``)."""
     room.require_host(cmd)
-    if room.bot_factory is None and not room._replaying:
+    if room.bot_factory is None and not room.replaying:
         raise CommandError("bots_unavailable", "no bot driver is installed")
     if room.state != "waiting":
         raise CommandError("invalid_state", "bots join between games")
@@ -116,7 +116,7 @@ def add_bot(room: Room, cmd: Command) -> bool | None:
     member = room.add_member("", name, "player", bot=True)
     member.session, member.ready = f"bot:{member.id}", True
     member.bot_options = {"level": cmd.payload.get("level")}
-    if room.bot_factory is not None and not room._replaying:
+    if room.bot_factory is not None and not room.replaying:
         member.sink = room.bot_factory(room, member)
         member.sink.send(room.snapshot(member))
     room.broadcast({"type": "member_joined", "member": member.public(room.host)}, exclude=member)
@@ -222,7 +222,7 @@ def kick(room: Room, cmd: Command) -> bool | None:
         room.banned.add(target.session)
     room.send(target, {"type": "kicked"})
     room.remove_member(target, "kicked", cmd.at)
-    if target.bot and target.sink is not None and not room._replaying:
+    if target.bot and target.sink is not None and not room.replaying:
         target.sink.close()
     return True
 
@@ -333,7 +333,7 @@ def action(room: Room, cmd: Command) -> bool | None:
 @handles("checkpoint")
 def checkpoint(room: Room, cmd: Command) -> bool | None:
     """A logged checkpoint (written by the room itself, never sent by a client): load it."""
-    if not room._replaying:
+    if not room.replaying:
         raise CommandError("unknown_type", "checkpoints are written by rooms, not sent")
     room.restore(cmd.payload)
     room.log = []
@@ -351,7 +351,7 @@ def timer(room: Room, cmd: Command) -> bool | None:
     the current configuration, which may differ from the one that ran.
     """
     name, deadline = cmd.payload["name"], cmd.payload["deadline"]
-    live = not room._replaying
+    live = not room.replaying
     if name == "countdown":
         if room.countdown is None or (live and room.countdown[1] != deadline):
             return None

@@ -84,7 +84,7 @@ class Room:
         self._queue: asyncio.Queue[tuple[Command, asyncio.Future[str | None]] | None] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
         self._timers = Timers(self._timer_due)
-        self._replaying = False
+        self.replaying = False
         self._out: list[tuple[Sink, Message]] = []
         self._reply: Message | None = None
         self._record: GameRecord | None = None
@@ -173,6 +173,7 @@ class Room:
 
     async def _process(self, cmd: Command) -> str | None:
         self._out, self._reply, self._record = [], None, None
+        log_before, logged_before = self.log, len(self.log)
         try:
             accepted = self._apply(cmd)
         except CommandError as exc:
@@ -185,7 +186,13 @@ class Room:
             _send_error(cmd, exc.code, exc.message)
             return exc.code
         if accepted:
-            await self.store.append(self.code, self.log[-1], self._record)
+            try:
+                await self.store.append(self.code, self.log[-1], self._record)
+            except Exception:
+                # Not durable, so it never happened: drop the record; the caller rebuilds from the log.
+                del log_before[logged_before:]
+                self.log = log_before
+                raise
         # Registry and lobby first: once a client reads a reply, the manager agrees with it.
         self.hooks.changed(self)
         for sink, message in self._out:
@@ -229,18 +236,21 @@ class Room:
 
     def replay(self, records: list[dict[str, Any]]) -> None:
         """Rebuild from logged records without sending anything (startup recovery)."""
-        self._replaying = True
+        self.replaying = True
         try:
             for record in records:
                 self._out, self._reply, self._record = [], None, None
                 self._apply(Command.from_record(record))
         finally:
-            self._replaying = False
+            self.replaying = False
             self._out, self._reply, self._record = [], None, None
 
     def _rebuild(self) -> None:
         """Make the room equal to its log again after a handler failed half-way."""
         sinks = {m.session: m.sink for m in self.members.values()}
+        for member in self.members.values():
+            if not member.bot:
+                self.hooks.membership(member.session, None)
         records, self.log = self.log, []
         self._reset_state()
         self.replay(records)
@@ -274,7 +284,7 @@ class Room:
     # --- outbound ------------------------------------------------------------------
 
     def send(self, member: Member, message: Message) -> None:
-        if member.sink is not None and not self._replaying:
+        if member.sink is not None and not self.replaying:
             self._out.append((member.sink, message))
 
     def broadcast(self, message: Message, exclude: Member | None = None) -> None:
@@ -288,7 +298,7 @@ class Room:
 
     def broadcast_snapshots(self) -> None:
         for member in self.members.values():
-            if member.sink is not None and not self._replaying:
+            if member.sink is not None and not self.replaying:
                 self.send(member, self.snapshot(member))
 
     # --- members -------------------------------------------------------------------
@@ -428,7 +438,7 @@ class Room:
         self.check_over(at)
 
     def _broadcast_game(self, kind: str, events: list[Event]) -> None:
-        if self._replaying:
+        if self.replaying:
             return
         views: dict[int | None, Any] = {}
         turn = self.turn_info()

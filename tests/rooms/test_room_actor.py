@@ -210,3 +210,21 @@ async def test_rematch_checkpoints_the_log(tmp_path) -> None:
     assert again.session_rooms.keys() == {c.session.id for c in clients}
     await again.close()
     await store.close()
+
+
+async def test_failed_append_undoes_the_command(harness: Harness, monkeypatch) -> None:
+    """A command whose log write fails never happened: no messages, state as before, room alive."""
+    clients = await harness.table("dots", 2, {"width": 3, "height": 3})
+    room = _room(harness)
+    before, logged = _views(room), len(room.log)
+
+    async def broken(*args: Any, **kwargs: Any) -> None:
+        raise OSError("disk full")
+
+    monkeypatch.setattr(harness.store, "append", broken)
+    seen = len(clients[1].messages)
+    reply = await clients[0].do("action", action={"type": "line", "x": 0, "y": 0, "d": 0})
+    assert reply["code"] == "internal_error"
+    assert _views(room) == before and len(room.log) == logged and len(clients[1].messages) == seen
+    monkeypatch.undo()
+    assert (await clients[0].do("action", action={"type": "line", "x": 0, "y": 0, "d": 0}))["type"] == "ok"
