@@ -19,6 +19,8 @@ from pathlib import Path
 import pytest
 from browser_helpers import DESKTOP
 
+# Players click fast in tests; keep the rate limit out of the way and the log short.
+SERVER_ENV = {"PARLOUR_RATE_BURST": "200", "PARLOUR_RATE_PER_SECOND": "100", "PARLOUR_LOG_LEVEL": "warning"}
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
     "--headless",
@@ -49,7 +51,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     port = _free_port()
     data = tmp_path_factory.mktemp("parlour-data")
     log = (data / "server.log").open("w")
-    env = {**os.environ, "PARLOUR_RATE_BURST": "200", "PARLOUR_RATE_PER_SECOND": "100", "PARLOUR_LOG_LEVEL": "warning"}
+    env = {**os.environ, **SERVER_ENV}
     proc = subprocess.Popen(
         [*_parlour(), "serve", "--host", "127.0.0.1", "--port", str(port), "--data-dir", str(data)],
         stdout=log,
