@@ -40,11 +40,13 @@ def playable(card: Message, top: Message, color: str) -> bool:
 class Player:
     """A scripted design-document client: tracks its hand and the table from events only."""
 
-    def __init__(self, client: SioClient, me: str, careful: bool) -> None:
-        """A ``careful`` player calls UNO right after going down to one card and catches others."""
+    def __init__(self, client: SioClient, me: str, careful: bool, uno_with_play: bool = False) -> None:
+        """A ``careful`` player calls UNO right after going down to one card (or, ``uno_with_play``,
+        with that play) and catches others."""
         self.client = client
         self.me = me
         self.careful = careful
+        self.uno_with_play = uno_with_play
         self.hand: list[Message] = []
         self.top: Message | None = None
         self.color = ""
@@ -92,6 +94,8 @@ class Player:
                 self.wild4_pending = False
 
     async def turn(self) -> None:
+        if not self.careful:
+            await asyncio.sleep(0.02)  # a human pause, so the other player's UNO call lands first
         if self.wild4_pending:
             self.wild4_pending = False
             self.challenges += 1
@@ -109,8 +113,10 @@ class Player:
         data: Message = {"cardId": card["id"]}
         if card["color"] == "wild":
             data["chosenColor"] = "blue"
+        if self.uno_with_play and len(self.hand) == 2:
+            data["uno"] = True
         await self.client.emit("play-card", data)
-        if self.careful and len(self.hand) == 2:
+        if self.careful and not self.uno_with_play and len(self.hand) == 2:
             await self.client.emit("call-uno", {})  # right after the play, before the next player acts
 
 
@@ -221,7 +227,7 @@ async def test_native_and_design_document_clients_share_rooms_both_ways(server: 
     joined = await guest.expect("room-joined")
     assert joined["room"]["host"] == room["you"]["member"] and joined["role"] == "player"
     await native.request("start")
-    player = Player(guest, joined["room"]["players"][1]["id"], careful=True)
+    player = Player(guest, joined["room"]["players"][1]["id"], careful=True, uno_with_play=True)
     task = asyncio.create_task(player.run())
     over = None
     while over is None:

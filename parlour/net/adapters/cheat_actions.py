@@ -13,6 +13,7 @@ There is no resume: a closed connection leaves at once, and the Cheat leave rule
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable
 from typing import Any, ClassVar
 
@@ -20,6 +21,8 @@ from starlette.websockets import WebSocket
 
 from parlour.net.adapters.link import Bridge, Connector, Message
 from parlour.net.adapters.wire import BadFrame, Hangup, Send, closer, decode, run_socket, sender, text_field
+
+log = logging.getLogger(__name__)
 
 NAME_LIMIT = 16
 TOO_SHORT = "The provided username is too short."
@@ -85,7 +88,11 @@ class CheatClient:
         if handler is None:
             await self._error("Unknown action.")
             return
-        await handler(self, message)
+        try:
+            await handler(self, message)
+        except Exception:
+            log.exception("cheat action %s failed", action)
+            await self._error("Something went wrong on the server.")
 
     async def close(self) -> None:
         """The socket closed: leave at once (the write-up treats close as leave_game)."""

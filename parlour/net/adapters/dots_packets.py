@@ -15,6 +15,8 @@ There is no resume: a closed connection leaves at once.
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import secrets
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -25,7 +27,10 @@ from starlette.websockets import WebSocket
 from parlour.net.adapters.link import Bridge, Connector, Message
 from parlour.net.adapters.wire import BadFrame, Hangup, Send, closer, decode, run_socket, sender, text_field
 
+log = logging.getLogger(__name__)
+
 ADMIN_NAME = "admin"
+UNUSED_ROOM_SECONDS = 600.0
 DEFAULT_CAPACITY = 8
 GAMESTATES = {
     "waiting": "waiting for players",
@@ -70,6 +75,7 @@ class Registry:
     def __init__(self) -> None:
         self.by_name: dict[str, DotsRoom] = {}
         self.by_code: dict[str, DotsRoom] = {}
+        self._tasks: set[asyncio.Task[None]] = set()
 
     def find(self, name: str) -> DotsRoom | None:
         """A room by its Dots name, or by native code."""
@@ -112,6 +118,17 @@ class Registry:
         if admin is not None:
             admin.close_soon()
 
+    def retire_if_unused(self, room: DotsRoom) -> None:
+        """A room nobody joins is given up after ``UNUSED_ROOM_SECONDS`` (its admin keeps it open)."""
+
+        def check() -> None:
+            if not room.others and room.admin is not None:
+                task = asyncio.create_task(self.retire(room))
+                self._tasks.add(task)
+                task.add_done_callback(self._tasks.discard)
+
+        asyncio.get_running_loop().call_later(UNUSED_ROOM_SECONDS, check)
+
     def by_token(self, token: str) -> DotsRoom | None:
         for room in self.by_code.values():
             if room.admin_token is not None and secrets.compare_digest(room.admin_token, token):
@@ -153,7 +170,11 @@ class DotsClient:
         if handler is None:
             await self._error(str(kind), "unknown packet type")
             return
-        await handler(self, packet)
+        try:
+            await handler(self, packet)
+        except Exception:
+            log.exception("dots packet %s failed", kind)
+            await self._error(kind, "internal error", "internal_error")
 
     async def close(self) -> None:
         """The socket closed: no resume in this protocol, so leave at once."""
@@ -174,6 +195,7 @@ class DotsClient:
             return
         capacity = packet.get("maxplayers", DEFAULT_CAPACITY)
         room = DotsRoom(code="", name=name.strip())
+        self.registry.add(room)  # holds the name while the room is being made
         admin = Bridge(self.connect, lambda message: self.registry.on_admin(room, message))
         reply = await admin.request("identify", name=ADMIN_NAME)
         if reply["type"] == "welcome":
@@ -187,6 +209,7 @@ class DotsClient:
                 create["password"] = password
             reply = await admin.request("create_room", **create)
         if reply["type"] != "room":
+            self.registry.drop(room)
             await admin.close(leave=True)
             await self._reply("CREATE", False, reply.get("message", "could not create the room"))
             return
@@ -195,6 +218,7 @@ class DotsClient:
         room.admin_token = secrets.token_urlsafe(16)
         await admin.request("become_spectator")
         self.registry.add(room)
+        self.registry.retire_if_unused(room)
         await self.send(
             {
                 "type": "CREATE",

@@ -364,11 +364,8 @@ class DocClient:
 
     async def _room_joined(self) -> None:
         role = self.members.get(self.me or "", {}).get("role", "player")
-        payload: dict[str, Any] = {
-            "room": self._room(),
-            "role": role,
-            "chatHistory": self._room()["chatHistory"],
-        }
+        room = self._room()
+        payload: dict[str, Any] = {"room": room, "role": role, "chatHistory": room["chatHistory"]}
         if "hand" in self.view:
             payload["hand"] = [card(c) for c in self.view["hand"]]
         await self.emit("room-joined", payload)
