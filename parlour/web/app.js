@@ -355,7 +355,12 @@ const conn = new Connection({
     if (handler && (S.room || ROOMLESS.has(msg.type))) handler(msg);
   },
   onStatus(status) {
-    const label = { online: "online", connecting: "connecting…", offline: "offline — reconnecting…" }[status];
+    const label = {
+      online: "online",
+      connecting: "connecting…",
+      offline: "offline — reconnecting…",
+      stopped: "open in another tab — reload to play here",
+    }[status];
     fill($("#conn"), label);
     $("#conn").dataset.status = status;
     if (status !== "online" && S.room) S.room.stale = true;

@@ -30,7 +30,7 @@ export class Connection {
       if (this.ws !== ws) return;
       for (const { reject } of this.pending.values()) reject({ code: "disconnected", message: "Connection lost" });
       this.pending.clear();
-      this.onStatus("offline");
+      this.onStatus(this.stopped ? "stopped" : "offline");
       if (this.stopped) return;
       const delay = this.reopened.length ? 0 : Math.min(500 * 2 ** this.retry++, 8000);
       setTimeout(() => this.connect(), delay);

@@ -91,6 +91,12 @@ def browser() -> Iterator[object]:
         chromium.close()
 
 
+def _track_errors(page) -> None:
+    """Collect uncaught JavaScript errors on every page a test opens (checked at teardown)."""
+    page.js_errors = []
+    page.on("pageerror", lambda exc: page.js_errors.append(str(exc)))
+
+
 @pytest.fixture
 def open_page(browser, server) -> Iterator[Callable[..., object]]:
     """``open_page(path="/", viewport=DESKTOP)``: a fresh visitor (own context and storage)."""
@@ -100,10 +106,8 @@ def open_page(browser, server) -> Iterator[Callable[..., object]]:
         context = browser.new_context(viewport=viewport, reduced_motion="reduce")
         context.set_default_timeout(10_000)
         contexts.append(context)
+        context.on("page", _track_errors)
         page = context.new_page()
-        errors: list[str] = []
-        page.on("pageerror", lambda exc: errors.append(str(exc)))
-        page.js_errors = errors
         page.goto(server + path)
         return page
 

@@ -148,3 +148,15 @@ def test_join_errors_and_passwords(open_page):
     nameless.fill("#join-code", code)
     nameless.click('#join-form button[type="submit"]')
     nameless.locator(".toast.bad", has_text="name").wait_for()
+
+
+def test_second_tab_takes_over_the_session(open_page, server):
+    ada = open_page()
+    code = create_room(ada, "Ada", "dots", capacity=2)
+    tab = ada.context.new_page()
+    tab.goto(server + "/")
+    assert wait_room(tab) == code, "the stored token resumes straight into the room"
+    ada.locator("#conn", has_text="another tab").wait_for()
+    tab.fill("#chat-input", "still me")
+    tab.press("#chat-input", "Enter")
+    tab.locator("#chat-log li.mine", has_text="still me").wait_for()
