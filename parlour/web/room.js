@@ -110,7 +110,7 @@ function waiting(room, app) {
     { class: "panel waiting" },
     el("h2", {}, `${GAMES[room.kind].label} — ${players.length}/${room.capacity} players`),
     el("p", { class: "settings-summary" }, describeSettings(room.kind, room.settings)),
-    el("p", { class: "muted" }, `${room.public ? "Public" : "Private"} room${room.has_password ? " · password" : ""}`),
+    el("p", { class: "muted" }, `${room.public ? "Public" : "Private"} room${room.has_password ? " · password" : ""} · share the code or the link to invite friends`),
     countdown
       ? el("p", { class: "countdown", role: "timer" }, "Starting in ", el("strong", { class: "timer-text", dataset: { deadline: countdown.localDeadline } }, ""), " s")
       : null,
@@ -125,6 +125,7 @@ function waiting(room, app) {
         : el("button", { class: "big", disabled: true }, "Waiting for the host to start"),
     ),
     enough ? null : el("p", { class: "muted" }, `${GAMES[room.kind].label} needs at least ${GAMES[room.kind].min} players.`),
+    el("details", { class: "rules" }, el("summary", {}, `How to play ${GAMES[room.kind].label}`), el("p", {}, GAMES[room.kind].rules)),
     el(
       "div",
       { class: "row wrap" },

@@ -14,12 +14,24 @@ const TIMER = {
 export const GAMES = {
   uno: {
     label: "UNO",
+    rules:
+      "Match the top card by colour, number or symbol, or play a Wild and name a colour. Can't play? Draw. " +
+      "Call UNO when you are down to one card — anyone may catch you if you forget. Empty your hand to win the round.",
     min: 2,
     max: 10,
     capacity: 4,
     fields: [
-      { key: "target_score", label: "Target score (0 = one round)", type: "number", default: 500, min: 0, max: 5000, step: 50 },
-      { key: "uno_penalty", label: "Missed-UNO penalty (cards)", type: "number", default: 2, min: 0, max: 10 },
+      {
+        key: "target_score",
+        label: "Target score (0 = one round)",
+        type: "number",
+        default: 500,
+        min: 0,
+        max: 5000,
+        step: 50,
+        summary: (v) => (Number(v) === 0 ? "One round" : `First to ${v} points`),
+      },
+      { key: "uno_penalty", label: "Missed-UNO penalty (cards)", type: "number", default: 2, min: 0, max: 10, summary: (v) => `Missed UNO: +${v}` },
       TIMER,
       { key: "challenge_wild_draw4", label: "Challenge Wild Draw Four", type: "check", default: true },
       { key: "stacking", label: "Stack Draw Two / Draw Four", type: "check", default: false },
@@ -32,6 +44,10 @@ export const GAMES = {
   },
   cheat: {
     label: "Cheat",
+    rules:
+      "On your turn place 1–4 cards face down and announce them as the next rank — truthfully or not. " +
+      "Anyone may call Cheat on the last play: the cards are shown, and a liar picks up the pile (else the caller does). " +
+      "Get rid of all your cards to win.",
     min: 3,
     max: 10,
     capacity: 4,
@@ -49,6 +65,9 @@ export const GAMES = {
   },
   dots: {
     label: "Dots & Boxes",
+    rules:
+      "Take turns drawing a line between two neighbouring dots. Draw the fourth side of a box to claim it and move again. " +
+      "When the board is full, most boxes wins.",
     min: 2,
     max: 8,
     capacity: 2,
@@ -105,7 +124,7 @@ export function describeSettings(game, settings = {}) {
       const option = f.options.find(([v]) => String(v) === String(value));
       parts.push(`${f.label}: ${option ? option[1] : value}`);
     } else {
-      parts.push(`${f.label}: ${value}`);
+      parts.push(f.summary ? f.summary(value) : `${f.label}: ${value}`);
     }
   }
   return parts.join(" · ");
