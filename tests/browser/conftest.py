@@ -45,39 +45,71 @@ def _parlour() -> list[str]:
     return [str(script)] if script.exists() else [sys.executable, "-m", "parlour.cli"]
 
 
+class Server:
+    """One ``parlour serve`` subprocess on a free port; ``kill`` is ``kill -9``, ``start`` again recovers."""
+
+    def __init__(self, data: Path) -> None:
+        self.data = data
+        self.port = _free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> Server:
+        with (self.data / "server.log").open("ab") as log:
+            self.proc = subprocess.Popen(
+                [
+                    *_parlour(),
+                    "serve",
+                    "--host",
+                    "127.0.0.1",
+                    "--port",
+                    str(self.port),
+                    "--data-dir",
+                    str(self.data),
+                ],
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                env={**os.environ, **SERVER_ENV},
+            )
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                with urllib.request.urlopen(f"{self.base}/healthz", timeout=1):
+                    return self
+            except OSError:
+                if self.proc.poll() is not None or time.monotonic() > deadline:
+                    self.proc.kill()
+                    raise RuntimeError(
+                        f"parlour serve did not start: {(self.data / 'server.log').read_text()}"
+                    ) from None
+                time.sleep(0.1)
+
+    def kill(self) -> None:
+        self.proc.kill()
+        self.proc.wait()
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.kill()
+
+
 @pytest.fixture(scope="session")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """Base URL of a ``parlour serve`` process private to this worker."""
-    port = _free_port()
-    data = tmp_path_factory.mktemp("parlour-data")
-    log = (data / "server.log").open("w")
-    env = {**os.environ, **SERVER_ENV}
-    proc = subprocess.Popen(
-        [*_parlour(), "serve", "--host", "127.0.0.1", "--port", str(port), "--data-dir", str(data)],
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        env=env,
-    )
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 20
-    while True:
-        try:
-            with urllib.request.urlopen(f"{base}/healthz", timeout=1):
-                break
-        except OSError:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                proc.kill()
-                raise RuntimeError(
-                    f"parlour serve did not start: {(data / 'server.log').read_text()}"
-                ) from None
-            time.sleep(0.1)
-    yield base
-    proc.terminate()
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-    log.close()
+    proc = Server(tmp_path_factory.mktemp("parlour-data")).start()
+    yield proc.base
+    proc.stop()
+
+
+@pytest.fixture
+def own_server(tmp_path: Path) -> Iterator[Server]:
+    """A server of this test's own, which it may kill and restart."""
+    proc = Server(tmp_path).start()
+    yield proc
+    proc.stop()
 
 
 @pytest.fixture(scope="session")
@@ -99,16 +131,16 @@ def _track_errors(page) -> None:
 
 @pytest.fixture
 def open_page(browser, server) -> Iterator[Callable[..., object]]:
-    """``open_page(path="/", viewport=DESKTOP)``: a fresh visitor (own context and storage)."""
+    """``open_page(path="/", viewport=DESKTOP, base=server)``: a fresh visitor (own context and storage)."""
     contexts = []
 
-    def _open(path: str = "/", viewport: dict[str, int] = DESKTOP):
+    def _open(path: str = "/", viewport: dict[str, int] = DESKTOP, base: str = server):
         context = browser.new_context(viewport=viewport, reduced_motion="reduce")
         context.set_default_timeout(10_000)
         contexts.append(context)
         context.on("page", _track_errors)
         page = context.new_page()
-        page.goto(server + path)
+        page.goto(base + path)
         return page
 
     yield _open

@@ -122,3 +122,26 @@ def test_dots_against_a_bot(open_page):
     drive([ada], click_free_line, limit=12)
     ada.locator(".game-over").wait_for()
     assert ada.locator(".scores tbody tr").count() == 2
+
+
+def test_server_crash_mid_game_and_the_pages_resume(open_page, own_server):
+    ada, bo = open_page(base=own_server.base), open_page(base=own_server.base)
+    code = create_room(ada, "Ada", "dots", {"width": 3, "height": 3}, capacity=2)
+    join_room(bo, "Bo", code)
+    start_game(ada, [ada, bo])
+    assert click_free_line(ada)
+    bo.locator("line.drawn").wait_for(state="attached")
+
+    own_server.kill()
+    for page in (ada, bo):
+        page.locator("#conn", has_text="reconnecting").wait_for()
+    own_server.start()
+    for page in (ada, bo):
+        page.locator('#conn[data-status="online"]').wait_for(timeout=15_000)
+        page.locator('[data-testid="dots-board"]').wait_for()
+        assert page.locator("line.drawn").count() == 1, "the board came back as it was"
+        assert page.url.endswith(f"/r/{code}")
+
+    drive([ada, bo], click_free_line, limit=11)
+    for page in (ada, bo):
+        page.locator(".game-over").wait_for()
