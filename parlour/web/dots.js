@@ -72,7 +72,6 @@ export function render(stage, view, ctx) {
               {
                 class: `free ${k === local.armed ? "armed" : ""}`,
                 "data-line": k,
-                onpointerup: (e) => tap(e, { x, y, d }, ctx),
               },
               svg("rect", { ...hit, class: "hit" }),
               svg("line", { ...coords, class: "preview" }),
@@ -85,6 +84,11 @@ export function render(stage, view, ctx) {
   const r = Math.max(0.6, Math.min(1.1, 8 / Math.max(w, h)));
   for (let y = 0; y < h; y++) for (let x = 0; x < w; x++) board.append(svg("circle", { cx: x * GAP, cy: y * GAP, r, class: "dot" }));
 
+  // One listener for every line: a 50×50 board has 4,900 of them.
+  board.addEventListener("pointerup", (e) => {
+    const line = e.target.closest("[data-line]");
+    if (line) tap(e, line.dataset.line, ctx);
+  });
   board.addEventListener("keydown", (e) => keyboard(e, board, view, drawn, ctx));
   board.addEventListener("focus", () => showCursor(board));
   board.addEventListener("blur", () => showCursor(null));
@@ -108,15 +112,15 @@ function showCursor(board) {
   board?.querySelector(`[data-line="${key(local.cursor)}"]`)?.classList.add("cursor");
 }
 
-function tap(event, line, ctx) {
-  const k = key(line);
+function tap(event, k, ctx) {
   if (event.pointerType === "touch" && local.armed !== k) {
     local.armed = k;
     ctx.rerender();
     return;
   }
   local.armed = null;
-  ctx.act({ type: "line", ...line });
+  const [x, y, d] = k.split(",").map(Number);
+  ctx.act({ type: "line", x, y, d });
 }
 
 function keyboard(event, board, view, drawn, ctx) {
