@@ -35,7 +35,7 @@ export function render(stage, view, ctx) {
 
   const board = svg("svg", {
     viewBox: `${-PAD} ${-PAD} ${(w - 1) * GAP + 2 * PAD} ${(h - 1) * GAP + 2 * PAD}`,
-    class: `dots-board ${myTurn ? "my-turn" : ""}`,
+    class: "dots-board",
     style: `max-width: min(100%, 78vh, ${Math.max(260, 64 * (Math.max(w, h) - 1))}px)`,
     role: "application",
     tabindex: "0",
@@ -48,7 +48,7 @@ export function render(stage, view, ctx) {
     const cx = x * GAP + GAP / 2;
     const cy = y * GAP + GAP / 2;
     board.append(
-      svg("rect", { x: x * GAP, y: y * GAP, width: GAP, height: GAP, fill: seatColour(seat), "fill-opacity": 0.55, class: "box" }),
+      svg("rect", { x: x * GAP, y: y * GAP, width: GAP, height: GAP, fill: seatColour(seat), "fill-opacity": 0.55 }),
       svg("rect", { x: x * GAP, y: y * GAP, width: GAP, height: GAP, fill: `url(#pat-${seat})` }),
       svg("text", { x: cx, y: cy, class: "box-label", "text-anchor": "middle", "dominant-baseline": "central" }, initials(ctx.name(seat))),
     );

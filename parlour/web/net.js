@@ -64,7 +64,7 @@ export class Connection {
       if (msg.type === "error") waiter.reject(msg);
       else waiter.resolve(msg);
     }
-    this.onMessage(msg, Boolean(waiter));
+    this.onMessage(msg);
   }
 
   /** Send and wait for the reply carrying the same id; rejects with the error message. */
