@@ -1,80 +1,19 @@
-"""In-process room tests: a ``Manager`` over an in-memory store, clients as ``CallbackSink`` inboxes."""
+"""In-process room tests (see ``harness``). The repository root goes on ``sys.path`` so test modules
+can import ``tests.*`` helpers however pytest is started."""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import AsyncIterator
-from typing import Any
+from pathlib import Path
 
 import pytest
 
-from parlour.rooms import CallbackSink, Manager, Session, Timings
-from parlour.store import GameRecord, RoomRecord, SessionRecord
+ROOT = str(Path(__file__).resolve().parents[2])
+if ROOT not in sys.path:
+    sys.path.insert(0, ROOT)
 
-
-class MemoryStore:
-    """A ``Store`` kept in dicts."""
-
-    def __init__(self) -> None:
-        self.sessions: dict[str, SessionRecord] = {}
-        self.rooms: dict[str, RoomRecord] = {}
-        self.closed: dict[str, str] = {}
-        self.finished: list[GameRecord] = []
-
-    async def open(self) -> None:
-        pass
-
-    async def close(self) -> None:
-        pass
-
-    async def save_session(self, session: SessionRecord) -> None:
-        self.sessions[session.id] = session
-
-    async def find_session(self, token_hash: str) -> SessionRecord | None:
-        return next((s for s in self.sessions.values() if s.token_hash == token_hash), None)
-
-    async def create_room(self, code: str, config: dict[str, Any]) -> bool:
-        if code in self.rooms:
-            return False
-        self.rooms[code] = RoomRecord(code, dict(config))
-        return True
-
-    async def append(self, code: str, record: dict[str, Any], game: GameRecord | None = None) -> None:
-        self.rooms[code].log.append(record)
-        if game is not None:
-            self.finished.append(game)
-
-    async def close_room(self, code: str, reason: str) -> None:
-        self.closed[code] = reason
-
-    async def open_rooms(self) -> list[RoomRecord]:
-        return [r for code, r in self.rooms.items() if code not in self.closed]
-
-    async def games(self, room: str) -> list[GameRecord]:
-        return [g for g in self.finished if g.room == room]
-
-
-class Inbox:
-    """A fake client: a session, its sink, and every message it received."""
-
-    def __init__(self, manager: Manager, session: Session, token: str) -> None:
-        self.manager = manager
-        self.session = session
-        self.token = token
-        self.messages: list[dict[str, Any]] = []
-        self.sink = CallbackSink(self.messages.append)
-        session.sink = self.sink
-
-    def last(self, kind: str) -> dict[str, Any]:
-        return next(m for m in reversed(self.messages) if m["type"] == kind)
-
-    def kinds(self) -> list[str]:
-        return [m["type"] for m in self.messages]
-
-    async def do(self, kind: str, **payload: Any) -> dict[str, Any]:
-        """A room command; returns this inbox's reply (``ok``, a snapshot or an ``error``)."""
-        before = len(self.messages)
-        await self.manager.command(self.session, self.sink, "r", kind, payload)
-        return next(m for m in self.messages[before:] if m.get("id") == "r")
+from tests.rooms.harness import Harness  # noqa: E402
 
 
 @pytest.fixture
@@ -82,32 +21,3 @@ async def harness() -> AsyncIterator[Harness]:
     h = Harness()
     yield h
     await h.manager.close()
-
-
-class Harness:
-    def __init__(self, timings: Timings | None = None) -> None:
-        self.store = MemoryStore()
-        self.timings = timings or Timings(ready_countdown=0.05, quick_play_countdown=0.05, grace=0.05)
-        self.manager = Manager(self.store, self.timings)  # type: ignore[arg-type]
-
-    async def client(self, name: str) -> Inbox:
-        sink = CallbackSink(lambda m: None)
-        session, token = await self.manager.identify(sink, name)
-        return Inbox(self.manager, session, token)
-
-    async def table(self, game: str, players: int, settings: dict[str, Any] | None = None) -> list[Inbox]:
-        """Seated, started: the first inbox is the host."""
-        clients = [await self.client(f"P{i}") for i in range(players)]
-        host = clients[0]
-        await self.manager.create_room(
-            host.session, host.sink, "r", game=game, settings=settings, capacity=players
-        )
-        code = host.last("room")["code"]
-        for client in clients[1:]:
-            await self.manager.join(client.session, client.sink, "r", code, None, "player")
-        await host.do("start")
-        return clients
-
-    def restarted(self) -> Manager:
-        """A second manager over the same store, as after a crash."""
-        return Manager(self.store, self.timings)  # type: ignore[arg-type]

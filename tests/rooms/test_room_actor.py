@@ -6,7 +6,7 @@ import asyncio
 from typing import Any
 
 from parlour.rooms import CallbackSink, Command, Manager, Member, Room, Timings
-from tests.rooms.conftest import Harness, MemoryStore
+from tests.rooms.harness import Harness, MemoryStore
 from tests.server.client import MOVES
 
 

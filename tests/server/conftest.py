@@ -19,6 +19,11 @@ from pathlib import Path
 
 import pytest
 
+# Test modules import ``tests.server.client``; make that work however pytest is started.
+ROOT = str(Path(__file__).resolve().parents[2])
+if ROOT not in sys.path:
+    sys.path.insert(0, ROOT)
+
 # Generous for scripted clients that act as fast as the server answers; the flood test sets its own.
 FAST_ENV = {"PARLOUR_RATE_PER_SECOND": "10000", "PARLOUR_RATE_BURST": "10000"}
 
