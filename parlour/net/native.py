@@ -16,7 +16,7 @@ from starlette.websockets import WebSocket
 from parlour.config import Config
 from parlour.net.connection import Connection, TokenBucket
 from parlour.net.metrics import Metrics
-from parlour.rooms import CommandError, Manager, Session
+from parlour.rooms import CommandError, Manager, Session, Sink
 from parlour.rooms.validate import clean_name
 
 log = logging.getLogger("parlour.net")
@@ -188,9 +188,13 @@ def _payload(msg: _Msg) -> dict[str, Any]:
 
 
 class NativeClient:
-    """The protocol state of one connection: its session, rate limits and request dispatch."""
+    """The protocol state of one connection: its session, rate limits and request dispatch.
 
-    def __init__(self, conn: Connection, manager: Manager, config: Config, metrics: Metrics) -> None:
+    ``conn`` is where replies and room messages go: a websocket ``Connection``, or any ``Sink``
+    (the seed-protocol adapters run one ``NativeClient`` per adapter connection).
+    """
+
+    def __init__(self, conn: Sink, manager: Manager, config: Config, metrics: Metrics) -> None:
         self.conn = conn
         self.manager = manager
         self.config = config
@@ -221,9 +225,7 @@ class NativeClient:
                 log.warning("event=flood_closed session=%s", self.session.id if self.session else None)
                 self.conn.close(1008, "rate limit exceeded")
             return
-        if len(data) > self.config.max_frame // 4 and len(
-            data if isinstance(data, bytes) else data.encode()
-        ) > (self.config.max_frame):
+        if self._too_large(data):
             self.error("frame_too_large", f"frames are limited to {self.config.max_frame} bytes")
             return
         try:
@@ -256,6 +258,12 @@ class NativeClient:
             await self.dispatch(msg)
         except CommandError as exc:
             self.error(exc.code, exc.message, msg.id)
+
+    def _too_large(self, data: str | bytes) -> bool:
+        limit = self.config.max_frame
+        if len(data) <= limit // 4:  # a str of n characters is at most 4n bytes of UTF-8
+            return False
+        return len(data if isinstance(data, bytes) else data.encode()) > limit
 
     async def dispatch(self, msg: _Msg) -> None:
         manager, conn = self.manager, self.conn
