@@ -227,6 +227,8 @@ class Manager:
             r
             for r in self.rooms.values()
             if r.quick_play
+            and r.public
+            and r.password_hash is None
             and r.game_name == game
             and r.state in ("waiting", "countdown")
             and len(r.players()) < r.capacity
