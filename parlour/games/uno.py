@@ -27,6 +27,9 @@ Events
     dealer_draw, deal, first_card, play, draw, drawn_playable, reshuffle, skip, reverse, pass, uno_called,
     uno_caught, challenge, accept, swap, rotate, player_left, timeout, turn, round_over,
     round_started, game_over. Cards a seat may not see only ever travel in ``private``.
+    Events are read-only: the frequent ones (turn, skip, reverse, pass, one-card draws...) are
+    built once and shared by every game, their ``public``/``private`` dicts refusing changes (copy
+    them, as ``Event.for_seat`` does, to add fields; never mutate the card lists inside).
 
 Choices the rulebook leaves open
     * A draw penalty is a "stack" even without Stacking; a Wild Draw Four under the challenge
@@ -126,6 +129,99 @@ _IDENTICAL = tuple(
     else frozenset()
     for top in range(DECK_SIZE)
 )
+# For each (current colour, top symbol): the set of card ids that match it (Wilds included).
+_MATCHES = tuple(frozenset(c for c, acts in enumerate(row) if acts) for row in _PLAYS)
+
+MAX_SEATS = 10  # the most players any room can seat (``Settings.max_players`` is at most 10)
+
+
+class _ReadOnlyDict(dict[str, Any]):
+    """A dict that refuses changes, so a shared event cannot be altered for every later game."""
+
+    __slots__ = ()
+
+    def _refuse(self, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError("shared UNO events are read-only; copy them to change them")
+
+    __setitem__ = __delitem__ = __ior__ = clear = pop = popitem = setdefault = update = _refuse
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_ReadOnlyDict, (dict(self),))
+
+
+_NO_PRIVATE: dict[int, dict[str, Any]] = _ReadOnlyDict()  # type: ignore[assignment]
+
+
+def _shared(kind: str, **public: Any) -> Event:
+    """A prebuilt public event, shared by every game: read-only."""
+    return Event(kind, _ReadOnlyDict(public), _NO_PRIVATE)
+
+
+# The events that carry nothing but seats and a direction are built once, here.
+_TURN_EVENTS = {d: tuple(_shared("turn", seat=s, direction=d) for s in range(MAX_SEATS)) for d in (1, -1)}
+_SKIP_EVENTS = tuple(_shared("skip", seat=s) for s in range(MAX_SEATS))
+_REVERSE_EVENTS = {d: _shared("reverse", direction=d) for d in (1, -1)}
+_PASS_EVENTS = tuple(_shared("pass", seat=s) for s in range(MAX_SEATS))
+_DRAWN_PLAYABLE_EVENTS = tuple(_shared("drawn_playable", seat=s) for s in range(MAX_SEATS))
+_UNO_CALLED_EVENTS = tuple(_shared("uno_called", seat=s) for s in range(MAX_SEATS))
+_ACCEPT_EVENTS = tuple(_shared("accept", seat=s) for s in range(MAX_SEATS))
+_DRAW_ONE_EVENTS: dict[int, Event] = {}  # seat * DECK_SIZE + card → that seat's plain one-card draw
+
+
+def _draw_one_event(seat: int, card: int) -> Event:
+    """``seat`` drew ``card`` on their turn (only they see which); built once per seat and card."""
+    key = seat * DECK_SIZE + card
+    event = _DRAW_ONE_EVENTS.get(key)
+    if event is None:
+        private = _ReadOnlyDict({"cards": [CARDS[card]]})
+        event = Event(
+            "draw",
+            _ReadOnlyDict(seat=seat, count=1, reason="draw"),
+            _ReadOnlyDict({seat: private}),  # type: ignore[dict-item]
+        )
+        _DRAW_ONE_EVENTS[key] = event
+    return event
+
+
+# Per list length: the (index, bit length) steps of the Fisher-Yates shuffle random.Random uses.
+_SHUFFLE_STEPS: dict[int, tuple[tuple[int, int], ...]] = {}
+
+
+def _fisher_yates(rng: random.Random, cards: list[int]) -> None:
+    """``random.Random.shuffle`` with its ``_randbelow`` inlined: same draws, same result."""
+    steps = _SHUFFLE_STEPS.get(len(cards))
+    if steps is None:
+        steps = tuple((i, (i + 1).bit_length()) for i in range(len(cards) - 1, 0, -1))
+        _SHUFFLE_STEPS[len(cards)] = steps
+    getrandbits = rng.getrandbits
+    for i, bits in steps:
+        j = getrandbits(bits)
+        while j > i:
+            j = getrandbits(bits)
+        cards[i], cards[j] = cards[j], cards[i]
+
+
+def _same_as_random_shuffle() -> bool:
+    """Whether this Python's ``random.Random.shuffle`` draws exactly as ``_fisher_yates`` does."""
+    for seed in range(8):
+        ours, theirs = random.Random(seed), random.Random(seed)
+        a, b = list(range(DECK_SIZE)), list(range(DECK_SIZE))
+        _fisher_yates(ours, a)
+        theirs.shuffle(b)
+        if a != b or ours.getstate() != theirs.getstate():
+            return False
+    return True
+
+
+_FAST_SHUFFLE = _same_as_random_shuffle()
+
+
+def _shuffle(rng: random.Random, cards: list[int]) -> None:
+    """``rng.shuffle(cards)``, about twice as fast when ``rng`` is a plain ``random.Random``."""
+    if _FAST_SHUFFLE and type(rng) is random.Random:
+        _fisher_yates(rng, cards)
+    else:
+        rng.shuffle(cards)
 
 
 @dataclass(frozen=True, slots=True)
@@ -244,7 +340,7 @@ def _take(st: State, count: int, events: list[Event]) -> list[int]:
             if len(st.discard) <= 1:
                 break
             pile = st.discard[:-1]
-            st.rng.shuffle(pile)
+            _shuffle(st.rng, pile)
             st.draw = pile
             st.discard = st.discard[-1:]
             events.append(Event("reshuffle", {"draw_pile": len(pile)}))
@@ -277,14 +373,14 @@ def _has_color(hand: list[int], color: int) -> bool:
 
 def _playable(st: State, hand: list[int], card: int) -> bool:
     """Can ``card`` be played from ``hand`` on the current top card (no pending penalty)?"""
-    if not _PLAYS[st.color * 15 + _SYM[st.discard[-1]]][card]:
+    if card not in _MATCHES[st.color * 15 + _SYM[st.discard[-1]]]:
         return False
     return not (_SYM[card] == WILD4 and not st.settings.challenge_wild_draw4 and _has_color(hand, st.color))
 
 
 def _turn_event(st: State) -> Event:
     """Who is on turn now; ends every action that moves the turn."""
-    return Event("turn", {"seat": st.turn, "direction": st.direction})
+    return _TURN_EVENTS[st.direction][st.turn]
 
 
 class Uno:
@@ -292,7 +388,7 @@ class Uno:
 
     name = "uno"
     min_players = 2
-    max_players = 10
+    max_players = MAX_SEATS
 
     # ----------------------------------------------------------------- setup
 
@@ -305,8 +401,9 @@ class Uno:
 
     def setup(self, settings: Settings, players: int, rng: random.Random) -> State:
         """Pick the dealer by turning cards, then deal the first round."""
-        if type(players) is not int or not self.min_players <= players <= settings.max_players:
-            raise InvalidSettings(f"UNO needs 2 to {settings.max_players} players, not {players}")
+        most = min(settings.max_players, MAX_SEATS)
+        if type(players) is not int or not self.min_players <= players <= most:
+            raise InvalidSettings(f"UNO needs 2 to {most} players, not {players}")
         st = State(
             settings=settings,
             n=players,
@@ -346,7 +443,7 @@ class Uno:
         """Shuffle all 108 cards, deal seven each from the dealer's left, turn the first discard."""
         rng = st.rng
         deck = list(range(DECK_SIZE))
-        rng.shuffle(deck)
+        _shuffle(rng, deck)
         st.hands = [[] for _ in range(st.n)]
         st.uno_called = [False] * st.n
         st.exposed = st.offender = st.drawn = st.stack_kind = -1
@@ -380,15 +477,15 @@ class Uno:
         first_player = _next(st, st.dealer)
         sym = _SYM[first]
         if sym == SKIP:
-            events.append(Event("skip", {"seat": first_player}))
+            events.append(_SKIP_EVENTS[first_player])
             st.turn = _next(st, first_player)
         elif sym == REVERSE:
             st.direction = -1
-            events.append(Event("reverse", {"direction": -1}))
+            events.append(_REVERSE_EVENTS[-1])
             st.turn = st.dealer
         elif sym == DRAW2:
             _give(st, first_player, 2, "draw2", events)
-            events.append(Event("skip", {"seat": first_player}))
+            events.append(_SKIP_EVENTS[first_player])
             st.turn = _next(st, first_player)
         else:
             st.turn = first_player
@@ -528,7 +625,7 @@ class Uno:
                 raise IllegalAction("forced_play", "Forced Play: you must play the card you drew")
             st.drawn = -1
             st.turn = _next(st, seat)
-            return [Event("pass", {"seat": seat}), _turn_event(st)]
+            return [_PASS_EVENTS[seat], _turn_event(st)]
         if st.offender < 0:
             code = "nothing_to_challenge" if kind == "challenge" else "nothing_to_accept"
             raise IllegalAction(code, "there is no Wild Draw Four to answer")
@@ -612,11 +709,11 @@ class Uno:
             elif sym == 0 and s.zero_rotate:
                 self._rotate(st, events)
         elif sym == SKIP:
-            events.append(Event("skip", {"seat": nxt}))
+            events.append(_SKIP_EVENTS[nxt])
             nxt = _next(st, nxt)
         elif sym == REVERSE:
             st.direction = -st.direction
-            events.append(Event("reverse", {"direction": st.direction}))
+            events.append(_REVERSE_EVENTS[st.direction])
             nxt = seat if st.n_active == 2 else _next(st, seat)
         elif sym != WILD_SYM:  # Draw Two or Wild Draw Four: a penalty for the next player
             st.stack += 2 if sym == DRAW2 else 4
@@ -626,7 +723,7 @@ class Uno:
                 st.offender, st.guilty = seat, guilty
             elif not s.stacking:
                 _give(st, nxt, st.stack, "draw2" if sym == DRAW2 else "wild_draw4", events)
-                events.append(Event("skip", {"seat": nxt}))
+                events.append(_SKIP_EVENTS[nxt])
                 st.stack, st.stack_kind = 0, -1
                 nxt = _next(st, nxt)
         st.turn = nxt
@@ -673,39 +770,59 @@ class Uno:
             raise IllegalAction("must_challenge_or_accept", "challenge or accept the Wild Draw Four")
         if st.drawn >= 0:
             raise IllegalAction("already_drawn", "play the card you drew or pass")
-        hand = st.hands[seat]
-        events: list[Event] = []
         if st.stack:
-            return self._take_stack(st, seat, "stack", events)
+            return self._take_stack(st, seat, "stack", [])
         s = st.settings
-        if s.forced_play and any(_playable(st, hand, c) for c in hand):
+        hand = st.hands[seat]
+        # Any card matching the top can be played (a Wild Draw Four refused under Forced Play
+        # always comes with a card of the current colour, which can).
+        if s.forced_play and not _MATCHES[st.color * 15 + _SYM[st.discard[-1]]].isdisjoint(hand):
             raise IllegalAction("forced_play", "Forced Play: you hold a playable card")
         st.exposed = -1
+        pile = st.draw
+        if pile and not s.draw_until_playable:  # the usual case: one card off the pile
+            card = pile.pop()
+            hand.append(card)
+            st.uno_called[seat] = False
+            events = [_draw_one_event(seat, card)]
+        else:
+            events = []
+            card = self._draw_more(st, seat, hand, events)
+        if card >= 0 and _playable(st, hand, card):
+            st.drawn = card
+            events.append(_DRAWN_PLAYABLE_EVENTS[seat])
+        else:
+            st.turn = _next(st, seat)
+            events.append(_turn_event(st))
+        return events
+
+    @staticmethod
+    def _draw_more(st: State, seat: int, hand: list[int], events: list[Event]) -> int:
+        """A turn's draw from an empty pile, or under Draw Until Playable: draw (reshuffling when
+        needed) one card, or until a playable one comes; the last card drawn, or -1 if none."""
         drawn: list[int] = []
-        while True:  # one card, or under Draw Until Playable as many as it takes
+        while True:
             got = _take(st, 1, events)
             if not got:
                 break
             drawn += got
             hand += got
-            if not s.draw_until_playable or _playable(st, hand, got[0]):
+            if not st.settings.draw_until_playable or _playable(st, hand, got[0]):
                 break
-        if drawn:
-            st.uno_called[seat] = False
-        events.append(
-            Event(
-                "draw",
-                {"seat": seat, "count": len(drawn), "reason": "draw"},
-                {seat: {"cards": [CARDS[c] for c in drawn]}},
-            )
-        )
-        if drawn and _playable(st, hand, drawn[-1]):
-            st.drawn = drawn[-1]
-            events.append(Event("drawn_playable", {"seat": seat}))
+        if len(drawn) == 1:
+            events.append(_draw_one_event(seat, drawn[0]))
         else:
-            st.turn = _next(st, seat)
-            events.append(_turn_event(st))
-        return events
+            events.append(
+                Event(
+                    "draw",
+                    {"seat": seat, "count": len(drawn), "reason": "draw"},
+                    {seat: {"cards": [CARDS[c] for c in drawn]}},
+                )
+            )
+        if not drawn:
+            return -1
+        st.uno_called[seat] = False
+        return drawn[-1]
 
     def _take_stack(self, st: State, seat: int, reason: str, events: list[Event]) -> list[Event]:
         """The seat on turn draws the pending penalty and loses the turn."""
@@ -720,7 +837,7 @@ class Uno:
     def _answer_wild4(self, st: State, seat: int, challenge: bool) -> list[Event]:
         events: list[Event] = []
         if not challenge:
-            events.append(Event("accept", {"seat": seat}))
+            events.append(_ACCEPT_EVENTS[seat])
             return self._take_stack(st, seat, "wild_draw4", events)
         offender, guilty = st.offender, st.guilty
         events.append(Event("challenge", {"seat": seat, "offender": offender, "guilty": guilty}))
@@ -741,7 +858,7 @@ class Uno:
             )
         st.uno_called[seat] = True
         st.exposed = -1
-        return [Event("uno_called", {"seat": seat})]
+        return [_UNO_CALLED_EVENTS[seat]]
 
     def _catch(self, st: State, seat: int, action: dict[str, Any]) -> list[Event]:
         target = action.get("target")
@@ -798,7 +915,7 @@ class Uno:
         st.n_active -= 1
         st.draw += st.hands[seat]
         st.hands[seat] = []
-        st.rng.shuffle(st.draw)
+        _shuffle(st.rng, st.draw)
         st.uno_called[seat] = False
         if st.exposed == seat:
             st.exposed = -1
