@@ -101,7 +101,7 @@ async def test_quick_play_countdown_a_whole_match_and_the_room_reopens(fresh_ser
     for client in (tom, uma):
         assert await client.expect("responseRoom", lambda d: d[0] == code) == [code, 2, 10]
         assert await client.expect("countDown") > 0
-        assert len(await client.expect("haveCard", timeout=10)) == 7  # the next game starts by itself
+        assert len(await client.expect("haveCard", timeout=10)) in (7, 9)  # the next game starts by itself
     await tom.close()
     await uma.close()
 

@@ -168,6 +168,12 @@ async def test_a_full_single_round_game_with_spectator_chat_and_rematch(server: 
     assert watcher.last("game-started")["room"]["hands"] == {}
     for player in players:
         assert player.seen.get("turn-changed") and player.seen.get("card-played")
+        events = player.client.events
+        for i, (name, data) in enumerate(events):  # a drawn card's face goes to the drawer only
+            if name == "cards-drawn":
+                assert events[i - 1][0] == "card-drawn" and events[i - 1][1]["userId"] == player.me
+            if name in ("game-started", "room-joined", "room-updated"):
+                assert set(data["room"].get("hands", {})) <= {player.me}
     await b.emit("rematch", {})
     assert (await a.expect("room-updated"))["room"]["gameState"] == "waiting"
     await b.emit("leave-room", {})

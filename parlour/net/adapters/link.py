@@ -35,6 +35,8 @@ class NativeLink(Protocol):
 Connector = Callable[[Sink], Awaitable[NativeLink]]
 """Opens a native session whose outbound messages go to the given sink."""
 
+_CLOSED: Message = {"type": "error", "code": "connection_closed", "message": "the connection is closed"}
+
 
 class Bridge:
     """A native session seen from an adapter: requests await their reply, the rest is broadcast.
@@ -53,21 +55,18 @@ class Bridge:
         self._link: NativeLink | None = None
         self._pump: asyncio.Task[None] | None = None
         self._tasks: set[asyncio.Task[None]] = set()
+        self._closed = False
 
-    @property
-    def open(self) -> bool:
-        """Whether a native session is attached."""
-        return self._link is not None
+    async def request(self, type_: str, **fields: Any) -> Message:
+        """Send a native request and return its reply (``ok``, ``room``, ``error``...).
 
-    async def start(self) -> None:
-        """Open the native session (idempotent)."""
+        The native session opens on the first request; after ``close`` every request fails.
+        """
+        if self._closed:
+            return dict(_CLOSED)
         if self._link is None:
             self._link = await self._connect(self._queue.put_nowait)
             self._pump = asyncio.create_task(self._run())
-
-    async def request(self, type_: str, **fields: Any) -> Message:
-        """Send a native request and return its reply (``ok``, ``room``, ``error``...)."""
-        await self.start()
         rid = f"a{next(self._ids)}"
         future: asyncio.Future[Message] = asyncio.get_running_loop().create_future()
         self._pending[rid] = future
@@ -86,7 +85,9 @@ class Bridge:
         self._spawn(self._close_when_idle())
 
     async def _close_when_idle(self) -> None:
-        while not self._queue.empty() or self._pending:
+        for _ in range(500):  # at most ~5 s for replies in flight
+            if self._queue.empty() and not self._pending:
+                break
             await asyncio.sleep(0.01)
         await self.close(leave=True)
 
@@ -102,6 +103,7 @@ class Bridge:
 
     async def close(self, *, leave: bool) -> None:
         """Detach from the native session; ``leave`` applies the leave rule at once."""
+        self._closed = True
         link, self._link = self._link, None
         if link is not None:
             with contextlib.suppress(Exception):
@@ -114,7 +116,7 @@ class Bridge:
                 await pump
         for future in self._pending.values():
             if not future.done():
-                future.set_result({"type": "error", "code": "room_closed", "message": "connection closed"})
+                future.set_result(dict(_CLOSED))
 
     async def _run(self) -> None:
         while True:
