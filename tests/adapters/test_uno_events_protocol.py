@@ -248,3 +248,19 @@ async def test_native_and_design_document_clients_share_rooms_both_ways(server: 
     assert won["winner"]["id"] in {room["you"]["member"], player.me}
     await guest.close()
     await native.close()
+
+
+async def test_the_last_opponent_leaving_mid_game_ends_it_cleanly(server: Any) -> None:
+    a, b, _, ids = await uno_room(server)
+    await a.emit("start-game", {})
+    await b.expect("game-started")
+    await b.emit("leave-room", {})
+    assert (await a.expect("player-left"))["userId"] == ids["Ben"]
+    won = await a.expect("game-won")
+    assert won["winner"] == {"id": ids["Ann"], "name": "Ann"} and won["reason"] == "opponents_left"
+    await a.emit("draw-card", {})
+    assert (await a.expect("error"))["code"] == "invalid_state"
+    await b.emit("draw-card", {})
+    assert (await b.expect("error"))["code"] == "not_in_room"
+    await a.close()
+    await b.close()
