@@ -152,7 +152,10 @@ async def test_malformed_events_get_answers(fresh_server: Any) -> None:
     for bad in (None, [], "x", {"n": 1}, [1, "Room_1"]):
         await tom.emit("drawCard", bad)
         assert (await tom.expect("error"))["message"], bad
-    for client in (lone, tom, uma):
+    long_name = await tutorial(server)
+    code2, people, _ = await request_room(long_name, "A name much longer than sixteen")
+    assert code2 not in ("error", code) and people == 1  # shortened to the native limit, not refused
+    for client in (lone, tom, uma, long_name):
         await client.close()
 
 

@@ -183,8 +183,9 @@ async def test_a_full_single_round_game_with_spectator_chat_and_rematch(server: 
 
 
 async def test_malformed_events_get_error_events(server: Any) -> None:
-    client = await SioClient.open(server, "Mal")
-    await client.expect("rooms-list")
+    client = await SioClient.open(server, "A name far too long for Parlour")
+    assert (await client.expect("error"))["code"] == "invalid_name"
+    await client.expect("rooms-list")  # and it carries on as a guest
     for event, data in [
         ("play-card", {"cardId": "card-1"}),  # not in a room
         ("draw-card", None),

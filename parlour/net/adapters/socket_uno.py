@@ -25,6 +25,7 @@ from parlour.net.adapters.uno_numbers import card_to_number, number_to_card
 from parlour.net.adapters.wire import Peer
 
 NO_ROOM = ["error", 0, 0]
+NAME_LIMIT = 16
 
 
 class Directory:
@@ -68,7 +69,7 @@ class TutorialClient:
         if not isinstance(name, str) or not name.strip():
             await self.emit("responseRoom", NO_ROOM)
             return
-        self.name = name.strip()
+        self.name = name.strip()[:NAME_LIMIT]  # the tutorial has no way to show a name error
         token = self.directory.reseat.pop(self.name.lower(), None)
         reply = await self.bridge.request("resume", token=token) if token else None
         if reply is None or reply["type"] != "welcome":

@@ -103,9 +103,9 @@ class DocClient:
     async def start(self) -> None:
         """Identify, subscribe to the UNO lobby and send the first ``rooms-list``."""
         reply = await self.bridge.request("identify", name=self.name)
-        if reply["type"] != "welcome":
-            await self._error(reply["message"])
-            return
+        if reply["type"] != "welcome":  # say why, and carry on as a guest
+            await self._error(reply["message"], reply["code"])
+            await self.bridge.request("identify", name="Guest")
         reply = await self.bridge.request("lobby_subscribe", game="uno")
         if reply["type"] == "lobby":
             self.lobby = {r["code"]: r for r in reply["rooms"]}
