@@ -243,12 +243,10 @@ class CheatClient:
             elif kind == "called":
                 self.previous_rank = None
                 placer, caller = self._seat_name(event["placer"]), self._seat_name(event["caller"])
-                text = (
-                    f"{placer} was a cheater!"
-                    if not event["truthful"]
-                    else (f"{caller} wrongly accused {placer} of being a cheater.")
-                )
-                await self._info(text)
+                if event["truthful"]:
+                    await self._info(f"{caller} wrongly accused {placer} of being a cheater.")
+                else:
+                    await self._info(f"{placer} was a cheater!")
                 await self._table(0, 0)
             elif kind == "picked_up" and event["seat"] == my_seat:
                 await self._cards()

@@ -119,7 +119,7 @@ class Bridge:
                 future.set_result(dict(_CLOSED))
 
     async def _run(self) -> None:
-        while True:
+        while not self._closed:  # ``close`` from inside ``on_native`` ends the loop here
             message = await self._queue.get()
             try:
                 await self._on_native(message)
