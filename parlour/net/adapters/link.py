@@ -25,8 +25,11 @@ Sink = Callable[[Message], None]
 class NativeLink(Protocol):
     """A native session opened in-process, as if a native client had connected."""
 
-    async def send(self, message: Message) -> None:
-        """Handle one native client message (its reply and broadcasts go to the sink)."""
+    async def send(self, message: Message) -> Message | None:
+        """Handle one native client message; its reply and broadcasts go to the sink.
+
+        Returns a refusal that cannot carry the request's id (rate limit), else None.
+        """
 
     async def close(self, *, leave: bool) -> None:
         """Drop the connection: ``leave`` leaves the room at once, else the grace period runs."""
@@ -71,8 +74,8 @@ class Bridge:
         future: asyncio.Future[Message] = asyncio.get_running_loop().create_future()
         self._pending[rid] = future
         try:
-            await self._link.send({"type": type_, "id": rid, **fields})  # type: ignore[union-attr]
-            return await future
+            refusal = await self._link.send({"type": type_, "id": rid, **fields})
+            return refusal if refusal is not None else await future
         finally:
             self._pending.pop(rid, None)
 

@@ -7,6 +7,7 @@ rate limit, sessions, rooms and grace period with no second implementation.
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import orjson
@@ -24,9 +25,13 @@ class FunctionSink:
     def __init__(self, deliver: Sink) -> None:
         self.deliver = deliver
         self.alive = True
+        self.refusals: list[Message] | None = None
+        """While a frame is handled: collects errors sent without a request id (rate limit)."""
 
     def send(self, message: Message) -> None:
-        if self.alive:
+        if self.refusals is not None and message.get("type") == "error" and "id" not in message:
+            self.refusals.append(message)
+        elif self.alive:
             self.deliver(message)
 
     def close(self, code: int = 1000, reason: str = "") -> None:
@@ -42,13 +47,20 @@ class InProcessLink:
     def __init__(self, client: NativeClient, sink: FunctionSink) -> None:
         self.client = client
         self.sink = sink
+        self.lock = asyncio.Lock()
 
-    async def send(self, message: Message) -> None:
-        await self.client.frame(orjson.dumps(message).decode())
+    async def send(self, message: Message) -> Message | None:
+        async with self.lock:  # one frame at a time, so a refusal belongs to this frame
+            self.sink.refusals = []
+            try:
+                await self.client.frame(orjson.dumps(message).decode())
+                return self.sink.refusals[0] if self.sink.refusals else None
+            finally:
+                self.sink.refusals = None
 
     async def close(self, *, leave: bool) -> None:
         if leave and self.client.session is not None and self.sink.alive:
-            await self.client.frame('{"type": "leave"}')
+            await self.send({"type": "leave"})
         self.sink.alive = False
         self.client.closed()
 
