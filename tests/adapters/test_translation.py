@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
+from parlour.games.cheat import card_dict
 from parlour.games.uno import CARDS
-from parlour.net.adapters.link import Message, NativeLink, Sink
+from parlour.net.adapters.cheat_actions import CheatClient
+from parlour.net.adapters.link import Bridge, Message, NativeLink, Sink
 from parlour.net.adapters.socket_uno import Directory, TutorialClient
 from parlour.net.adapters.uno_numbers import card_to_number
 from parlour.net.adapters.uno_socketio import DocClient
@@ -133,3 +136,28 @@ async def test_design_document_extras_become_engine_actions() -> None:
     ]
     await client.on_event("play-card", ["card-1"])
     assert events[-1] == ("error", {"message": "event data must be an object", "code": "bad_request"})
+
+
+async def test_cheat_cards_match_distinct_ids_in_the_senders_hand() -> None:
+    session, sent = ScriptedSession(), []
+
+    async def send(frame: Message) -> None:
+        sent.append(frame)
+
+    async def hangup() -> None:
+        pass
+
+    client = CheatClient(session.connect, send, hangup)
+    client.code, client.bridge = "ROOM1", Bridge(session.connect, client._on_native)
+    two_aces_of_spades = [card_dict(0 * 4 + 2), card_dict(52 + 0 * 4 + 2), card_dict(5 * 4 + 1)]
+    client.view = {"hand": two_aces_of_spades}
+    ace_spades = {"rank": 0, "suit": 2}
+    await client.on_frame(json.dumps({"action": "place_cards", "cards": [ace_spades, ace_spades]}))
+    await client.on_frame(json.dumps({"action": "place_cards", "cards": [ace_spades], "rank": 5}))
+    assert session.actions() == [
+        {"type": "play", "cards": [2, 54]},
+        {"type": "play", "cards": [2], "rank": 5},
+    ]
+    await client.on_frame(json.dumps({"action": "place_cards", "cards": [ace_spades] * 3}))
+    assert sent[-1] == {"action": "info_text_update", "message": "You do not hold those cards."}
+    assert len(session.actions()) == 2
