@@ -183,6 +183,30 @@ def _draw_one_event(seat: int, card: int) -> Event:
     return event
 
 
+# Plays that leave few cards, and are not Jump-Ins, are shared too: at most ~18,000 events (a few MB).
+_PLAY_EVENTS: dict[int, Event] = {}
+_SHARED_PLAY_COUNT = 12
+
+
+def _play_event(seat: int, card: int, color: int, jump: bool, uno: bool, count: int) -> Event:
+    """``seat`` played ``card`` (naming ``color``), leaving ``count`` cards."""
+    key = (((count * MAX_SEATS + seat) * 4 + color) * DECK_SIZE + card) * 2 + uno
+    event = _PLAY_EVENTS.get(key)
+    if event is None or jump:
+        public = {
+            "seat": seat,
+            "card": CARDS[card],
+            "color": COLORS[color],
+            "jump_in": jump,
+            "uno": uno,
+            "count": count,
+        }
+        if jump or count > _SHARED_PLAY_COUNT:
+            return Event("play", public, _NO_PRIVATE)
+        event = _PLAY_EVENTS[key] = Event("play", _ReadOnlyDict(public), _NO_PRIVATE)
+    return event
+
+
 # Per list length: the (index, bit length) steps of the Fisher-Yates shuffle random.Random uses.
 _SHUFFLE_STEPS: dict[int, tuple[tuple[int, int], ...]] = {}
 
@@ -652,7 +676,7 @@ class Uno:
             raise IllegalAction(
                 "must_play_drawn_card_or_pass", "you may only play the card you just drew, or pass"
             )
-        elif not _PLAYS[st.color * 15 + _SYM[top]][card]:
+        elif card not in _MATCHES[st.color * 15 + _SYM[top]]:
             raise IllegalAction("card_not_playable", "that card does not match the colour, number or symbol")
         guilty = False
         if _COLOR[card] == WILD:
@@ -666,40 +690,28 @@ class Uno:
                     raise IllegalAction("illegal_wild_draw4", "you hold a card of the current colour")
         else:
             color = _COLOR[card]
-        last = len(hand) == 1
-        target = action.get("target")
-        swap = sym == 7 and s.seven_swap and not last
-        if swap and (
-            type(target) is not int or not 0 <= target < st.n or target == seat or not st.active[target]
-        ):
-            raise IllegalAction("bad_target", "name another seated player to swap hands with")
+        swap = sym == 7 and s.seven_swap and len(hand) > 1
+        if swap:
+            target = action.get("target")
+            if type(target) is not int or not 0 <= target < st.n or target == seat or not st.active[target]:
+                raise IllegalAction("bad_target", "name another seated player to swap hands with")
 
         # Validated: from here on the play happens.
-        st.exposed = -1  # the next player has acted: the previous catch window closes
         hand.remove(card)
         st.discard.append(card)
         st.color = color
         st.drawn = -1
-        uno = len(hand) == 1 and (action.get("uno") is True or st.uno_called[seat])
-        if len(hand) == 1:
+        left = len(hand)
+        uno = False
+        if left == 1:
+            uno = action.get("uno") is True or st.uno_called[seat]
             if uno:
                 st.uno_called[seat] = True
-            else:
-                st.exposed = seat
-        events = [
-            Event(
-                "play",
-                {
-                    "seat": seat,
-                    "card": CARDS[card],
-                    "color": COLORS[color],
-                    "jump_in": jump,
-                    "uno": uno,
-                    "count": len(hand),
-                },
-            )
-        ]
-        if not hand:
+            st.exposed = -1 if uno else seat  # catchable until the next player acts
+        else:
+            st.exposed = -1  # the next player has acted: the previous catch window closes
+        events = [_play_event(seat, card, color, jump, uno, left)]
+        if not left:
             self._win(st, seat, sym, events)
             return events
         nxt = _next(st, seat)
@@ -727,7 +739,7 @@ class Uno:
                 st.stack, st.stack_kind = 0, -1
                 nxt = _next(st, nxt)
         st.turn = nxt
-        events.append(_turn_event(st))
+        events.append(_TURN_EVENTS[st.direction][nxt])
         return events
 
     def _swap(self, st: State, seat: int, target: int, events: list[Event]) -> None:
