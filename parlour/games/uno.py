@@ -786,9 +786,10 @@ class Uno:
             return self._take_stack(st, seat, "stack", [])
         s = st.settings
         hand = st.hands[seat]
+        matches = _MATCHES[st.color * 15 + _SYM[st.discard[-1]]]
         # Any card matching the top can be played (a Wild Draw Four refused under Forced Play
         # always comes with a card of the current colour, which can).
-        if s.forced_play and not _MATCHES[st.color * 15 + _SYM[st.discard[-1]]].isdisjoint(hand):
+        if s.forced_play and not matches.isdisjoint(hand):
             raise IllegalAction("forced_play", "Forced Play: you hold a playable card")
         st.exposed = -1
         pile = st.draw
@@ -796,16 +797,16 @@ class Uno:
             card = pile.pop()
             hand.append(card)
             st.uno_called[seat] = False
-            events = [_draw_one_event(seat, card)]
+            events = [_DRAW_ONE_EVENTS.get(seat * DECK_SIZE + card) or _draw_one_event(seat, card)]
         else:
             events = []
             card = self._draw_more(st, seat, hand, events)
-        if card >= 0 and _playable(st, hand, card):
+        if card in matches and _playable(st, hand, card):
             st.drawn = card
             events.append(_DRAWN_PLAYABLE_EVENTS[seat])
         else:
-            st.turn = _next(st, seat)
-            events.append(_turn_event(st))
+            st.turn = nxt = _next(st, seat)
+            events.append(_TURN_EVENTS[st.direction][nxt])
         return events
 
     @staticmethod
