@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import importlib.util
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -42,10 +42,25 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
 
 
 @pytest.fixture
-def fresh_server(tmp_path: Path) -> Iterator[Any]:
+def server_with(tmp_path: Path) -> Iterator[Callable[[dict[str, str]], Any]]:
+    """Start servers of their own, with extra environment (e.g. a low rate limit)."""
+    started: list[Any] = []
+
+    def start(env: dict[str, str]) -> Any:
+        data = tmp_path / f"server{len(started)}"
+        data.mkdir()
+        proc = server_conftest.ServerProcess(data, {**FAST_CLOCKS, **env})
+        proc.start()
+        started.append(proc)
+        return proc
+
+    yield start
+    for proc in started:
+        assert proc.alive(), "the server must survive every adapter test"
+        proc.stop()
+
+
+@pytest.fixture
+def fresh_server(server_with: Callable[[dict[str, str]], Any]) -> Any:
     """A server of its own, for tests of process-wide behaviour such as quick play."""
-    proc = server_conftest.ServerProcess(tmp_path, dict(FAST_CLOCKS))
-    proc.start()
-    yield proc
-    assert proc.alive(), "the server must survive every adapter test"
-    proc.stop()
+    return server_with({})

@@ -351,29 +351,21 @@ async def test_a_native_room_is_joined_by_code_from_dots(server: Any) -> None:
     await native.close()
 
 
-async def test_a_flooding_client_is_refused_then_dropped(tmp_path: Any) -> None:
-    from conftest import FAST_CLOCKS, server_conftest
-
-    env = {**FAST_CLOCKS, "PARLOUR_RATE_BURST": "5", "PARLOUR_RATE_PER_SECOND": "1"}
-    proc = server_conftest.ServerProcess(tmp_path, env)
-    proc.start()
-    try:
-        flooder, bystander = await dots(proc), await dots(proc)
-        name = room_name()
-        await create(bystander, name)
-        await join(flooder, name, "flood")
-        for _ in range(120):
-            await flooder.send({"type": "CHAT", "msg": "spam"})
-            if flooder.closed:
-                break
-        refused = await flooder.expect(lambda m: m.get("code") == "rate_limited")
-        assert refused["type"] == "ERROR" and refused["request"] == "CHAT"
-        for _ in range(100):
-            if flooder.closed:
-                break
-            await asyncio.sleep(0.02)
-        assert flooder.closed  # dropped like a flooding native client; the server carries on
-        assert (await join(bystander, name, "calm"))["ok"] is True
-        assert proc.alive()
-    finally:
-        proc.stop()
+async def test_a_flooding_client_is_refused_then_dropped(server_with: Any) -> None:
+    proc = server_with({"PARLOUR_RATE_BURST": "5", "PARLOUR_RATE_PER_SECOND": "1"})
+    flooder, bystander = await dots(proc), await dots(proc)
+    name = room_name()
+    await create(bystander, name)
+    await join(flooder, name, "flood")
+    for _ in range(120):
+        await flooder.send({"type": "CHAT", "msg": "spam"})
+        if flooder.closed:
+            break
+    refused = await flooder.expect(lambda m: m.get("code") == "rate_limited")
+    assert refused["type"] == "ERROR" and refused["request"] == "CHAT"
+    for _ in range(100):
+        if flooder.closed:
+            break
+        await asyncio.sleep(0.02)
+    assert flooder.closed  # dropped like a flooding native client; the server carries on
+    assert (await join(bystander, name, "calm"))["ok"] is True
