@@ -714,7 +714,9 @@ class Uno:
         if not left:
             self._win(st, seat, sym, events)
             return events
-        nxt = _next(st, seat)
+        nxt = (seat + st.direction) % st.n  # _next(st, seat), inlined for the usual case
+        if not st.active[nxt]:
+            nxt = _next(st, nxt)
         if sym < 10:  # number cards: only the 7 and 0 house rules do anything
             if swap:
                 self._swap(st, seat, target, events)
@@ -805,7 +807,10 @@ class Uno:
             st.drawn = card
             events.append(_DRAWN_PLAYABLE_EVENTS[seat])
         else:
-            st.turn = nxt = _next(st, seat)
+            nxt = (seat + st.direction) % st.n  # _next(st, seat), inlined for the usual case
+            if not st.active[nxt]:
+                nxt = _next(st, nxt)
+            st.turn = nxt
             events.append(_TURN_EVENTS[st.direction][nxt])
         return events
 
