@@ -241,11 +241,18 @@ class TutorialClient:
     # --- helpers -------------------------------------------------------------
 
     async def _for_my_room(self, data: Any) -> bool:
-        """The ``[value, room]`` shape, for the room this socket is in; else an ``error`` event."""
+        """The ``[value, room]`` shape, for the room this socket is in; else an ``error`` event.
+
+        ``room`` is what the client kept from ``responseRoom``: the name, or the whole
+        ``[name, people, maxPeople]`` list when the client stored it as it came.
+        """
         if not isinstance(data, list) or not data:
             await self.emit("error", {"message": "expected [value, room]"})
             return False
-        if self.code is None or (len(data) > 1 and data[1] not in (None, self.code)):
+        room = data[1] if len(data) > 1 else None
+        if isinstance(room, list) and room:
+            room = room[0]
+        if self.code is None or room not in (None, self.code):
             await self.emit("error", {"message": "you are not in that room"})
             return False
         return True
