@@ -198,6 +198,7 @@ def rematch(room: Room, cmd: Command) -> bool | None:
         raise CommandError("invalid_state", "a rematch follows a finished game")
     room.to_waiting()
     room.broadcast_snapshots()
+    room.broadcast({"type": "state_changed", "state": "waiting"})
     return True
 
 
@@ -288,6 +289,7 @@ def reset(room: Room, cmd: Command) -> bool | None:
     _abandon(room, cmd, "reset")
     room.to_waiting()
     room.broadcast_snapshots()
+    room.broadcast({"type": "state_changed", "state": "waiting"})
     return True
 
 

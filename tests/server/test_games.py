@@ -92,6 +92,7 @@ async def test_rematch_after_game(server) -> None:
     await seated[1].ok("rematch")
     snap = await seated[0].expect("room")
     assert snap["state"] == "waiting" and snap["table"] is None
+    await seated[0].expect("state_changed", state="waiting")
     assert [m["seat"] for m in snap["members"] if m["role"] == "player"] == [0, 1, 2]
     await seated[0].ok("start")
     await late.wait_for(lambda m: m.get("type") == "game_started", from_start=True)
