@@ -212,11 +212,12 @@ class NativeClient:
     async def frame(self, data: str | bytes) -> None:
         """Handle one inbound frame; never raises (a failure is logged and answered ``internal_error``)."""
         self.metrics.messages_in.inc()
+        self._request_id: RequestId = None
         try:
             await self._frame(data)
         except Exception:
             log.exception("event=frame_failed")
-            self.error("internal_error", "the server failed handling this request")
+            self.error("internal_error", "the server failed handling this request", self._request_id)
 
     async def _frame(self, data: str | bytes) -> None:
         if not self.bucket.take():
@@ -239,6 +240,7 @@ class NativeClient:
         request_id = raw.get("id") if isinstance(raw, dict) else None
         if not isinstance(request_id, str | int) or isinstance(request_id, bool):
             request_id = None
+        self._request_id = request_id
         if not isinstance(raw, dict):
             self.error("bad_message", "a message is a JSON object with a type")
             return
