@@ -202,6 +202,7 @@ class NativeClient:
         self.session: Session | None = None
         self.bucket = TokenBucket(config.rate_per_second, config.rate_burst)
         self.patience = TokenBucket(5.0, 50)
+        self._request_id: RequestId = None  # of the frame being handled, for internal_error replies
 
     def error(self, code: str, message: str, request_id: RequestId = None) -> None:
         reply: dict[str, Any] = {"type": "error", "code": code, "message": message}
@@ -212,7 +213,7 @@ class NativeClient:
     async def frame(self, data: str | bytes) -> None:
         """Handle one inbound frame; never raises (a failure is logged and answered ``internal_error``)."""
         self.metrics.messages_in.inc()
-        self._request_id: RequestId = None
+        self._request_id = None
         try:
             await self._frame(data)
         except Exception:
