@@ -440,22 +440,25 @@ class Uno:
         )
         events = st.setup_events
         seen: set[int] = set()
-
-        def turn_card() -> int:
-            """The next card off a shuffled deck (drawing ids at random is the same, and cheaper)."""
-            while True:
-                card = rng.randrange(DECK_SIZE)
-                if card not in seen:
-                    seen.add(card)
-                    return card
-
         contenders = list(range(players))
         turns = []
         while True:  # everyone turns a card; the highest point value deals, ties turn again
-            turned = [(seat, turn_card()) for seat in contenders]
-            turns.append([{"seat": seat, "card": CARDS[c]} for seat, c in turned])
-            best = max(_POINTS[c] for _, c in turned)
-            contenders = [seat for seat, c in turned if _POINTS[c] == best]
+            shown: list[dict[str, Any]] = []
+            best, leaders = -1, []
+            for seat in contenders:
+                # The next card off a shuffled deck (drawing ids at random is the same, and cheaper).
+                card = rng.randrange(DECK_SIZE)
+                while card in seen:
+                    card = rng.randrange(DECK_SIZE)
+                seen.add(card)
+                shown.append({"seat": seat, "card": CARDS[card]})
+                points = _POINTS[card]
+                if points > best:
+                    best, leaders = points, [seat]
+                elif points == best:
+                    leaders.append(seat)
+            turns.append(shown)
+            contenders = leaders
             if len(contenders) == 1:
                 break
         st.dealer = contenders[0]
