@@ -635,6 +635,8 @@ class Uno:
         kind = action.get("type")
         if kind == "play":
             return self._play(st, seat, action)
+        if kind == "draw" and seat == st.turn:  # the other common action, first
+            return self._draw(st, seat)
         if kind == "catch":
             return self._catch(st, seat, action)
         if kind == "call_uno":
