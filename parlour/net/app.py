@@ -22,7 +22,8 @@ from starlette.staticfiles import StaticFiles
 from parlour.config import Config
 from parlour.net import native
 from parlour.net.metrics import Metrics
-from parlour.rooms import BotFactory, Manager, Timings
+from parlour.rooms import Manager, Timings
+from parlour.rooms.bot_seats import bot_factory
 from parlour.store import open_store
 from parlour.store.base import Store
 
@@ -30,7 +31,6 @@ log = logging.getLogger("parlour.net")
 
 WEB_DIR = Path(__file__).resolve().parent.parent / "web"
 ADAPTERS = ("parlour.net.adapters",)
-BOT_DRIVER = "parlour.bots.driver"
 PLACEHOLDER = """<!doctype html><meta charset="utf-8"><title>Parlour</title>
 <h1>Parlour</h1><p>The server is running, but the browser client is not built yet
 (<code>parlour/web/index.html</code> is missing). The native protocol is at <code>/api/ws</code>;
@@ -50,17 +50,6 @@ def _adapter_routes(manager: Manager) -> list[BaseRoute]:
     return routes
 
 
-def _bot_factory() -> BotFactory | None:
-    """The bots package's driver if it has one (else ``add_bot`` answers ``bots_unavailable``)."""
-    try:
-        module = importlib.import_module(BOT_DRIVER)
-    except ModuleNotFoundError as exc:
-        if exc.name != BOT_DRIVER:
-            raise
-        return None
-    return module.bot_factory
-
-
 def create_app(config: Config, store: Store | None = None) -> Starlette:
     """A Starlette app for ``config``; ``store`` defaults to SQLite in ``config.data_dir``."""
     metrics = Metrics()
@@ -73,7 +62,7 @@ def create_app(config: Config, store: Store | None = None) -> Starlette:
             ready_countdown=config.ready_countdown,
             quick_play_countdown=config.quickplay_countdown,
         ),
-        bot_factory=_bot_factory(),
+        bot_factory=bot_factory,
         on_processed=metrics.command,
     )
     metrics.watch_rooms(lambda: list(manager.rooms.values()))

@@ -79,6 +79,6 @@ BotFactory = Callable[[Any, Member], Sink]
 The bot receives its seat's messages through the returned sink (``send`` runs inside the room's
 task: schedule work, never block) and acts by submitting
 ``Command("action", member.session, {"engine_action": a})`` with ``a`` one of
-``room.engine.legal_actions(room.game, seat)`` (or ``{"action": wire_action}``). The server looks
-for a factory at ``parlour.bots.driver.bot_factory``.
+``room.engine.legal_actions(room.game, seat)`` (or ``{"action": wire_action}``). The server installs
+``parlour.rooms.bot_seats.bot_factory``.
 """

@@ -1,4 +1,4 @@
-"""Bots in rooms: the ``bot_factory`` the server loads to seat a bot member.
+"""Bots in rooms: the ``bot_factory`` the server installs to seat a bot member.
 
 The room hands each bot member a sink (see ``parlour.rooms.members.BotFactory``). This driver keeps
 the seat's ``Bot`` behind it: game messages carry the seat's events and view, which is all the bot
@@ -7,8 +7,9 @@ loop (a worker thread, so a 50 ms Dots search never holds up other rooms), and s
 as an engine action like any client command. A stale choice is simply refused by the room, and the
 next game message triggers a fresh one.
 
-The players themselves (``base``, ``uno``, ``cheat``, ``dots``) import only ``parlour.games``; this
-adapter is the one place that speaks the room's command type, and the room layer is what loads it.
+It lives in the room layer because it speaks the room's command type: imports point downward only
+(games ← bots ← rooms ← net), so the players themselves (``parlour.bots``) import only
+``parlour.games`` and this module is where rooms and bots meet.
 
 A driver can also play a human's seat: attach it as that member's sink mid-game and send it the
 member's snapshot; it then acts in the wire format, as the member would (a takeover when the
@@ -25,6 +26,7 @@ from collections import deque
 from typing import Any
 
 from parlour.bots.base import LEVELS, Bot, make_bot
+from parlour.rooms.commands import Command
 
 log = logging.getLogger("parlour.bots")
 
@@ -45,7 +47,7 @@ DELAY: tuple[float, float] = _delay_from_env()
 class BotDriver:
     """The sink of one bot member: remembers what its seat saw and acts when the seat may."""
 
-    def __init__(self, room: Any, member: Any, command: Any) -> None:
+    def __init__(self, room: Any, member: Any, command: Any = Command) -> None:
         self.room = room
         self.member = member
         self.command = command
@@ -139,6 +141,4 @@ def wire_action(action: Any) -> dict[str, Any]:
 
 def bot_factory(room: Any, member: Any) -> BotDriver:
     """``BotFactory`` for the server: a driver for ``member`` (its ``bot_options["level"]``: easy/hard)."""
-    from parlour.rooms.commands import Command  # the room layer's command type; see the module docstring
-
     return BotDriver(room, member, Command)

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from parlour.bots import driver
 from parlour.rooms import Command, Room
+from parlour.rooms import bot_seats as driver
 from tests.rooms.conftest import Harness
 from tests.server.client import MOVES
 
