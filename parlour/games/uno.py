@@ -131,6 +131,8 @@ _IDENTICAL = tuple(
 )
 # For each (current colour, top symbol): the set of card ids that match it (Wilds included).
 _MATCHES = tuple(frozenset(c for c, acts in enumerate(row) if acts) for row in _PLAYS)
+# The card ids of each colour (the Wild Draw Four test).
+_COLOR_CARDS = tuple(frozenset(c for c in range(DECK_SIZE) if _COLOR[c] == color) for color in range(4))
 
 MAX_SEATS = 10  # the most players any room can seat (``Settings.max_players`` is at most 10)
 
@@ -392,7 +394,7 @@ def _give(st: State, seat: int, count: int, reason: str, events: list[Event]) ->
 
 def _has_color(hand: list[int], color: int) -> bool:
     """The official Wild Draw Four test: does the hand hold a card of the current colour?"""
-    return any(_COLOR[c] == color for c in hand)
+    return not _COLOR_CARDS[color].isdisjoint(hand)
 
 
 def _playable(st: State, hand: list[int], card: int) -> bool:
