@@ -43,6 +43,7 @@ class CreateRoom(_Msg, tag="create_room"):
     public: bool = False
     password: str | None = None
     capacity: int | None = None
+    bots_take_over: bool = True
 
 
 class Join(_Msg, tag="join"):
@@ -112,6 +113,7 @@ class UpdateSettings(_Msg, tag="update_settings"):
     public: bool | msgspec.UnsetType = UNSET
     password: str | msgspec.UnsetType = UNSET
     capacity: int | msgspec.UnsetType = UNSET
+    bots_take_over: bool | msgspec.UnsetType = UNSET
 
 
 class TakeSeat(_Msg, tag="take_seat"):
@@ -303,6 +305,7 @@ class NativeClient:
                 public=msg.public,
                 password=msg.password,
                 capacity=msg.capacity,
+                bots_take_over=msg.bots_take_over,
             )
         elif isinstance(msg, Join | Spectate):
             role = "player" if isinstance(msg, Join) else "spectator"

@@ -64,6 +64,8 @@ def join(room: Room, cmd: Command) -> bool | None:
 def reconnect(room: Room, cmd: Command) -> bool | None:
     """A dropped member is back (resume): re-attach its sink and send a full snapshot."""
     member = room.require_member(cmd)
+    if member.replaced:
+        room.hand_back(member)
     member.sink = cmd.sink
     changed = not member.connected
     member.connected = True
@@ -83,7 +85,7 @@ def disconnect(room: Room, cmd: Command) -> bool | None:
     so players dropped by a shutdown do not lose their seats to the downtime.
     """
     member = room.member_by_session(cmd.session)
-    if member is None or member.bot:
+    if member is None or member.bot or member.replaced:
         return None
     if not cmd.payload.get("restart") and (
         not member.connected or (cmd.sink is not None and member.sink is not cmd.sink)
@@ -260,6 +262,7 @@ def update_settings(room: Room, cmd: Command) -> bool | None:
         room.settings_raw, room.rules = dict(payload["settings"]), rules
     room.capacity = capacity
     room.public = payload.get("public", room.public)
+    room.bots_take_over = bool(payload.get("bots_take_over", room.bots_take_over))
     if "password_hash" in payload:
         room.password_hash = payload["password_hash"]
     room.broadcast(
@@ -269,6 +272,7 @@ def update_settings(room: Room, cmd: Command) -> bool | None:
             "public": room.public,
             "capacity": room.capacity,
             "has_password": room.password_hash is not None,
+            "bots_take_over": room.bots_take_over,
         }
     )
     for member in room.players():
@@ -281,6 +285,7 @@ def update_settings(room: Room, cmd: Command) -> bool | None:
 def _abandon(room: Room, cmd: Command, reason: str) -> None:
     if room.state == "playing":
         room.end_game(cmd.at, {"winners": [], "scores": {}, "reason": reason, "tie": False})
+        room.release_replaced(cmd.at)
 
 
 @handles("reset")
@@ -367,7 +372,12 @@ def timer(room: Room, cmd: Command) -> bool | None:
         member = room.members.get(name.removeprefix("grace:"))
         if member is None or member.connected or (live and room.grace.get(member.id) != deadline):
             return None
-        room.remove_member(member, "timeout", cmd.at)
+        if live:  # decided now and logged, so a replay (maybe without bots installed) decides the same
+            cmd.payload["takeover"] = room.can_take_over(member)
+        if cmd.payload.get("takeover"):
+            room.take_over(member, cmd.at)
+        else:
+            room.remove_member(member, "timeout", cmd.at)
     elif name == "idle":
         if room.idle is None or (live and room.idle != deadline):
             return None

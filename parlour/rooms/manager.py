@@ -159,10 +159,11 @@ class Manager:
         password: str | None = None,
         capacity: int | None = None,
         quick_play: bool = False,
+        bots_take_over: bool = True,
     ) -> None:
         """Open a room with the creator in seat 0 as host."""
         self._require_free(session)
-        room = await self._open_room(game, settings, public, password, capacity, quick_play)
+        room = await self._open_room(game, settings, public, password, capacity, quick_play, bots_take_over)
         payload = {"name": session.name, "creator": True}
         await room.submit(Command("join", session.id, payload, sink, request_id))
 
@@ -174,6 +175,7 @@ class Manager:
         password: str | None,
         capacity: int | None,
         quick_play: bool,
+        bots_take_over: bool,
     ) -> Room:
         try:
             engine = get_game(game)
@@ -196,6 +198,7 @@ class Manager:
             "password_hash": hash_password(password) if password else None,
             "capacity": capacity,
             "quick_play": quick_play,
+            "bots_take_over": bots_take_over,
             "created_at": time.time(),
         }
         while True:
@@ -236,7 +239,8 @@ class Manager:
         if open_rooms:
             room = max(open_rooms, key=lambda r: len(r.players()))
         else:
-            room = await self._open_room(game, None, True, None, None, True)
+            # No host to change it, and the seed quick-play clients expect a dropped seat to free up.
+            room = await self._open_room(game, None, True, None, None, True, False)
         await room.submit(Command("join", session.id, {"name": session.name}, sink, request_id))
 
     async def command(

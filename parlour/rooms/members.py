@@ -53,6 +53,7 @@ class Member:
     connected: bool = True
     bot: bool = False
     bot_options: dict[str, Any] = field(default_factory=dict)
+    replaced: bool = False  # a disconnected human whose seat a bot plays until they resume
     sink: Sink | None = None
 
     @property
@@ -70,6 +71,7 @@ class Member:
             "host": self.id == host,
             "connected": self.connected,
             "bot": self.bot,
+            "replaced": self.replaced,
         }
 
 

@@ -97,6 +97,7 @@ class Room:
         self.settings_raw: dict[str, Any] = dict(config.get("settings") or {})
         self.rules = self.engine.settings(self.settings_raw)
         self.public: bool = config.get("public", False)
+        self.bots_take_over: bool = config.get("bots_take_over", True)
         self.password_hash: str | None = config.get("password_hash")
         self.capacity: int = config["capacity"]
         self.state = "waiting"
@@ -256,15 +257,18 @@ class Room:
         self.replay(records)
         for member in self.members.values():
             member.sink = sinks.get(member.session)
+            if not member.connected and not member.bot and not member.replaced and member.sink is not None:
+                member.sink.close()  # a takeover the failed command began: its driver goes
+                member.sink = None
         self._timers.sync(self._deadlines())
 
     def after_recovery(self) -> None:
         """Called once the log is replayed at startup: nobody is connected any more."""
         for member in self.members.values():
-            if member.bot and self.bot_factory is not None:
+            if (member.bot or member.replaced) and self.bot_factory is not None:
                 member.sink = self.bot_factory(self, member)
                 member.sink.send(self.snapshot(member))
-            elif not member.bot:
+            elif not member.bot and not member.replaced:
                 self.submit(Command("disconnect", member.session, {"restart": True}))
         self._timers.sync(self._deadlines())
 
@@ -345,6 +349,11 @@ class Room:
         seat = self.game_seat(member)
         del self.members[member.id]
         self.grace.pop(member.id, None)
+        if member.replaced:
+            member.replaced = False
+            if member.sink is not None and not self.replaying:
+                member.sink.close()  # the bot that played the seat
+            member.sink = None
         if not member.bot:
             self.hooks.membership(member.session, None)
         self.broadcast({"type": "member_left", "member": member.id, "reason": reason})
@@ -355,6 +364,40 @@ class Room:
             self.game_events(self.engine.on_leave(self.game, seat), at, None)
         self.update_countdown(at)
         self.update_idle(at)
+
+    def can_take_over(self, member: Member) -> bool:
+        """Whether a bot takes ``member``'s seat now that its grace ran out (instead of the leave rule)."""
+        seat = self.game_seat(member)
+        return (
+            self.bots_take_over
+            and self.bot_factory is not None
+            and self.state == "playing"
+            and seat is not None
+            and not self.seats[seat].get("left")
+        )
+
+    def take_over(self, member: Member, at: float) -> None:
+        """A bot plays ``member``'s seat until they resume (``reconnect``) or the game ends."""
+        member.replaced = True
+        self.grace.pop(member.id, None)
+        if self.bot_factory is not None and not self.replaying:
+            member.sink = self.bot_factory(self, member)
+            self.send(member, self.snapshot(member))
+        self.broadcast({"type": "member_updated", "member": member.public(self.host)}, exclude=member)
+        if member.id == self.host and any(m.connected and not m.bot for m in self.members.values()):
+            self.pass_host()
+
+    def hand_back(self, member: Member) -> None:
+        """``member`` resumed: its bot stops (the caller attaches the member's own sink)."""
+        member.replaced = False
+        if member.sink is not None and not self.replaying:
+            member.sink.close()
+        member.sink = None
+
+    def release_replaced(self, at: float) -> None:
+        """The game is over: seats still played by a bot were given up when grace ran out."""
+        for member in [m for m in self.members.values() if m.replaced]:
+            self.remove_member(member, "timeout", at)
 
     def pass_host(self) -> None:
         """The host role goes to the longest-present connected human, players first."""
@@ -484,6 +527,7 @@ class Room:
         self.outcome = outcome_json(outcome)
         self.end_game(at, self.outcome)
         self.broadcast({"type": "game_over", "outcome": self.outcome, "seats": self.seats})
+        self.release_replaced(at)
 
     def end_game(self, at: float, result: Message) -> None:
         """Leave ``playing`` and keep the game's record (saved with this command's log entry)."""
@@ -515,6 +559,7 @@ class Room:
         return {
             "settings": self.settings_raw,
             "public": self.public,
+            "bots_take_over": self.bots_take_over,
             "password_hash": self.password_hash,
             "capacity": self.capacity,
             "members": [
@@ -528,6 +573,7 @@ class Room:
                     "connected": m.connected,
                     "bot": m.bot,
                     "bot_options": m.bot_options,
+                    "replaced": m.replaced,
                 }
                 for m in self.members.values()
             ],
@@ -553,6 +599,7 @@ class Room:
             data["password_hash"],
             data["capacity"],
         )
+        self.bots_take_over = data.get("bots_take_over", self.bots_take_over)
         self.members = {m["id"]: Member(**m) for m in data["members"]}
         self.member_count, self.host = data["member_count"], data["host"]
         self.chat.extend(data["chat"])
@@ -601,6 +648,7 @@ class Room:
             "has_password": self.password_hash is not None,
             "capacity": self.capacity,
             "quick_play": self.quick_play,
+            "bots_take_over": self.bots_take_over,
         }
 
     def summary(self) -> Message:
@@ -621,7 +669,7 @@ class Room:
         for member in list(self.members.values()):
             if not member.bot:
                 self.hooks.membership(member.session, None)
-            elif member.sink is not None:
+            if (member.bot or member.replaced) and member.sink is not None and not self.replaying:
                 member.sink.close()
         self.state = "closed"
         self.countdown, self.turn, self.idle = None, None, None

@@ -41,6 +41,7 @@ function normalise(msg) {
     public: msg.public,
     has_password: msg.has_password,
     capacity: msg.capacity,
+    bots_take_over: msg.bots_take_over,
     state: msg.state,
     host: msg.host,
     members: msg.members,
@@ -218,6 +219,7 @@ const handlers = {
     if (before && before.connected !== member.connected && !member.bot) {
       toast(`${member.name} ${member.connected ? "is back" : "lost connection"}`);
     }
+    if (before && !before.replaced && member.replaced) toast(`A bot plays for ${member.name} until they are back`);
     upsertMember(member);
   },
   member_left({ member, reason }) {
@@ -234,7 +236,7 @@ const handlers = {
     render();
   },
   settings_changed(msg) {
-    Object.assign(S.room, { settings: msg.settings, public: msg.public, capacity: msg.capacity, has_password: msg.has_password });
+    Object.assign(S.room, { settings: msg.settings, public: msg.public, capacity: msg.capacity, has_password: msg.has_password, bots_take_over: msg.bots_take_over });
     toast("Room settings changed");
     render();
   },

@@ -26,6 +26,7 @@ export function initLobby(app) {
       settings: readSettings(create, game),
       capacity: Number(create.elements.capacity.value),
       public: create.elements.public.checked,
+      bots_take_over: create.elements.bots_take_over.checked,
     };
     if (create.elements.password.value) fields.password = create.elements.password.value;
     app.enter("create_room", fields);

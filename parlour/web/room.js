@@ -62,6 +62,7 @@ function renderMembers(room, app) {
     m.id === room.you?.member ? el("span", { class: "badge you" }, "you") : null,
     m.bot ? el("span", { class: "badge bot" }, "bot") : null,
     !m.connected && !m.bot ? el("span", { class: "badge off" }, "offline") : null,
+    m.replaced ? el("span", { class: "badge bot", title: "A bot plays this seat until they are back" }, "bot playing") : null,
     m.role === "player" && ["waiting", "countdown"].includes(room.state)
       ? el("span", { class: `badge ${m.ready ? "ready" : "unready"}` }, m.ready ? "✓ ready" : "not ready")
       : null,
@@ -110,7 +111,7 @@ function waiting(room, app) {
     { class: "panel waiting" },
     el("h2", {}, `${GAMES[room.kind].label} — ${players.length}/${room.capacity} players`),
     el("p", { class: "settings-summary" }, describeSettings(room.kind, room.settings)),
-    el("p", { class: "muted" }, `${room.public ? "Public" : "Private"} room${room.has_password ? " · password" : ""} · share the code or the link to invite friends`),
+    el("p", { class: "muted" }, `${room.public ? "Public" : "Private"} room${room.has_password ? " · password" : ""}${room.bots_take_over ? " · bots replace dropouts" : ""} · share the code or the link to invite friends`),
     countdown
       ? el("p", { class: "countdown", role: "timer" }, "Starting in ", el("strong", { class: "timer-text", dataset: { deadline: countdown.localDeadline } }, ""), " s")
       : null,
@@ -144,6 +145,7 @@ async function editSettings(room, app) {
     capacityField(room.kind, room.capacity),
     settingsFields(room.kind, room.settings),
     el("label", { class: "check" }, el("input", { type: "checkbox", name: "public", checked: room.public }), " Public"),
+    el("label", { class: "check" }, el("input", { type: "checkbox", name: "bots_take_over", checked: room.bots_take_over !== false }), " A bot plays for anyone who drops out"),
     el("label", {}, "New password ", el("input", { type: "password", name: "password", maxlength: 64, placeholder: room.has_password ? "unchanged" : "none" })),
     room.has_password ? el("label", { class: "check" }, el("input", { type: "checkbox", name: "nopassword" }), " Remove the password") : null,
   );
@@ -154,6 +156,7 @@ async function editSettings(room, app) {
     settings: readSettings(form, room.kind),
     capacity: Number(form.elements.capacity.value),
     public: form.elements.public.checked,
+    bots_take_over: form.elements.bots_take_over.checked,
   };
   if (form.elements.nopassword?.checked) fields.password = "";
   else if (form.elements.password.value) fields.password = form.elements.password.value;

@@ -10,7 +10,7 @@ import pytest
 
 from parlour.rooms import Command, Room
 from parlour.rooms import bot_seats as driver
-from tests.rooms.conftest import Harness
+from tests.rooms.harness import Harness, Inbox
 from tests.server.client import MOVES
 
 
@@ -86,3 +86,149 @@ async def test_a_driver_can_play_a_humans_seat_mid_game() -> None:
     takeover = [r for r in room.game_log if r["k"] == "action" and r["s"] == clients[1].session.id]
     assert takeover and all("action" in r["p"] for r in takeover)
     await harness.manager.close()
+
+
+# --- takeover: a bot plays a dropped player's seat once the grace period runs out ----------------
+
+
+async def _takeover_table(harness: Harness, bots_take_over: bool = True) -> tuple[Room, list[Any]]:
+    """A started two-player UNO game with bots installed; the second player's connection drops."""
+    harness.manager.bot_factory = driver.bot_factory
+    clients = await harness.table("uno", 2, {"target_score": 0})
+    (room,) = harness.manager.rooms.values()
+    if not bots_take_over:
+        room.bots_take_over = False
+    harness.manager.connection_lost(clients[1].session, clients[1].sink)
+    return room, clients
+
+
+async def _until(check: Any, steps: int = 2000) -> None:
+    for _ in range(steps):
+        if check():
+            return
+        await asyncio.sleep(0.002)
+    raise AssertionError("condition never held")
+
+
+async def _play_seat(room: Room, client: Any, until: Any = None) -> None:
+    """``client`` plays its seat until the game ends (or ``until()`` holds)."""
+    for _ in range(20_000):
+        if room.state != "playing" or (until is not None and until()):
+            return
+        member = room.member_by_session(client.session.id)
+        seat = room.game_seat(member) if member is not None else None
+        if seat is not None and room.turn and room.turn[0] == seat:
+            await client.do("action", action=MOVES[room.game_name](room.engine.view(room.game, seat), seat))
+        await asyncio.sleep(0.001)
+    raise AssertionError("the game did not finish")
+
+
+def _seat_actions(room: Room, session: str, after: int = 0) -> int:
+    return sum(1 for r in room.game_log[after:] if r["k"] == "action" and r["s"] == session)
+
+
+async def test_a_bot_takes_over_a_dropped_seat_and_plays_to_the_end() -> None:
+    harness = Harness()
+    room, (me, away) = await _takeover_table(harness)
+    member = room.member_by_session(away.session.id)
+    await _until(lambda: member.replaced)
+    takeover = next(r for r in room.game_log if r["k"] == "timer" and r["p"].get("takeover"))
+    assert takeover["p"]["name"] == f"grace:{member.id}"
+    assert member.id not in room.grace and isinstance(member.sink, driver.BotDriver)
+    update = me.last("member_updated")["member"]
+    assert update["id"] == member.id and update["replaced"] is True and update["connected"] is False
+    await _play_seat(room, me)
+    assert room.state == "finished" and room.outcome["reason"] == "finished"
+    assert _seat_actions(room, away.session.id, room.game_log.index(takeover)) > 0
+    # The game is over: the seat given up when grace ran out is gone now, as the leave rule would have it.
+    assert member.id not in room.members and me.last("member_left") == {
+        "type": "member_left",
+        "member": member.id,
+        "reason": "timeout",
+    }
+    assert away.session.id not in harness.manager.session_rooms and member.sink is None
+    await harness.manager.close()
+
+
+async def test_resuming_before_the_end_hands_the_seat_back() -> None:
+    harness = Harness()
+    room, (me, away) = await _takeover_table(harness)
+    member = room.member_by_session(away.session.id)
+    await _until(lambda: member.replaced)
+    bot = member.sink
+    mark = len(room.game_log)
+    await _play_seat(room, me, until=lambda: _seat_actions(room, away.session.id, mark) > 0)
+    assert room.state == "playing", "the bot should have moved before the game ended"
+
+    back = Inbox(harness.manager, away.session, away.token)
+    await harness.manager.resume(back.sink, away.token)
+    await harness.manager.reattach(away.session)
+    snapshot = back.last("room")
+    assert snapshot["you"]["member"] == member.id and snapshot["table"]["view"]["hand"]
+    assert not member.replaced and member.connected and member.sink is back.sink and bot.closed
+    assert me.last("member_updated")["member"] == {**member.public(room.host)}
+
+    # The human plays the seat again: every later move of that seat is one we sent.
+    sent = 0
+
+    async def human_turns() -> None:
+        nonlocal sent
+        for _ in range(20_000):
+            if room.state != "playing":
+                return
+            seat = room.game_seat(member)
+            if room.turn and room.turn[0] == seat:
+                reply = await back.do("action", action=MOVES["uno"](room.engine.view(room.game, seat), seat))
+                sent += reply["type"] == "ok"
+            await asyncio.sleep(0.001)
+
+    resumed_at = len(room.game_log)
+    await asyncio.gather(human_turns(), _play_seat(room, me))
+    assert room.state == "finished" and member.id in room.members
+    assert _seat_actions(room, away.session.id, resumed_at) == sent
+    await harness.manager.close()
+
+
+async def test_a_takeover_survives_a_restart() -> None:
+    """The takeover is a logged timer command: replay restores it and a fresh driver plays on."""
+    harness = Harness()
+    room, (me, away) = await _takeover_table(harness)
+    member = room.member_by_session(away.session.id)
+    await _until(lambda: member.replaced)
+    await harness.manager.close()
+
+    again = harness.restarted()
+    again.bot_factory = driver.bot_factory
+    await again.recover()
+    after = again.rooms[room.code]
+    replaced = after.member_by_session(away.session.id)
+    assert replaced.replaced and isinstance(replaced.sink, driver.BotDriver)
+    assert after.engine.view(after.game, 0) == room.engine.view(room.game, 0)
+    back = Inbox(again, me.session, me.token)
+    await again.resume(back.sink, me.token)
+    await again.reattach(me.session)
+    mark = len(after.game_log)
+    await _play_seat(after, back)
+    assert after.state == "finished" and _seat_actions(after, away.session.id, mark) > 0
+    await again.close()
+
+
+async def test_with_takeover_off_the_leave_rule_applies() -> None:
+    harness = Harness()
+    room, (me, _away) = await _takeover_table(harness, bots_take_over=False)
+    await _until(lambda: room.state != "playing")
+    assert me.last("member_left")["reason"] == "timeout"
+    assert room.outcome["winners"] == [0]
+    timer = next(r for r in room.game_log if r["k"] == "timer")
+    assert timer["p"]["takeover"] is False
+    await harness.manager.close()
+
+
+async def test_bots_take_over_is_a_room_setting(harness: Harness) -> None:
+    host = await harness.client("Host")
+    await harness.manager.create_room(host.session, host.sink, "r", game="dots", bots_take_over=False)
+    assert host.last("room")["bots_take_over"] is False
+    assert (await host.do("update_settings", bots_take_over=True))["type"] == "ok"
+    assert host.last("settings_changed")["bots_take_over"] is True
+    (room,) = harness.manager.rooms.values()
+    assert room.checkpoint()["bots_take_over"] is True

@@ -215,12 +215,14 @@ async def open_table(
     password: str | None = None,
     start: bool = True,
     capacity: int | None = None,
+    bots_take_over: bool | None = None,
 ) -> tuple[list[Client], list[Client], str]:
     """A room of ``game`` with ``players`` seated clients (the first is host) and spectators, started."""
     host = await Client.open(url, "P0")
     extra = {"password": password} if password else {}
+    create = {} if bots_take_over is None else {"bots_take_over": bots_take_over}
     room = await host.ok(
-        "create_room", game=game, settings=settings or {}, capacity=capacity or players, **extra
+        "create_room", game=game, settings=settings or {}, capacity=capacity or players, **extra, **create
     )
     code = room["code"]
     seated = [host]

@@ -1,8 +1,12 @@
-"""Reconnection: drop and resume mid-turn; grace expiry applies the game's leave rule."""
+"""Reconnection: drop and resume mid-turn; grace expiry applies the game's leave rule, or a bot takes
+the seat over (``bots_take_over``, on by default) and hands it back on resume."""
 
 from __future__ import annotations
 
-from tests.server.client import MOVES, Client, close_all, open_table, play_game
+import asyncio
+from collections.abc import Callable
+
+from tests.server.client import MOVES, Client, Message, close_all, open_table, play_game
 
 
 async def test_drop_and_resume_mid_turn(server) -> None:
@@ -48,7 +52,9 @@ async def test_resume_elsewhere_replaces_connection(server) -> None:
 
 async def test_grace_expiry_applies_leave_rule(server_factory) -> None:
     srv = server_factory({"PARLOUR_GRACE_SECONDS": "0.5"})
-    seated, watchers, _ = await open_table(srv.ws, "dots", 3, {"width": 3, "height": 3, "max_players": 3})
+    seated, watchers, _ = await open_table(
+        srv.ws, "dots", 3, {"width": 3, "height": 3, "max_players": 3}, bots_take_over=False
+    )
     gone = seated[2]
     watcher = watchers[0]
     watcher.skip()
@@ -68,8 +74,92 @@ async def test_grace_expiry_applies_leave_rule(server_factory) -> None:
 
 async def test_grace_expiry_in_two_player_game_leaves_last_player_winner(server_factory) -> None:
     srv = server_factory({"PARLOUR_GRACE_SECONDS": "0.3"})
-    seated, _, _ = await open_table(srv.ws, "dots", 2, {"width": 3, "height": 3}, spectators=0)
+    seated, _, _ = await open_table(
+        srv.ws, "dots", 2, {"width": 3, "height": 3}, spectators=0, bots_take_over=False
+    )
     await seated[1].ws.close()
     over = await seated[0].expect("game_over", timeout=5)
     assert over["outcome"]["winners"] == [seated[0].seat]
     await close_all(seated[:1])
+
+
+TAKEOVER_ENV = {"PARLOUR_GRACE_SECONDS": "0.3", "PARLOUR_BOT_DELAY": "0"}
+
+
+def _replaced(member: str, replaced: bool = True) -> Callable[[Message], bool]:
+    return lambda m: (
+        m.get("type") == "member_updated"
+        and m["member"]["id"] == member
+        and m["member"]["replaced"] is replaced
+    )
+
+
+def _moves_by(client: Client, seat: int, since: int) -> int:
+    """Game messages since ``since`` whose events include a move by ``seat``."""
+    return sum(
+        1
+        for m in client.messages[since:]
+        if m.get("type") == "game" and any(e.get("seat") == seat for e in m["events"])
+    )
+
+
+async def _play_until(client: Client, done: Callable[[], bool]) -> None:
+    """``client`` plays its UNO seat (a bot plays the other) until ``done()`` or the game ends."""
+    for _ in range(5000):
+        if client.game_over is not None or done():
+            return
+        if client.turn is not None and client.turn["seat"] == client.seat:
+            seq = client.seq
+            reply = await client.request("action", action=MOVES["uno"](client.view or {}, client.seat or 0))
+            if reply["type"] == "ok":
+                await client.wait_for(lambda m, s=seq: client.seq > s, from_start=True)
+                continue
+        await asyncio.sleep(0.01)
+    raise AssertionError("the game did not finish")
+
+
+async def test_a_bot_takes_over_a_dropped_player_and_finishes_the_game(server_factory) -> None:
+    srv = server_factory(TAKEOVER_ENV)
+    seated, watchers, _ = await open_table(srv.ws, "uno", 2, {"target_score": 0})
+    me, gone = seated
+    await gone.ws.close()
+    taken = await me.wait_for(_replaced(gone.member), timeout=5)
+    assert taken["member"]["connected"] is False and taken["member"]["bot"] is False
+    since = len(me.messages)
+    await _play_until(me, lambda: False)
+    over = await me.expect("game_over", timeout=10)
+    assert over["outcome"]["reason"] == "finished"
+    assert _moves_by(me, gone.seat or 0, since) > 0
+    # The seat was given up when grace ran out: after the game, the player is gone from the room.
+    assert await me.expect("member_left") == {
+        "type": "member_left",
+        "member": gone.member,
+        "reason": "timeout",
+    }
+    await watchers[0].wait_for(lambda m: m.get("type") == "member_left", from_start=True)
+    await close_all([me], watchers)
+
+
+async def test_resuming_before_the_end_takes_the_seat_back(server_factory) -> None:
+    srv = server_factory(TAKEOVER_ENV)
+    seated, watchers, _ = await open_table(srv.ws, "uno", 2, {"target_score": 0})
+    me, gone = seated
+    await gone.ws.close()
+    await me.wait_for(_replaced(gone.member), timeout=5)
+    since = len(me.messages)
+    await _play_until(me, lambda: _moves_by(me, gone.seat or 0, since) > 0)
+    assert me.game_over is None, "the bot should have moved before the game ended"
+
+    back = await Client.open(srv.ws)
+    await back.ok("resume", token=gone.token)
+    snap = await back.expect("room")
+    assert snap["you"]["member"] == gone.member and snap["state"] == "playing"
+    mine = next(m for m in snap["members"] if m["id"] == gone.member)
+    assert mine["connected"] is True and mine["replaced"] is False
+    await me.wait_for(_replaced(gone.member, replaced=False), from_start=True)
+    # From here on every move of that seat is the resumed human's: play_game asserts each is accepted,
+    # and the seat's turns only ever pass when its player acts.
+    over = await play_game([me, back], MOVES["uno"])
+    assert over["outcome"]["reason"] == "finished"
+    assert not any(m.get("type") == "member_left" for m in me.messages[since:])
+    await close_all([me, back], watchers)

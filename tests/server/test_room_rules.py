@@ -251,7 +251,9 @@ async def test_settings_and_seat_changes(server) -> None:
     assert await error_code(other, "update_settings", public=False) == "not_host"
     assert await error_code(host, "update_settings", settings={"width": 99}) == "invalid_settings"
     assert await error_code(host, "update_settings", capacity=50) == "invalid_capacity"
-    await host.ok("update_settings", settings={"width": 5, "height": 5}, password="pw", capacity=3)
+    await host.ok(
+        "update_settings", settings={"width": 5, "height": 5}, password="pw", capacity=3, bots_take_over=False
+    )
     changed = await other.expect("settings_changed")
     assert changed == {
         "type": "settings_changed",
@@ -259,7 +261,9 @@ async def test_settings_and_seat_changes(server) -> None:
         "public": True,
         "capacity": 3,
         "has_password": True,
+        "bots_take_over": False,
     }
+    assert (await host.request("update_settings", bots_take_over="yes"))["code"] == "bad_message"
     await other.ok("take_seat")
     update = await host.expect("member_updated")
     assert update["member"]["role"] == "player" and update["member"]["seat"] == 1
