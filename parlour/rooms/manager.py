@@ -7,6 +7,7 @@ room's queue, and the front-end's ``Sink`` receives the reply and every later me
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from collections.abc import Callable
@@ -53,6 +54,8 @@ class Manager:
         self.session_rooms: dict[str, Room] = {}
         self._lobby: dict[Sink, str | None] = {}
         self._listed: dict[str, Message] = {}
+        self._quick_locks: dict[str, asyncio.Lock] = {}
+        self._quick_pending: dict[str, set[str]] = {}  # room code -> sessions sent there by quick play
 
     # --- lifecycle -------------------------------------------------------------------
 
@@ -224,24 +227,50 @@ class Manager:
         await room.submit(Command("join", session.id, payload, sink, request_id))
 
     async def quick_play(self, session: Session, sink: Sink, request_id: Any, game: str) -> None:
-        """Join the fullest open public quick-play room of ``game``, or open one."""
+        """Join the fullest open public quick-play room of ``game``, or open one.
+
+        Choosing is atomic per game: under the game's lock, a room's seats count the quick players
+        already sent to it whose join is not handled yet, and a room being opened is in place before
+        anyone else chooses. So simultaneous quick plays fill one room before opening the next and never
+        race each other for its last seat (the joins themselves run concurrently, in the room's queue).
+        """
         self._require_free(session)
-        open_rooms = [
-            r
-            for r in self.rooms.values()
-            if r.quick_play
-            and r.public
-            and r.password_hash is None
-            and r.game_name == game
-            and r.state in ("waiting", "countdown")
-            and len(r.players()) < r.capacity
-        ]
-        if open_rooms:
-            room = max(open_rooms, key=lambda r: len(r.players()))
-        else:
-            # No host to change it, and the seed quick-play clients expect a dropped seat to free up.
-            room = await self._open_room(game, None, True, None, None, True, False)
-        await room.submit(Command("join", session.id, {"name": session.name}, sink, request_id))
+        try:
+            get_game(game)
+        except KeyError:
+            raise CommandError("unknown_game", f"no game called {game!r}") from None
+        async with self._quick_locks.setdefault(game, asyncio.Lock()):
+            room = self._quick_room(game)
+            if room is None:
+                # No host to change it, and the seed quick-play clients expect a dropped seat to free up.
+                room = await self._open_room(game, None, True, None, None, True, False)
+            self._quick_pending.setdefault(room.code, set()).add(session.id)
+        try:
+            await room.submit(Command("join", session.id, {"name": session.name}, sink, request_id))
+        finally:
+            pending = self._quick_pending[room.code]
+            pending.discard(session.id)
+            if not pending:
+                del self._quick_pending[room.code]
+
+    def _quick_room(self, game: str) -> Room | None:
+        """The fullest room a quick player may join now, counting joins on their way to it."""
+        best, best_taken = None, -1
+        for r in self.rooms.values():
+            if not (
+                r.quick_play
+                and r.public
+                and r.password_hash is None
+                and r.game_name == game
+                and r.state in ("waiting", "countdown")
+            ):
+                continue
+            # A pending session counts until the room has handled its join (then it is a member).
+            on_the_way = self._quick_pending.get(r.code, ())
+            taken = len(r.players()) + sum(1 for s in on_the_way if r.member_by_session(s) is None)
+            if best_taken < taken < r.capacity:
+                best, best_taken = r, taken
+        return best
 
     async def command(
         self, session: Session, sink: Sink, request_id: Any, kind: str, payload: dict[str, Any]

@@ -106,6 +106,15 @@ async def test_quick_play_countdown_a_whole_match_and_the_room_reopens(fresh_ser
     await uma.close()
 
 
+async def test_simultaneous_requests_fill_one_room(fresh_server: Any) -> None:
+    """Quick play is atomic: tutorial clients asking at the same moment share one room (10 seats)."""
+    clients = [await tutorial(fresh_server) for _ in range(6)]
+    answers = await asyncio.gather(*(request_room(c, f"P{i}") for i, c in enumerate(clients)))
+    assert len({code for code, _, _ in answers}) == 1 and "error" not in answers[0]
+    for client in clients:
+        await client.close()
+
+
 async def test_reconnect_by_name_gets_the_same_seat(fresh_server: Any) -> None:
     server = fresh_server
     tom, uma, code = await pair(server)

@@ -3,6 +3,8 @@ protocol's room rules (password, spectators, ready countdown, kick, reset, termi
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from tests.server.client import Client, close_all, open_table
@@ -314,3 +316,18 @@ async def test_quick_play_countdown_restarts_on_join(server_factory) -> None:
 @pytest.mark.parametrize("path", ["/", "/r/ABCDE"])
 def test_client_pages(server, path: str) -> None:
     assert b"<html" in server.get(path).lower() or b"parlour" in server.get(path).lower()
+
+
+async def test_simultaneous_quick_plays_fill_one_room_first(server_factory) -> None:
+    """Quick play is atomic per game: N players asking at once fill a room before another opens."""
+    srv = server_factory({"PARLOUR_QUICKPLAY_COUNTDOWN": "30"})
+    clients = [await Client.open(srv.ws, f"Q{i}") for i in range(12)]
+    replies = await asyncio.gather(*(c.request("quick_play", game="cheat") for c in clients))
+    assert all(r["type"] == "room" for r in replies), [r for r in replies if r["type"] != "room"]
+    sizes: dict[str, int] = {}
+    for reply in replies:
+        sizes[reply["code"]] = sizes.get(reply["code"], 0) + 1
+    capacity = replies[0]["capacity"]
+    full, rest = divmod(len(clients), capacity)
+    assert sorted(sizes.values(), reverse=True) == [capacity] * full + ([rest] if rest else [])
+    await close_all(clients)
