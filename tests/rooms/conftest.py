@@ -14,7 +14,6 @@ if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
 from tests.rooms.harness import Harness  # noqa: E402
-from tests.server.loop_guard import foreign_loop_guard  # noqa: E402, F401
 
 
 @pytest.fixture

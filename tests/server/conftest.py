@@ -24,7 +24,6 @@ ROOT = str(Path(__file__).resolve().parents[2])
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
-from tests.server.loop_guard import foreign_loop_guard  # noqa: E402, F401
 
 # Generous for scripted clients that act as fast as the server answers; the flood test sets its own.
 FAST_ENV = {"PARLOUR_RATE_PER_SECOND": "10000", "PARLOUR_RATE_BURST": "10000"}
