@@ -49,7 +49,8 @@ Choices the rulebook leaves open
 from __future__ import annotations
 
 import random
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import dataclass, field, fields
+from functools import lru_cache
 from typing import Any
 
 from parlour.games.base import Event, IllegalAction, InvalidSettings, Outcome
@@ -265,6 +266,12 @@ class Settings:
     target_score: int = 500
     turn_timer: int = 0
     max_players: int = 10
+
+
+@lru_cache(maxsize=256)
+def _settings_dict(settings: Settings) -> dict[str, Any]:
+    """Settings as plain data for views; cached because every view of every recipient carries them."""
+    return {f.name: getattr(settings, f.name) for f in fields(settings)}
 
 
 # Integer settings and their inclusive ranges; every other setting is a bool.
@@ -1015,7 +1022,7 @@ class Uno:
             "dealer": st.dealer,
             "over": st.over,
             "winners": list(st.winners),
-            "settings": asdict(st.settings),
+            "settings": dict(_settings_dict(st.settings)),
         }
         if mine:
             out["hand"] = [dict(CARDS[c]) for c in sorted(st.hands[seat])]
