@@ -37,6 +37,7 @@ def handles(kind: str) -> Callable[[Handler], Handler]:
 def join(room: Room, cmd: Command) -> bool | None:
     """Join as a player or spectator (``payload.role``); the same session joining again re-attaches."""
     password = cmd.payload.pop("password", None)
+    verified = cmd.payload.pop("password_verified", None)  # [hash, ok] from the manager's worker thread
     role = cmd.payload.get("role", "player")
     existing = room.member_by_session(cmd.session)
     if existing is not None:
@@ -44,8 +45,13 @@ def join(room: Room, cmd: Command) -> bool | None:
     if cmd.session in room.banned:
         raise CommandError("banned", "you were removed from this room")
     checked = room.password_hash is not None and not room.replaying and not cmd.payload.get("creator")
-    if checked and not check_password(password, room.password_hash or ""):
-        raise CommandError("wrong_password", "wrong or missing password")
+    if checked:
+        if verified is not None and verified[0] == room.password_hash:
+            correct = bool(verified[1])
+        else:  # not pre-checked, or the password changed since: check here
+            correct = check_password(password, room.password_hash or "")
+        if not correct:
+            raise CommandError("wrong_password", "wrong or missing password")
     if role == "player":
         if room.state not in _OPEN_FOR_PLAYERS:
             raise CommandError("game_in_progress", "a game is in progress; spectate instead")

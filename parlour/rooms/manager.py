@@ -18,7 +18,15 @@ from parlour.games import InvalidSettings, get_game
 from parlour.rooms.commands import Command, CommandError
 from parlour.rooms.members import BotFactory, Message, Sink
 from parlour.rooms.room import Room, Timings
-from parlour.rooms.validate import clean_name, hash_password, hash_token, new_code, new_token, normalize_code
+from parlour.rooms.validate import (
+    check_password,
+    clean_name,
+    hash_password,
+    hash_token,
+    new_code,
+    new_token,
+    normalize_code,
+)
 from parlour.store import SessionRecord, Store
 
 log = logging.getLogger("parlour.rooms")
@@ -198,7 +206,8 @@ class Manager:
             "game": game,
             "settings": settings or {},
             "public": public,
-            "password_hash": hash_password(password) if password else None,
+            # ~10 ms of PBKDF2: in a worker thread, so other rooms never wait for it.
+            "password_hash": (await asyncio.to_thread(hash_password, password)) if password else None,
             "capacity": capacity,
             "quick_play": quick_play,
             "bots_take_over": bots_take_over,
@@ -224,6 +233,10 @@ class Manager:
         payload: dict[str, Any] = {"name": session.name, "role": role}
         if password is not None:
             payload["password"] = password
+        stored = room.password_hash
+        if stored is not None and room.member_by_session(session.id) is None:
+            # Checked off the event loop; the handler trusts the answer only for this same hash.
+            payload["password_verified"] = [stored, await asyncio.to_thread(check_password, password, stored)]
         await room.submit(Command("join", session.id, payload, sink, request_id))
 
     async def quick_play(self, session: Session, sink: Sink, request_id: Any, game: str) -> None:
@@ -279,6 +292,12 @@ class Manager:
         room = self.session_rooms.get(session.id)
         if room is None:
             raise CommandError("not_in_room", "you are not in a room")
+        member = room.member_by_session(session.id)
+        by_host = member is not None and member.id == room.host
+        if kind == "update_settings" and "password" in payload and by_host:
+            # Hashed in a worker thread (the handler keeps its own checks); the log keeps only the hash.
+            password = payload.pop("password")
+            payload["password_hash"] = await asyncio.to_thread(hash_password, password) if password else None
         await room.submit(Command(kind, session.id, payload, sink, request_id))
 
     def _require_free(self, session: Session) -> None:
