@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import sys
 from collections.abc import Sequence
 
@@ -54,6 +55,12 @@ def serve(config: Config) -> None:
     from parlour.net.logs import configure_logging
 
     configure_logging(config.log_level)
+    # Cyclic GC was ~35% of server CPU under load: 2,000 connections keep a large heap of long-lived
+    # objects alive, and every action allocates hundreds of short-lived dicts and lists (views, events,
+    # messages), so with the default thresholds (700, 10, 10) young collections ran constantly and the
+    # older generations re-traversed the whole heap. Almost nothing the server allocates forms cycles
+    # (reference counting frees it), so collect far less often. See docs/benchmarks.md, "Server load".
+    gc.set_threshold(50_000, 20, 100)
     loop = "asyncio" if sys.platform == "win32" else "uvloop"
     uvicorn.run(
         create_app(config),

@@ -7,6 +7,7 @@ and is mounted when present. They translate to the same room commands through th
 
 from __future__ import annotations
 
+import gc
 import importlib
 import logging
 from collections.abc import AsyncIterator
@@ -71,6 +72,11 @@ def create_app(config: Config, store: Store | None = None) -> Starlette:
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         holder["store"] = manager.store = store or await open_store(config.data_dir)
         await manager.recover()
+        # Everything alive now (modules, the app, recovered rooms) lives as long as the process:
+        # collect the garbage recovery left and move the survivors to the permanent generation, so
+        # later collections never traverse them again (docs/benchmarks.md, "Server load").
+        gc.collect()
+        gc.freeze()
         log.info("event=started host=%s port=%s data_dir=%s", config.host, config.port, config.data_dir)
         try:
             yield
