@@ -55,6 +55,28 @@ class Event:
         return out
 
 
+class ReadOnlyDict(dict[str, Any]):
+    """A dict that refuses changes, so an event shared by every game cannot be altered for the next."""
+
+    __slots__ = ()
+
+    def _refuse(self, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError("shared events are read-only; copy them to change them")
+
+    __setitem__ = __delitem__ = __ior__ = clear = pop = popitem = setdefault = update = _refuse
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (ReadOnlyDict, (dict(self),))
+
+
+NO_PRIVATE: dict[int, dict[str, Any]] = ReadOnlyDict()  # type: ignore[assignment]
+
+
+def shared_event(kind: str, **public: Any) -> Event:
+    """A prebuilt public event that engines reuse across games (hot paths); read-only."""
+    return Event(kind, ReadOnlyDict(public), NO_PRIVATE)
+
+
 @dataclass(slots=True)
 class Outcome:
     """How a finished game ended. ``winners`` is empty only for an abandoned game."""

@@ -44,7 +44,13 @@ import random
 from dataclasses import dataclass, fields
 from typing import Any
 
-from parlour.games.base import Event, IllegalAction, InvalidSettings, Outcome
+from parlour.games.base import (
+    Event,
+    IllegalAction,
+    InvalidSettings,
+    Outcome,
+    shared_event,
+)
 
 MIN_DOTS = 2
 MAX_DOTS = 50
@@ -205,31 +211,9 @@ class State:
         self.result: Outcome | None = None
 
 
-class _ReadOnlyDict(dict[str, Any]):
-    """A dict that refuses changes, so a cached event cannot be altered for every later game."""
-
-    __slots__ = ()
-
-    def _refuse(self, *args: Any, **kwargs: Any) -> Any:
-        raise TypeError("dots events are shared and read-only; copy them to change them")
-
-    __setitem__ = __delitem__ = __ior__ = clear = pop = popitem = setdefault = update = _refuse
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (_ReadOnlyDict, (dict(self),))
-
-
-_NO_PRIVATE: dict[int, dict[str, Any]] = _ReadOnlyDict()  # type: ignore[assignment]
-
-
-def _event(kind: str, **public: Any) -> Event:
-    """A read-only event (see the module docstring)."""
-    return Event(kind, _ReadOnlyDict(public), _NO_PRIVATE)
-
-
 def _line_event(board: _Board, seat: int, lid: int) -> Event:
     x, y, d = board.xyd[lid]
-    ev = _event("line", seat=int(seat), x=x, y=y, d=d)
+    ev = shared_event("line", seat=int(seat), x=x, y=y, d=d)
     if board.cache_events:
         board.line_events[seat][lid] = ev
     return ev
@@ -237,13 +221,13 @@ def _line_event(board: _Board, seat: int, lid: int) -> Event:
 
 def _capture_event(board: _Board, seat: int, box: int) -> Event:
     x, y = board.box_xy[box]
-    ev = _event("capture", seat=int(seat), x=x, y=y)
+    ev = shared_event("capture", seat=int(seat), x=x, y=y)
     if board.cache_events:
         board.capture_events[seat][box] = ev
     return ev
 
 
-_TURN_EVENTS = tuple(_event("turn", seat=s) for s in range(_MAX_SEATS))
+_TURN_EVENTS = tuple(shared_event("turn", seat=s) for s in range(_MAX_SEATS))
 _SEATS = [list(range(n)) for n in range(_MAX_SEATS + 1)]
 _NEXT_SEAT = [[(s + 1) % n for s in range(n)] if n else [] for n in range(_MAX_SEATS + 1)]
 

@@ -53,7 +53,15 @@ from dataclasses import dataclass, field, fields
 from functools import lru_cache
 from typing import Any
 
-from parlour.games.base import Event, IllegalAction, InvalidSettings, Outcome
+from parlour.games.base import (
+    NO_PRIVATE,
+    Event,
+    IllegalAction,
+    InvalidSettings,
+    Outcome,
+    ReadOnlyDict,
+    shared_event,
+)
 
 COLORS = ("red", "yellow", "green", "blue")
 _COLOR_INDEX = {name: i for i, name in enumerate(COLORS)}
@@ -138,36 +146,16 @@ _COLOR_CARDS = tuple(frozenset(c for c in range(DECK_SIZE) if _COLOR[c] == color
 MAX_SEATS = 10  # the most players any room can seat (``Settings.max_players`` is at most 10)
 
 
-class _ReadOnlyDict(dict[str, Any]):
-    """A dict that refuses changes, so a shared event cannot be altered for every later game."""
-
-    __slots__ = ()
-
-    def _refuse(self, *args: Any, **kwargs: Any) -> Any:
-        raise TypeError("shared UNO events are read-only; copy them to change them")
-
-    __setitem__ = __delitem__ = __ior__ = clear = pop = popitem = setdefault = update = _refuse
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (_ReadOnlyDict, (dict(self),))
-
-
-_NO_PRIVATE: dict[int, dict[str, Any]] = _ReadOnlyDict()  # type: ignore[assignment]
-
-
-def _shared(kind: str, **public: Any) -> Event:
-    """A prebuilt public event, shared by every game: read-only."""
-    return Event(kind, _ReadOnlyDict(public), _NO_PRIVATE)
-
-
 # The events that carry nothing but seats and a direction are built once, here.
-_TURN_EVENTS = {d: tuple(_shared("turn", seat=s, direction=d) for s in range(MAX_SEATS)) for d in (1, -1)}
-_SKIP_EVENTS = tuple(_shared("skip", seat=s) for s in range(MAX_SEATS))
-_REVERSE_EVENTS = {d: _shared("reverse", direction=d) for d in (1, -1)}
-_PASS_EVENTS = tuple(_shared("pass", seat=s) for s in range(MAX_SEATS))
-_DRAWN_PLAYABLE_EVENTS = tuple(_shared("drawn_playable", seat=s) for s in range(MAX_SEATS))
-_UNO_CALLED_EVENTS = tuple(_shared("uno_called", seat=s) for s in range(MAX_SEATS))
-_ACCEPT_EVENTS = tuple(_shared("accept", seat=s) for s in range(MAX_SEATS))
+_TURN_EVENTS = {
+    d: tuple(shared_event("turn", seat=s, direction=d) for s in range(MAX_SEATS)) for d in (1, -1)
+}
+_SKIP_EVENTS = tuple(shared_event("skip", seat=s) for s in range(MAX_SEATS))
+_REVERSE_EVENTS = {d: shared_event("reverse", direction=d) for d in (1, -1)}
+_PASS_EVENTS = tuple(shared_event("pass", seat=s) for s in range(MAX_SEATS))
+_DRAWN_PLAYABLE_EVENTS = tuple(shared_event("drawn_playable", seat=s) for s in range(MAX_SEATS))
+_UNO_CALLED_EVENTS = tuple(shared_event("uno_called", seat=s) for s in range(MAX_SEATS))
+_ACCEPT_EVENTS = tuple(shared_event("accept", seat=s) for s in range(MAX_SEATS))
 _DRAW_ONE_EVENTS: dict[int, Event] = {}  # seat * DECK_SIZE + card → that seat's plain one-card draw
 
 
@@ -176,11 +164,11 @@ def _draw_one_event(seat: int, card: int) -> Event:
     key = seat * DECK_SIZE + card
     event = _DRAW_ONE_EVENTS.get(key)
     if event is None:
-        private = _ReadOnlyDict({"cards": [CARDS[card]]})
+        private = ReadOnlyDict({"cards": [CARDS[card]]})
         event = Event(
             "draw",
-            _ReadOnlyDict(seat=seat, count=1, reason="draw"),
-            _ReadOnlyDict({seat: private}),  # type: ignore[dict-item]
+            ReadOnlyDict(seat=seat, count=1, reason="draw"),
+            ReadOnlyDict({seat: private}),  # type: ignore[dict-item]
         )
         _DRAW_ONE_EVENTS[key] = event
     return event
@@ -205,8 +193,8 @@ def _play_event(seat: int, card: int, color: int, jump: bool, uno: bool, count: 
             "count": count,
         }
         if jump or count > _SHARED_PLAY_COUNT:
-            return Event("play", public, _NO_PRIVATE)
-        event = _PLAY_EVENTS[key] = Event("play", _ReadOnlyDict(public), _NO_PRIVATE)
+            return Event("play", public, NO_PRIVATE)
+        event = _PLAY_EVENTS[key] = Event("play", ReadOnlyDict(public), NO_PRIVATE)
     return event
 
 
