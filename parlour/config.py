@@ -24,6 +24,7 @@ class Config:
     rate_burst: int = 40
     outbound_queue: int = 256
     max_frame: int = 64 * 1024
+    ws_deflate: bool = False
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, **overrides: Any) -> Config:
@@ -35,10 +36,19 @@ class Config:
             if raw is not None and raw != "":
                 kind = type(getattr(cls(), f.name))
                 try:
-                    values[f.name] = kind(raw)
+                    values[f.name] = _bool(raw) if kind is bool else kind(raw)
                 except ValueError:
                     raise SystemExit(
                         f"PARLOUR_{f.name.upper()}={raw!r} is not a valid {kind.__name__}"
                     ) from None
         values.update({k: v for k, v in overrides.items() if v is not None})
         return replace(cls(), **values)
+
+
+def _bool(raw: str) -> bool:
+    value = raw.strip().lower()
+    if value in ("1", "true", "yes", "on"):
+        return True
+    if value in ("0", "false", "no", "off"):
+        return False
+    raise ValueError(raw)
