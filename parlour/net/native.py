@@ -183,6 +183,8 @@ TYPES = frozenset(
     for cls in ClientMessage.__args__  # type: ignore[attr-defined]
 )
 _decode_any = msgspec.json.Decoder().decode
+# One pass straight to the tagged struct; built once, so the union's type tree is not re-walked per frame.
+_decode_message = msgspec.json.Decoder(ClientMessage).decode
 
 
 def _payload(msg: _Msg) -> dict[str, Any]:
@@ -233,6 +235,19 @@ class NativeClient:
             self.error("frame_too_large", f"frames are limited to {self.config.max_frame} bytes")
             return
         try:
+            msg = _decode_message(data)
+        except (msgspec.DecodeError, RecursionError):
+            self._refuse(data)  # rare: decode again, generically, only to pick the error code
+            return
+        self._request_id = msg.id
+        try:
+            await self.dispatch(msg)
+        except CommandError as exc:
+            self.error(exc.code, exc.message, msg.id)
+
+    def _refuse(self, data: str | bytes) -> None:
+        """Answer a frame the typed decoder refused with the most precise error code."""
+        try:
             raw = _decode_any(data)
         except msgspec.DecodeError:
             self.error("bad_json", "the frame is not valid JSON")
@@ -255,14 +270,11 @@ class NativeClient:
             self.error("unknown_type", f"unknown message type {kind[:40]!r}", request_id)
             return
         try:
-            msg = msgspec.convert(raw, ClientMessage)
+            msgspec.convert(raw, ClientMessage)
         except msgspec.ValidationError as exc:
             self.error("bad_message", str(exc), request_id)
             return
-        try:
-            await self.dispatch(msg)
-        except CommandError as exc:
-            self.error(exc.code, exc.message, msg.id)
+        self.error("bad_message", "the message could not be decoded", request_id)  # not expected
 
     def _too_large(self, data: str | bytes) -> bool:
         limit = self.config.max_frame
