@@ -80,14 +80,23 @@ class Connection:
         self._queue.put_nowait(_CLOSE)
 
     async def _write(self) -> None:
+        # The ASGI message straight to ``WebSocket.send`` (``send_text`` only wraps it). ``text`` must
+        # be a ``str`` under ASGI, so the one ``.decode()`` in ``encode`` is the cheapest way to get a
+        # text frame out (uvicorn encodes it back); a bytes frame would reach browsers as a Blob.
+        send = self.ws.send
+        queue, metrics = self._queue, self.metrics
         try:
             while True:
-                message = await self._queue.get()
-                if message is _CLOSE:
-                    await self.ws.close(*self._close_args)
-                    return
-                await self.ws.send_text(encode(message))
-                self.metrics.messages_out.inc()
+                message = await queue.get()
+                while True:  # everything queued by now goes out in this wake-up
+                    if message is _CLOSE:
+                        await self.ws.close(*self._close_args)
+                        return
+                    await send({"type": "websocket.send", "text": encode(message)})
+                    metrics.messages_out += 1  # a plain int, exported at scrape time
+                    if queue.empty():
+                        break
+                    message = queue.get_nowait()
         except Exception:  # the peer went away mid-write; the reader notices and cleans up
             self.alive = False
 

@@ -216,7 +216,7 @@ class NativeClient:
 
     async def frame(self, data: str | bytes) -> None:
         """Handle one inbound frame; never raises (a failure is logged and answered ``internal_error``)."""
-        self.metrics.messages_in.inc()
+        self.metrics.messages_in += 1
         self._request_id = None
         try:
             await self._frame(data)

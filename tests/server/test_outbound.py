@@ -16,8 +16,8 @@ class StuckSocket:
         self.closed: tuple[int, str] | None = None
         self.never = asyncio.Event()
 
-    async def send_text(self, text: str) -> None:
-        self.sent.append(text)
+    async def send(self, message: dict[str, str]) -> None:
+        self.sent.append(message["text"])
         await self.never.wait()
 
     async def close(self, code: int = 1000, reason: str = "") -> None:
