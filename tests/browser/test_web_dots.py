@@ -114,7 +114,7 @@ def test_dots_large_board_fits_a_phone(open_page):
 def test_dots_against_a_bot(open_page):
     ada = open_page()
     create_room(ada, "Ada", "dots", {"width": 3, "height": 3}, capacity=2)
-    ada.get_by_role("button", name="Add bot").click()
+    ada.get_by_role("button", name="Add hard bot").click()
     bot = ada.locator("#players .member", has=ada.locator(".badge.bot"))
     bot.wait_for()
     assert "✓ ready" in bot.inner_text(), "bots are always ready"
