@@ -36,8 +36,8 @@ CREATE TABLE IF NOT EXISTS games (
 CREATE INDEX IF NOT EXISTS games_room ON games (room, id);
 """
 
-_CHECKPOINT = b'{"k":"checkpoint"'
-_Pending = tuple[str, bytes, GameRecord | None, "asyncio.Future[None]"]
+_CHECKPOINT = '{"k":"checkpoint"'
+_Pending = tuple[str, str, GameRecord | None, "asyncio.Future[None]"]
 
 
 def _dumps(value: Any) -> str:
@@ -131,7 +131,7 @@ class SQLiteStore:
     async def append(self, code: str, record: dict[str, Any], game: GameRecord | None = None) -> None:
         loop = asyncio.get_running_loop()
         done: asyncio.Future[None] = loop.create_future()
-        self._pending.append((code, _dumps(record).encode(), game, done))
+        self._pending.append((code, _dumps(record), game, done))
         if not self._flush_scheduled:
             self._flush_scheduled = True
             loop.call_soon(self._flush)
@@ -164,7 +164,7 @@ class SQLiteStore:
         with db:
             db.execute("BEGIN")
             for code, data, _, _ in batch:
-                cursor = db.execute("INSERT INTO room_log (room, data) VALUES (?, ?)", (code, data.decode()))
+                cursor = db.execute("INSERT INTO room_log (room, data) VALUES (?, ?)", (code, data))
                 if data.startswith(_CHECKPOINT):
                     db.execute(
                         "INSERT OR REPLACE INTO checkpoints (room, log_id) VALUES (?, ?)",
