@@ -13,8 +13,8 @@ player sending an action until all 4 members of its room hold the resulting ``ga
 a room's 4 clients live in one process, so one clock), server RSS per connection (peak during the
 window minus the RSS before any client connected) and server CPU.
 
-Then, as the ceiling, a raw echo server (plain ``websockets``, same event loop library and
-deflate settings, its own process) is driven by the same harness: the same rooms of 4
+Then, as the ceiling, a raw echo server (plain ``websockets``, same event loop library, no
+compression like Parlour's default, its own process) is driven by the same harness: the same rooms of 4
 connections; each round every member sends one recorded ``game`` frame and waits for its echo,
 and the round's latency is the last echo's delay. It runs twice: at the same rate (each room
 starts a round at most as often as a UNO room acted) and flat out (the next round at once).
@@ -398,7 +398,9 @@ def echo_process(port: int, cpus: set[int], up: MpEvent) -> None:
                 await ws.send(message)
 
     async def main() -> None:
-        async with websockets.serve(echo, "127.0.0.1", port, max_size=1 << 20, backlog=2048):
+        async with websockets.serve(
+            echo, "127.0.0.1", port, max_size=1 << 20, backlog=2048, compression=None
+        ):
             up.set()
             await asyncio.Future()
 
