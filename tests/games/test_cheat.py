@@ -9,6 +9,7 @@ import random
 from typing import Any
 
 import pytest
+from fingerprints import cheat_fingerprint
 
 from parlour.games.base import Event, IllegalAction, InvalidSettings
 from parlour.games.cheat import GAME, Play, Settings, State, allowed_ranks
@@ -48,28 +49,12 @@ def play(cards: list[int], rank: int | None = None) -> dict[str, Any]:
 CALL = {"type": "call"}
 
 
-def fingerprint(state: State) -> tuple[Any, ...]:
-    """Everything that could change, deeply, to prove a refused action changed nothing."""
-    lp = state.last_play
-    return (
-        tuple(tuple(h) for h in state.hands),
-        tuple(state.pile),
-        tuple(state.active),
-        state.turn,
-        state.rank,
-        None if lp is None else (lp.seat, tuple(lp.cards), lp.rank, lp.callable),
-        state.winner,
-        state.reason,
-        state.rng.getstate(),
-    )
-
-
 def refused(state: State, seat: int, action: Any, code: str) -> None:
-    before = fingerprint(state)
+    before = cheat_fingerprint(state)
     with pytest.raises(IllegalAction) as err:
         GAME.apply(state, seat, action)
     assert err.value.code == code
-    assert fingerprint(state) == before
+    assert cheat_fingerprint(state) == before
 
 
 def card_ids(data: Any) -> set[int]:
@@ -196,7 +181,7 @@ def test_first_player_is_random_and_varies_by_seed() -> None:
 def test_same_seed_same_deal_and_first_player() -> None:
     a = GAME.setup(GAME.settings(None), 4, random.Random(7))
     b = GAME.setup(GAME.settings(None), 4, random.Random(7))
-    assert fingerprint(a) == fingerprint(b)
+    assert cheat_fingerprint(a) == cheat_fingerprint(b)
 
 
 @pytest.mark.parametrize("sequence", ["ascending", "up_or_down", "any"])
@@ -629,9 +614,9 @@ def test_fewer_than_three_ends_even_with_a_last_card_play_open() -> None:
 def test_leaving_twice_or_unknown_seat_is_a_no_op() -> None:
     state = four_players()
     GAME.on_leave(state, 3)
-    before = fingerprint(state)
+    before = cheat_fingerprint(state)
     assert GAME.on_leave(state, 3) == [] and GAME.on_leave(state, 9) == []
-    assert fingerprint(state) == before
+    assert cheat_fingerprint(state) == before
 
 
 # --- Turn timer -----------------------------------------------------------------
@@ -667,9 +652,9 @@ def test_timeout_any_sequence_is_truthful() -> None:
 
 def test_timeout_for_a_seat_not_on_the_clock_does_nothing() -> None:
     state = rig([[C(A)], [C(TWO)], [C(THREE)]])
-    before = fingerprint(state)
+    before = cheat_fingerprint(state)
     assert GAME.on_timeout(state, 1) == []
-    assert fingerprint(state) == before
+    assert cheat_fingerprint(state) == before
 
 
 def test_timeout_on_last_card_then_the_play_stands() -> None:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
+from fingerprints import cheat_fingerprint
 from hypothesis import HealthCheck, given
 from hypothesis import settings as hsettings
 from hypothesis import strategies as st
@@ -22,22 +23,6 @@ from parlour.games.base import Event, IllegalAction
 from parlour.games.cheat import GAME, State, allowed_ranks
 
 STEP_CAP = 120
-
-
-def fingerprint(state: State) -> tuple[Any, ...]:
-    """A deep snapshot of everything mutable, the rng included."""
-    lp = state.last_play
-    return (
-        tuple(tuple(h) for h in state.hands),
-        tuple(state.pile),
-        tuple(state.active),
-        state.turn,
-        state.rank,
-        None if lp is None else (lp.seat, tuple(lp.cards), lp.rank, lp.callable),
-        state.winner,
-        state.reason,
-        state.rng.getstate(),
-    )
 
 
 def clone(state: State) -> State:
@@ -205,14 +190,14 @@ def run_game(table: Table, *, checks: bool = True) -> State:
         pile_before = set(state.pile)
         if checks and rng.random() < 0.3:
             seat, action, code = illegal_action(state, rng)
-            before = fingerprint(state)
+            before = cheat_fingerprint(state)
             try:
                 GAME.apply(state, seat, action)
             except IllegalAction as err:
                 assert err.code == code, (err.code, code, action)
             else:
                 raise AssertionError(f"{action} by {seat} was accepted")
-            assert fingerprint(state) == before
+            assert cheat_fingerprint(state) == before
         roll = rng.random()
         active = [s for s in range(state.players) if state.active[s]]
         to_act = GAME.to_act(state)
@@ -277,10 +262,10 @@ def test_every_listed_action_applies(table: Table) -> None:
         seat = rng.choice(GAME.to_act(state))
         actions = GAME.legal_actions(state, seat)
         assert actions
-        before = fingerprint(state)
+        before = cheat_fingerprint(state)
         for action in actions:
             GAME.apply(clone(state), seat, action)
-        assert fingerprint(state) == before
+        assert cheat_fingerprint(state) == before
         GAME.apply(state, seat, rng.choice(actions))
 
 
@@ -293,7 +278,7 @@ def test_replay_rebuilds_the_identical_game(table: Table) -> None:
     events = GAME.start_events(rebuilt)
     for entry in table.log:
         events.extend(apply_entry(rebuilt, entry))
-    assert fingerprint(rebuilt) == fingerprint(state)
+    assert cheat_fingerprint(rebuilt) == cheat_fingerprint(state)
     assert events == table.events
     assert GAME.outcome(rebuilt) == GAME.outcome(state)
     assert GAME.view(rebuilt, 0) == GAME.view(state, 0)

@@ -9,6 +9,7 @@ import random
 from typing import Any
 
 import pytest
+from fingerprints import dots_snapshot
 
 from parlour.games import dots
 from parlour.games.base import Event, IllegalAction, InvalidSettings, Outcome
@@ -28,22 +29,6 @@ def draw(state: State, *lines: Line) -> list[dict[str, Any]]:
         (seat,) = GAME.to_act(state)
         out += [ev.for_seat(None) for ev in GAME.apply(state, seat, line_id(x, y, d))]
     return out
-
-
-def snapshot(state: State) -> tuple[Any, ...]:
-    """Everything that may change in a state, for 'nothing changed' and replay comparisons."""
-    return (
-        state.free.copy(),
-        state.pos.copy(),
-        state.sides.copy(),
-        state.owner.copy(),
-        state.scores.copy(),
-        state.active.copy(),
-        state.next_seat.copy(),
-        state.turn,
-        state.remaining,
-        repr(state.result),
-    )
 
 
 def box_lines(x: int, y: int) -> list[Line]:
@@ -363,11 +348,11 @@ def test_timeout_draws_the_first_safe_line_else_the_first_free_line() -> None:
 
 def test_timeout_is_refused_for_a_seat_off_the_clock_or_after_the_game() -> None:
     state = new(2, 2)
-    before = snapshot(state)
+    before = dots_snapshot(state)
     with pytest.raises(IllegalAction) as err:
         GAME.on_timeout(state, 1)
     assert err.value.code == "not_your_turn"
-    assert snapshot(state) == before
+    assert dots_snapshot(state) == before
     GAME.on_leave(state, 1)
     with pytest.raises(IllegalAction) as err:
         GAME.on_timeout(state, 0)
@@ -398,22 +383,22 @@ def test_timeout_is_refused_for_a_seat_off_the_clock_or_after_the_game() -> None
 def test_invalid_moves_raise_and_change_nothing(seat: int, action: Any, code: str) -> None:
     state = new(4, 4)
     draw(state, (0, 0, 0), (1, 0, 0))  # seat 0 on turn again
-    before = snapshot(state)
+    before = dots_snapshot(state)
     with pytest.raises(IllegalAction) as err:
         GAME.apply(state, seat, action)
     assert err.value.code == code
     assert err.value.message
-    assert snapshot(state) == before
+    assert dots_snapshot(state) == before
 
 
 def test_no_move_after_the_game_is_over() -> None:
     state = new(2, 2)
     draw(state, (0, 0, 0), (0, 0, 1), (1, 0, 1), (0, 1, 0))
-    before = snapshot(state)
+    before = dots_snapshot(state)
     with pytest.raises(IllegalAction) as err:
         GAME.apply(state, 1, line_id(0, 0, 0))
     assert err.value.code == "game_over"
-    assert snapshot(state) == before
+    assert dots_snapshot(state) == before
 
 
 # --- wire actions -----------------------------------------------------------------------------------------

@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from fingerprints import dots_snapshot
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -27,21 +28,6 @@ def board_lines(width: int, height: int) -> set[int]:
 
 def box_sides(x: int, y: int) -> tuple[int, ...]:
     return (line_id(x, y, 0), line_id(x, y, 1), line_id(x + 1, y, 1), line_id(x, y + 1, 0))
-
-
-def snapshot(state: State) -> tuple[Any, ...]:
-    return (
-        state.free.copy(),
-        state.pos.copy(),
-        state.sides.copy(),
-        state.owner.copy(),
-        state.scores.copy(),
-        state.active.copy(),
-        state.next_seat.copy(),
-        state.turn,
-        state.remaining,
-        repr(state.result),
-    )
 
 
 def clone(state: State) -> State:
@@ -125,7 +111,7 @@ class Checker:
 
     def illegal(self, state: State, rng: random.Random) -> None:
         """A sample of refused moves: each raises its code and leaves the state as it was."""
-        before = snapshot(state)
+        before = dots_snapshot(state)
         over = GAME.outcome(state) is not None
         turn = state.turn
         free = GAME.legal_actions(state, turn)
@@ -150,7 +136,7 @@ class Checker:
                 assert err.code == ("game_over" if over else code)
             else:
                 raise AssertionError(f"{action!r} by {seat} was accepted")
-        assert snapshot(state) == before
+        assert dots_snapshot(state) == before
 
     def every_legal_action_applies(self, state: State) -> None:
         turn = state.turn
@@ -241,7 +227,7 @@ def test_random_games_keep_every_invariant_and_replay_exactly(
     full = width * height <= 25
     state, log, history = play(width, height, players, seed, leave_rate, timeout_rate, full)
     again, history_again = replay(width, height, players, seed, log)
-    assert snapshot(again) == snapshot(state)
+    assert dots_snapshot(again) == dots_snapshot(state)
     assert history_again == history
     assert GAME.view(again, None) == GAME.view(state, None)
 
@@ -259,4 +245,4 @@ def test_big_boards_play_to_the_end(
     width, height = size
     state, log, _ = play(width, height, players, seed, leave_rate, 0.05, full=False)
     again, _ = replay(width, height, players, seed, log)
-    assert snapshot(again) == snapshot(state)
+    assert dots_snapshot(again) == dots_snapshot(state)
