@@ -43,7 +43,12 @@ class TokenBucket:
 
 
 def encode(message: dict[str, Any]) -> str:
-    return orjson.dumps(message, option=orjson.OPT_NON_STR_KEYS).decode()
+    # OPT_NON_STR_KEYS doubles orjson's cost on every dict, and nearly every message has only str
+    # keys: try without it; the rare message with int keys (scores by seat, ...) takes the retry.
+    try:
+        return orjson.dumps(message).decode()
+    except TypeError:
+        return orjson.dumps(message, option=orjson.OPT_NON_STR_KEYS).decode()
 
 
 class Connection:
