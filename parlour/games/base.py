@@ -55,6 +55,16 @@ class Event:
         return out
 
 
+def check_int_setting(key: str, value: Any, low: int, high: int) -> None:
+    """Refuse a non-integer or out-of-range setting; a turn timer is off (0) or at least 10 s."""
+    if type(value) is not int:
+        raise InvalidSettings(f"{key} must be an integer")
+    if not low <= value <= high:
+        raise InvalidSettings(f"{key} must be between {low} and {high}")
+    if key == "turn_timer" and 0 < value < 10:
+        raise InvalidSettings("turn_timer must be 0 (off) or between 10 and 300 seconds")
+
+
 class ReadOnlyDict(dict[str, Any]):
     """A dict that refuses changes, so an event shared by every game cannot be altered for the next."""
 

@@ -49,6 +49,7 @@ from parlour.games.base import (
     IllegalAction,
     InvalidSettings,
     Outcome,
+    check_int_setting,
     shared_event,
 )
 
@@ -257,13 +258,7 @@ class DotsGame:
         if unknown:
             raise InvalidSettings(f"unknown setting(s): {', '.join(unknown)}")
         for key, value in raw.items():
-            low, high = _RANGES[key]
-            if type(value) is not int:
-                raise InvalidSettings(f"{key} must be an integer")
-            if not low <= value <= high:
-                raise InvalidSettings(f"{key} must be between {low} and {high}")
-            if key == "turn_timer" and 0 < value < 10:
-                raise InvalidSettings("turn_timer must be 0 (off) or between 10 and 300 seconds")
+            check_int_setting(key, value, *_RANGES[key])
         return Settings(**raw)
 
     def default_capacity(self, settings: Settings) -> int:

@@ -60,6 +60,7 @@ from parlour.games.base import (
     InvalidSettings,
     Outcome,
     ReadOnlyDict,
+    check_int_setting,
     shared_event,
 )
 
@@ -283,13 +284,7 @@ def _validate_settings(raw: dict[str, Any] | None) -> Settings:
         if key not in known:
             raise InvalidSettings(f"unknown UNO setting {key!r}")
         if key in _INT_RANGES:
-            low, high = _INT_RANGES[key]
-            if type(value) is not int:
-                raise InvalidSettings(f"{key} must be an integer")
-            if not low <= value <= high:
-                raise InvalidSettings(f"{key} must be between {low} and {high}")
-            if key == "turn_timer" and 0 < value < 10:
-                raise InvalidSettings("turn_timer must be 0 (off) or between 10 and 300 seconds")
+            check_int_setting(key, value, *_INT_RANGES[key])
         elif type(value) is not bool:
             raise InvalidSettings(f"{key} must be true or false")
     return Settings(**raw)
