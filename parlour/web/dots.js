@@ -30,8 +30,8 @@ export function render(stage, view, ctx) {
   const drawn = new Set(view.lines.map(([x, y, d]) => key({ x, y, d })));
   const myTurn = view.turn === ctx.seat && !view.over;
   if (!valid(local.cursor, w, h)) local.cursor = { x: 0, y: 0, d: 0 };
-  // Re-rendering replaces the board: give keyboard focus back if it had it.
-  const refocus = document.activeElement?.classList?.contains("dots-board");
+  // The board element survives re-renders (ui.morph), and with it the keyboard focus and cursor.
+  const cursor = document.activeElement?.classList?.contains("dots-board") ? key(local.cursor) : null;
 
   const board = svg("svg", {
     viewBox: `${-PAD} ${-PAD} ${(w - 1) * GAP + 2 * PAD} ${(h - 1) * GAP + 2 * PAD}`,
@@ -41,6 +41,14 @@ export function render(stage, view, ctx) {
     tabindex: "0",
     "aria-label": `Dots and Boxes board, ${w} by ${h} dots. ${myTurn ? "Your turn: arrows move, Space turns, Enter draws." : "Waiting for the other player."}`,
     "data-testid": "dots-board",
+    // One listener for every line: a 50×50 board has 4,900 of them.
+    onpointerup: (e) => {
+      const line = e.target.closest("[data-line]");
+      if (line) tap(e, line.dataset.line, ctx);
+    },
+    onkeydown: (e) => keyboard(e, e.currentTarget, view, drawn, ctx),
+    onfocus: (e) => showCursor(e.currentTarget),
+    onblur: () => showCursor(null),
   });
   board.append(patterns(view.players));
 
@@ -70,7 +78,7 @@ export function render(stage, view, ctx) {
             svg(
               "g",
               {
-                class: `free ${k === local.armed ? "armed" : ""}`,
+                class: `free ${k === local.armed ? "armed" : ""} ${k === cursor ? "cursor" : ""}`,
                 "data-line": k,
               },
               svg("rect", { ...hit, class: "hit" }),
@@ -84,14 +92,6 @@ export function render(stage, view, ctx) {
   const r = Math.max(0.6, Math.min(1.1, 8 / Math.max(w, h)));
   for (let y = 0; y < h; y++) for (let x = 0; x < w; x++) board.append(svg("circle", { cx: x * GAP, cy: y * GAP, r, class: "dot" }));
 
-  // One listener for every line: a 50×50 board has 4,900 of them.
-  board.addEventListener("pointerup", (e) => {
-    const line = e.target.closest("[data-line]");
-    if (line) tap(e, line.dataset.line, ctx);
-  });
-  board.addEventListener("keydown", (e) => keyboard(e, board, view, drawn, ctx));
-  board.addEventListener("focus", () => showCursor(board));
-  board.addEventListener("blur", () => showCursor(null));
 
   fill(
     stage,
@@ -103,7 +103,6 @@ export function render(stage, view, ctx) {
       el("p", { class: "muted hint" }, myTurn ? "Your turn — draw a line. On touch screens, tap a line twice." : view.over ? "" : `${ctx.name(view.turn)} is thinking…`),
     ),
   );
-  if (refocus) board.focus();
 }
 
 /** Mark the keyboard cursor's line on `board` (or clear it when the board lost focus). */

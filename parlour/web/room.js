@@ -4,7 +4,7 @@
 import * as cheat from "./cheat.js";
 import * as dots from "./dots.js";
 import { GAMES, capacityField, describeSettings, readSettings, settingsFields } from "./settings.js";
-import { $, choose, confirmDialog, el, fill } from "./ui.js";
+import { $, choose, confirmDialog, el, fill, morph } from "./ui.js";
 import * as uno from "./uno.js";
 
 export const TABLES = { uno, cheat, dots };
@@ -30,7 +30,7 @@ export function renderRoom(room, app) {
     el("span", { class: "badge game" }, GAMES[room.kind]?.label ?? room.kind),
     el("span", {}, STATE_TEXT[room.state] ?? room.state),
   );
-  fill($("#host-tools"), isHost(room) ? hostTools(room, app) : null);
+  morph($("#host-tools"), isHost(room) ? hostTools(room, app) : null);
   renderMembers(room, app);
   renderStage(room, app);
 }
@@ -79,8 +79,8 @@ function renderMembers(room, app) {
       : null;
   const item = (m) =>
     el("li", { class: `member ${m.connected || m.bot ? "" : "away"}`, dataset: { member: m.id } }, el("span", { class: "member-name" }, m.name), badges(m), controls(m));
-  fill($("#players"), players.map(item));
-  fill($("#spectators"), spectators.length ? spectators.map(item) : el("li", { class: "muted" }, "nobody watching"));
+  morph($("#players"), players.map(item));
+  morph($("#spectators"), spectators.length ? spectators.map(item) : el("li", { class: "muted" }, "nobody watching"));
 }
 
 export function renderStage(room, app) {
@@ -88,14 +88,14 @@ export function renderStage(room, app) {
   stage.dataset.seq = room.play?.seq ?? ""; // lets tests (and debugging) see which game message is shown
   if (room.state === "playing" && room.play) {
     const table = el("div", { class: "table-host" });
-    fill(stage, turnTimer(room), table);
     TABLES[room.kind].render(table, room.play.view, tableContext(room, app));
+    morph(stage, turnTimer(room), table);
   } else if (room.state === "finished" && room.play) {
     const table = el("div", { class: "table-host final" });
-    fill(stage, gameOver(room, app), table);
     TABLES[room.kind].render(table, room.play.view, tableContext(room, app));
+    morph(stage, gameOver(room, app), table);
   } else {
-    fill(stage, waiting(room, app));
+    morph(stage, waiting(room, app));
   }
   updateTimers();
 }

@@ -11,7 +11,7 @@ export function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
   for (const [key, value] of Object.entries(attrs)) {
     if (value === undefined || value === null || value === false) continue;
-    if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+    if (key.startsWith("on")) listen(node, key, value);
     else if (key === "class") node.className = value;
     else if (key === "dataset") Object.assign(node.dataset, value);
     else if (key === "style") node.style.cssText = value;
@@ -27,7 +27,7 @@ export function svg(tag, attrs = {}, ...children) {
   const node = document.createElementNS(SVG_NS, tag);
   for (const [key, value] of Object.entries(attrs)) {
     if (value === undefined || value === null || value === false) continue;
-    if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+    if (key.startsWith("on")) listen(node, key, value);
     else node.setAttribute(key, String(value));
   }
   append(node, children);
@@ -39,6 +39,52 @@ function append(node, children) {
     if (child === null || child === undefined || child === false) continue;
     node.append(child instanceof Node ? child : document.createTextNode(String(child)));
   }
+}
+
+/** Handlers are `on…` properties, listed on the node, so that `morph` can hand them over. */
+function listen(node, key, handler) {
+  node[key] = handler;
+  (node.handlers ??= []).push(key);
+}
+
+/**
+ * Make the children of `node` look like `children` while keeping the elements that stay: a
+ * button under the pointer or with keyboard focus survives a re-render (a click that lands
+ * while a presence update redraws the table is not lost), and so does an opened <details>.
+ */
+export function morph(node, ...children) {
+  const next = document.createDocumentFragment();
+  append(next, children);
+  patchChildren(node, [...next.childNodes]);
+  return node;
+}
+
+function patchChildren(node, wanted) {
+  const current = [...node.childNodes];
+  wanted.forEach((want, i) => {
+    const have = current[i];
+    if (!have) node.append(want);
+    else if (sameKind(have, want)) patch(have, want);
+    else node.replaceChild(want, have);
+  });
+  for (const extra of current.slice(wanted.length)) extra.remove();
+}
+
+const sameKind = (a, b) =>
+  a.nodeType === b.nodeType && a.nodeName === b.nodeName && a.dataset?.id === b.dataset?.id && a.dataset?.line === b.dataset?.line;
+
+function patch(have, want) {
+  if (have.nodeType !== Node.ELEMENT_NODE) {
+    if (have.data !== want.data) have.data = want.data;
+    return;
+  }
+  for (const { name, value } of want.attributes) if (have.getAttribute(name) !== value) have.setAttribute(name, value);
+  for (const { name } of [...have.attributes]) {
+    if (!want.hasAttribute(name) && !(name === "open" && have.nodeName === "DETAILS")) have.removeAttribute(name);
+  }
+  for (const key of new Set([...(have.handlers ?? []), ...(want.handlers ?? [])])) have[key] = want[key] ?? null;
+  have.handlers = want.handlers;
+  patchChildren(have, [...want.childNodes]);
 }
 
 /** Replace all children of `node`. */

@@ -102,6 +102,14 @@ def wait_seq(page, at_least: int) -> None:
     page.wait_for_function(f"Number(document.querySelector('#stage').dataset.seq) >= {at_least}")
 
 
+def page_state(page) -> str:
+    """What a person would read on the page: toasts, the hint and the controls (for failure messages)."""
+    return page.evaluate(
+        """() => [...document.querySelectorAll('#toasts .toast, .hint, .controls, dialog[open]')]
+            .map((e) => e.innerText.trim()).join(' | ')"""
+    )
+
+
 def drive(pages, step, limit: int, observe=None) -> int:
     """Call ``step(page)`` on each page in turn until the game is over; returns the moves made.
 
@@ -119,7 +127,10 @@ def drive(pages, step, limit: int, observe=None) -> int:
             continue
         moves += 1
         moved = f"Number(document.querySelector('#stage').dataset.seq) > {before}"
-        mover.wait_for_function(f"{moved} || !!document.querySelector('.game-over')")
+        try:
+            mover.wait_for_function(f"{moved} || !!document.querySelector('.game-over')")
+        except Exception as err:
+            raise AssertionError(f"move {moves} changed nothing; the page says: {page_state(mover)}") from err
         now = seq(mover)
         for page in pages:
             wait_seq(page, now)
