@@ -329,7 +329,8 @@ class NativeClient:
             conn.send({"type": "lobby", "rooms": rooms, **({"id": msg.id} if msg.id is not None else {})})
         elif isinstance(msg, LobbyUnsubscribe):
             manager.lobby_unsubscribe(conn)
-            conn.send({"type": "ok", "id": msg.id} if msg.id is not None else {"type": "ok"})
+            if msg.id is not None:  # a bare ok only answers a request with an id (see Room._process)
+                conn.send({"type": "ok", "id": msg.id})
         else:
             payload = _payload(msg)
             if isinstance(msg, Kick) and msg.member is None and msg.seat is None:

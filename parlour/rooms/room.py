@@ -26,6 +26,7 @@ from parlour.store import GameRecord, Store
 log = logging.getLogger("parlour.rooms")
 
 CHAT_HISTORY = 50
+_OK = {"type": "ok"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,10 +200,13 @@ class Room:
         for sink, message in self._out:
             sink.send(message)
         if cmd.sink is not None and accepted is not None:
-            reply = self._reply or {"type": "ok"}
+            # A bare ``ok`` only answers a request that carries an ``id``: without one it would say
+            # nothing the broadcasts do not (an ``ok`` frame was a fifth of the frames per game action).
+            reply = self._reply
             if cmd.request_id is not None:
-                reply = {**reply, "id": cmd.request_id}
-            cmd.sink.send(reply)
+                cmd.sink.send({**(reply or _OK), "id": cmd.request_id})
+            elif reply is not None:
+                cmd.sink.send(reply)
         if self.state == "closed":
             await self.store.close_room(self.code, self.config.get("closed_reason", "closed"))
         else:

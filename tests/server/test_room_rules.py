@@ -331,3 +331,23 @@ async def test_simultaneous_quick_plays_fill_one_room_first(server_factory) -> N
     full, rest = divmod(len(clients), capacity)
     assert sorted(sizes.values(), reverse=True) == [capacity] * full + ([rest] if rest else [])
     await close_all(clients)
+
+
+async def test_requests_without_id_get_no_bare_ok(server) -> None:
+    """With an ``id`` every accepted request is answered; without one, the broadcasts are the answer
+    and only a refusal gets a reply (an ``error``)."""
+    seated, _, _ = await open_table(server.ws, "dots", 2, {"width": 3, "height": 3}, spectators=0)
+    turn = seated[0].view["turn"]  # seats follow join order: the host is seat 0
+    first, other = seated[turn], seated[1 - turn]
+    await first.send({"type": "action", "action": {"type": "line", "x": 0, "y": 0, "d": 0}})
+    moved = await first.expect("game")
+    assert moved["events"][0] == {"type": "line", "seat": turn, "x": 0, "y": 0, "d": 0}
+    await first.send({"type": "action", "action": {"type": "line", "x": 1, "y": 0, "d": 0}})
+    refused = await first.expect("error")
+    assert refused["code"] == "not_your_turn" and "id" not in refused
+    # Replies go out in order: once the pong is here, an ok for the requests above would be too.
+    assert (await first.request("ping"))["type"] == "pong"
+    assert [m for m in first.messages if m["type"] == "ok" and "id" not in m] == []
+    reply = await other.request("action", action={"type": "line", "x": 1, "y": 0, "d": 0})
+    assert reply == {"type": "ok", "id": reply["id"]}
+    await close_all(seated)
