@@ -1,7 +1,8 @@
 """One websocket's outbound side and its rate limit.
 
-Rooms call ``send`` from their task; it only enqueues, so a slow client never blocks a room. A
-client that lets its bounded queue overflow is dropped (its seat is kept for the grace period).
+Rooms call ``send`` from their task; it writes the frame at once when the socket takes it and
+otherwise queues it, so a slow client never blocks a room. A client that lets its bounded queue
+overflow is dropped (its seat is kept for the grace period).
 """
 
 from __future__ import annotations
@@ -11,12 +12,14 @@ import contextlib
 import logging
 import time
 from collections import deque
+from collections.abc import Callable
 from typing import Any
 
 import orjson
 from starlette.websockets import WebSocket
 
 from parlour.net.metrics import Metrics
+from parlour.net.websocket_protocol import SEND_TEXT
 
 log = logging.getLogger("parlour.net")
 
@@ -42,28 +45,36 @@ class TokenBucket:
         return False
 
 
-def encode(message: dict[str, Any]) -> str:
-    # OPT_NON_STR_KEYS doubles orjson's cost on every dict, and nearly every message has only str
-    # keys: try without it; the rare message with int keys (scores by seat, ...) takes the retry.
+def encode_bytes(message: dict[str, Any]) -> bytes:
+    """``message`` as UTF-8 JSON.
+
+    OPT_NON_STR_KEYS doubles orjson's cost on every dict, and nearly every message has only str
+    keys: try without it; the rare message with int keys (scores by seat, ...) takes the retry.
+    """
     try:
-        return orjson.dumps(message).decode()
+        return orjson.dumps(message)
     except TypeError:
-        return orjson.dumps(message, option=orjson.OPT_NON_STR_KEYS).decode()
+        return orjson.dumps(message, option=orjson.OPT_NON_STR_KEYS)
+
+
+def encode(message: dict[str, Any]) -> str:
+    return encode_bytes(message).decode()
 
 
 class Connection:
-    """A native websocket as a ``Sink``: bounded queue + writer task."""
+    """A native websocket as a ``Sink``: frames are written as they are sent, a bounded queue
+    holds them while the socket cannot take more."""
 
     def __init__(self, ws: WebSocket, metrics: Metrics, queue_size: int) -> None:
         self.ws = ws
+        # The server's fast lane for text frames, when it has one (net/websocket_protocol.py).
+        self._send_text: Callable[[bytes], bool] | None = ws.scope.get("extensions", {}).get(SEND_TEXT)
         self.metrics = metrics
         self.alive = True
-        # A plain deque plus one wake-up future: cheaper per message than ``asyncio.Queue``.
         self._queue: deque[Any] = deque()
-        self._wake: asyncio.Future[None] | None = None
         self._limit = queue_size
         self._close_args = (1000, "")
-        self._writer = asyncio.get_running_loop().create_task(self._write())
+        self._drain: asyncio.Task[None] | None = None  # finishing writes that had to wait
 
     def send(self, message: dict[str, Any]) -> None:
         if not self.alive:
@@ -74,15 +85,9 @@ class Connection:
             log.warning("event=slow_client_dropped queue=%d", self._limit)
             self.close(1013, "outbound queue overflow")
             return
-        self._push(message)
-
-    def _push(self, item: Any) -> None:
-        self._queue.append(item)
-        wake = self._wake
-        if wake is not None:
-            self._wake = None
-            if not wake.done():
-                wake.set_result(None)
+        self._queue.append(message)
+        if self._drain is None:
+            self._write_now()
 
     def close(self, code: int = 1000, reason: str = "") -> None:
         """Stop sending and close the socket once what is queued (unless overflowing) is written."""
@@ -92,34 +97,76 @@ class Connection:
         self._close_args = (code, reason)
         if len(self._queue) >= self._limit:
             self._queue.clear()
-        self._push(_CLOSE)
+        self._queue.append(_CLOSE)
+        if self._drain is None:
+            self._write_now()
 
-    async def _write(self) -> None:
-        # The ASGI message straight to ``WebSocket.send`` (``send_text`` only wraps it). ``text`` must
-        # be a ``str`` under ASGI, so the one ``.decode()`` in ``encode`` is the cheapest way to get a
-        # text frame out (uvicorn encodes it back); a bytes frame would reach browsers as a Blob.
-        send = self.ws.send
-        queue, metrics = self._queue, self.metrics
-        loop = asyncio.get_running_loop()
+    def _write_now(self) -> None:
+        """Write what is queued in the caller's task (usually a room's), without a task switch.
+
+        The ASGI ``send`` coroutine is stepped by hand: a websocket that can take the frame finishes
+        it in that one step (as an eager task would), and a task wake-up per frame was the largest
+        cost left per recipient. A send that has to wait (flow control: the peer reads slowly)
+        continues in a task, and later frames queue behind it.
+        """
+        queue = self._queue
+        while queue:
+            if queue[0] is _CLOSE:  # closing awaits the handshake: a task does it
+                self._drain = asyncio.get_running_loop().create_task(self._finish_writes(None, None))
+                return
+            message = queue.popleft()
+            if self._send_text is not None and self._send_text(encode_bytes(message)):
+                self.metrics.messages_out += 1
+                continue
+            # The ASGI message straight to ``WebSocket.send`` (``send_text`` only wraps it). ``text``
+            # must be a ``str`` under ASGI; a bytes frame would reach browsers as a Blob.
+            step = self.ws.send({"type": "websocket.send", "text": encode(message)})
+            try:
+                waiting = step.send(None)
+            except StopIteration:
+                self.metrics.messages_out += 1
+                continue
+            except Exception:  # the peer went away mid-write; the reader notices and cleans up
+                self.alive = False
+                queue.clear()
+                return
+            self._drain = asyncio.get_running_loop().create_task(self._finish_writes(step, waiting))
+            return
+
+    async def _finish_writes(self, step: Any, waiting: Any) -> None:
+        """Finish a write that had to wait, then the queue behind it, then close if asked to."""
+        queue = self._queue
         try:
-            while True:
-                if not queue:
-                    wake = self._wake = loop.create_future()
-                    await wake
-                    continue
-                message = queue.popleft()  # everything queued by now goes out in this wake-up
+            while step is not None:
+                await (waiting if waiting is not None else asyncio.sleep(0))
+                try:
+                    waiting = step.send(None)
+                except StopIteration:
+                    step = None
+                    self.metrics.messages_out += 1
+            while queue:
+                message = queue.popleft()
                 if message is _CLOSE:
                     await self.ws.close(*self._close_args)
                     return
-                await send({"type": "websocket.send", "text": encode(message)})
-                metrics.messages_out += 1  # a plain int, exported at scrape time
+                await self.ws.send({"type": "websocket.send", "text": encode(message)})
+                self.metrics.messages_out += 1
         except Exception:  # the peer went away mid-write; the reader notices and cleans up
             self.alive = False
+            queue.clear()
+        finally:
+            if step is not None:
+                step.close()
+            self._drain = None
 
     async def finish(self) -> None:
-        """After the reader saw the socket close: let a close we asked for go out, then stop the writer."""
+        """After the reader saw the socket close: let a close we asked for go out, else stop writing."""
+        drain = self._drain
         if self.alive:
             self.alive = False
-            self._writer.cancel()
-        with contextlib.suppress(asyncio.CancelledError, TimeoutError):
-            await asyncio.wait_for(self._writer, timeout=2.0)
+            self._queue.clear()
+            if drain is not None:
+                drain.cancel()
+        if drain is not None:
+            with contextlib.suppress(asyncio.CancelledError, TimeoutError):
+                await asyncio.wait_for(drain, timeout=2.0)

@@ -4,14 +4,20 @@ from __future__ import annotations
 
 import asyncio
 
+import orjson
+import pytest
+from websockets.frames import Frame, Opcode
+
 from parlour.net.connection import Connection, TokenBucket
 from parlour.net.metrics import Metrics
+from parlour.net.websocket_protocol import SEND_TEXT, text_frame
 
 
 class StuckSocket:
     """A websocket whose peer never reads: the first send blocks forever."""
 
     def __init__(self) -> None:
+        self.scope: dict = {"extensions": {}}  # no fast lane: every frame takes the ASGI path
         self.sent: list[str] = []
         self.closed: tuple[int, str] | None = None
         self.never = asyncio.Event()
@@ -42,3 +48,64 @@ def test_token_bucket_refills() -> None:
     assert [bucket.take() for _ in range(4)] == [True, True, True, False]
     bucket.stamp -= 0.01
     assert bucket.take()
+
+
+@pytest.mark.parametrize("size", [0, 1, 125, 126, 65535, 65536, 200_000])
+def test_text_frame_parses_as_one_final_unmasked_text_frame(size: int) -> None:
+    payload = ("é" * size).encode()[:size]  # any bytes; the parser checks framing, not UTF-8
+    wire = text_frame(payload)
+    reader = Frame.parse(_reader(wire).read_exact, mask=False)
+    try:
+        next(reader)
+        raise AssertionError("parser wanted more bytes than the frame holds")
+    except StopIteration as done:
+        frame = done.value
+    assert (frame.opcode, frame.fin, bytes(frame.data)) == (Opcode.TEXT, True, payload)
+
+
+def _reader(data: bytes):
+    class Exact:
+        def __init__(self) -> None:
+            self.pos = 0
+
+        def read_exact(self, n: int):
+            chunk = data[self.pos : self.pos + n]
+            self.pos += n
+            return chunk
+            yield  # a generator, as websockets' parser expects
+
+    return Exact()
+
+
+class LaneSocket(StuckSocket):
+    """A socket whose server offers the fast lane; ``open`` says whether the lane takes frames."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.lane: list[bytes] = []
+        self.open = True
+        self.scope = {"extensions": {SEND_TEXT: self.send_text}}
+
+    def send_text(self, payload: bytes) -> bool:
+        if self.open:
+            self.lane.append(payload)
+        return self.open
+
+
+async def test_fast_lane_takes_frames_and_falls_back_in_order() -> None:
+    ws = LaneSocket()
+    conn = Connection(ws, Metrics(), queue_size=8)  # type: ignore[arg-type]
+    conn.send({"type": "chat", "n": 1})
+    assert [orjson.loads(f) for f in ws.lane] == [{"type": "chat", "n": 1}] and ws.sent == []
+    ws.open = False  # e.g. the write buffer is full: the ASGI path, which waits
+    conn.send({"type": "chat", "n": 2})
+    ws.open = True
+    conn.send({"type": "chat", "n": 3})  # queued behind the waiting frame, not overtaking it
+    assert len(ws.lane) == 1 and [orjson.loads(t)["n"] for t in ws.sent] == [2]
+    ws.never.set()
+    await asyncio.sleep(0.01)
+    assert [orjson.loads(t)["n"] for t in ws.sent] == [2, 3]
+    conn.close()
+    await asyncio.sleep(0.01)
+    assert ws.closed == (1000, "")
+    await conn.finish()
