@@ -99,7 +99,9 @@ def disconnect(room: Room, cmd: Command) -> bool | None:
         return None
     member.connected, member.sink = False, None
     room.grace[member.id] = cmd.at + room.timings.grace
-    room.broadcast({"type": "member_updated", "member": member.public(room.host)})
+    room.broadcast(
+        {"type": "member_updated", "member": member.public(room.host), "grace": room.grace_timer(member.id)}
+    )
     room.update_idle(cmd.at)
     return True
 

@@ -518,6 +518,11 @@ class Room:
         limit = getattr(self.rules, "turn_timer", 0) or 0
         self.turn = (seat, at + limit if limit else None)
 
+    def grace_timer(self, member_id: str) -> Message | None:
+        """How long a disconnected member keeps the seat: ``{"deadline", "remaining"}``."""
+        deadline = self.grace.get(member_id)
+        return None if deadline is None else {"deadline": deadline, "remaining": _remaining(deadline)}
+
     def turn_info(self) -> Message | None:
         if self.turn is None:
             return None
@@ -637,7 +642,7 @@ class Room:
             "timers": {
                 "countdown": None if self.countdown is None else self.countdown_message(),
                 "turn": self.turn_info(),
-                "grace": dict(self.grace),
+                "grace": {mid: self.grace_timer(mid) for mid in self.grace},
             },
             "table": table,
             "outcome": self.outcome,

@@ -47,6 +47,7 @@ function normalise(msg) {
     members: msg.members,
     you: msg.you,
     countdown: withDeadline(msg.timers?.countdown),
+    grace: Object.fromEntries(Object.entries(msg.timers?.grace ?? {}).map(([member, timer]) => [member, localDeadline(timer)])),
     play: msg.table ? { ...msg.table, turn: withDeadline(msg.table.turn) } : null,
     outcome: msg.outcome,
   };
@@ -214,8 +215,10 @@ const handlers = {
     upsertMember(member);
     toast(`${member.name} ${member.role === "player" ? "joined" : "is watching"}`);
   },
-  member_updated({ member }) {
+  member_updated({ member, grace }) {
     const before = S.room.members.find((m) => m.id === member.id);
+    if (grace) S.room.grace[member.id] = localDeadline(grace);
+    if (member.connected || member.replaced) delete S.room.grace[member.id];
     if (before && before.connected !== member.connected && !member.bot) {
       toast(`${member.name} ${member.connected ? "is back" : "lost connection"}`);
     }
@@ -225,6 +228,7 @@ const handlers = {
   member_left({ member, reason }) {
     const gone = S.room.members.find((m) => m.id === member);
     S.room.members = S.room.members.filter((m) => m.id !== member);
+    delete S.room.grace[member];
     if (gone) toast(`${gone.name} ${reason === "kicked" ? "was kicked" : reason === "timeout" ? "timed out" : "left"}`);
     render();
   },

@@ -61,7 +61,7 @@ function renderMembers(room, app) {
     m.host ? el("span", { class: "badge host", title: "Host" }, "♛ host") : null,
     m.id === room.you?.member ? el("span", { class: "badge you" }, "you") : null,
     m.bot ? el("span", { class: "badge bot" }, "bot") : null,
-    !m.connected && !m.bot ? el("span", { class: "badge off" }, "offline") : null,
+    !m.connected && !m.bot ? offline(m, room) : null,
     m.replaced ? el("span", { class: "badge bot", title: "A bot plays this seat until they are back" }, "bot playing") : null,
     m.role === "player" && ["waiting", "countdown"].includes(room.state)
       ? el("span", { class: `badge ${m.ready ? "ready" : "unready"}` }, m.ready ? "✓ ready" : "not ready")
@@ -81,6 +81,20 @@ function renderMembers(room, app) {
     el("li", { class: `member ${m.connected || m.bot ? "" : "away"}`, dataset: { member: m.id } }, el("span", { class: "member-name" }, m.name), badges(m), controls(m));
   morph($("#players"), players.map(item));
   morph($("#spectators"), spectators.length ? spectators.map(item) : el("li", { class: "muted" }, "nobody watching"));
+}
+
+/** "offline", counting down the seconds the seat still waits for them when the server said so. */
+function offline(m, room) {
+  const deadline = m.replaced ? null : room.grace?.[m.id];
+  if (!deadline) return el("span", { class: "badge off" }, "offline");
+  const after = room.state === "playing" && room.bots_take_over !== false && m.role === "player" ? "a bot takes over" : "they leave the room";
+  return el(
+    "span",
+    { class: "badge off", dataset: { deadline }, title: `Their seat is kept until the countdown ends; then ${after}.` },
+    "offline · ",
+    el("span", { class: "timer-text" }, String(Math.ceil((deadline - Date.now()) / 1000))),
+    " s",
+  );
 }
 
 export function renderStage(room, app) {

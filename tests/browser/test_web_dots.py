@@ -110,6 +110,15 @@ def test_dots_large_board_fits_a_phone(open_page):
     bo.keyboard.press("Enter")
     ada.locator("line.drawn").nth(1).wait_for(state="attached")
 
+    # Bo's tab closes: Ada sees him offline, with the seconds his seat still waits for him.
+    bo.close()
+    away = ada.locator("#players .member", has_text="Bo").locator(".badge.off")
+    away.filter(has_text=re.compile(r"^offline · \d+ s$")).wait_for()
+    first = int(re.search(r"\d+", away.inner_text())[0])
+    assert 50 <= first <= 60, "the server's 60 s grace, counting down"
+    assert "a bot takes over" in away.get_attribute("title")
+    shots(ada, "player-offline")
+
 
 def test_dots_against_a_bot(open_page):
     ada = open_page()

@@ -4,6 +4,7 @@ the seat over (``bots_take_over``, on by default) and hands it back on resume.""
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable
 
 from tests.server.client import MOVES, Client, Message, close_all, open_table, play_game
@@ -19,6 +20,8 @@ async def test_drop_and_resume_mid_turn(server) -> None:
     await on_turn.ws.close()
     dropped = await other.expect("member_updated")
     assert dropped["member"]["id"] == on_turn.member and dropped["member"]["connected"] is False
+    grace = dropped["grace"]  # how long the seat waits, for everyone's countdown
+    assert 0 < grace["remaining"] <= 60 and abs(grace["deadline"] - grace["remaining"] - time.time()) < 5
 
     back = await Client.open(server.ws)
     welcome = await back.ok("resume", token=on_turn.token)

@@ -117,4 +117,5 @@ async def test_restart_grants_fresh_grace(server_factory) -> None:
     snap = await back.expect("room")
     assert snap["state"] == "playing" and len(snap["members"]) == 2
     assert snap["members"][1]["connected"] is False and snap["members"][1]["id"] in snap["timers"]["grace"]
+    assert snap["timers"]["grace"][snap["members"][1]["id"]]["remaining"] > 0
     await back.close()
