@@ -113,12 +113,17 @@ _CHALLENGE = {"type": "challenge"}
 _ACCEPT = {"type": "accept"}
 
 
-def _plays_table(uno: bool) -> tuple[tuple[tuple[dict[str, Any], ...], ...], ...]:
-    """For each (current colour, top symbol): card id → the play actions it allows."""
-    table = []
+Row = tuple[tuple[dict[str, Any], ...], ...]  # card id → the play actions it allows
+
+
+def _plays_table(uno: bool) -> tuple[tuple[Row, ...], ...]:
+    """``[current colour][top card id]`` → the row of play actions for that table. Indexed by the top
+    card itself rather than its symbol, which saves the hottest paths a lookup; tops sharing a symbol
+    share one row."""
+    rows = {}
     for color in range(4):
         for top_sym in range(15):
-            row = []
+            row: list[tuple[dict[str, Any], ...]] = []
             for c in range(DECK_SIZE):
                 if _COLOR[c] == WILD:
                     row.append((_PLAY_WILD_UNO if uno else _PLAY_WILD)[c])
@@ -126,8 +131,8 @@ def _plays_table(uno: bool) -> tuple[tuple[tuple[dict[str, Any], ...], ...], ...
                     row.append(((_PLAY_UNO if uno else _PLAY)[c],))
                 else:
                     row.append(())
-            table.append(tuple(row))
-    return tuple(table)
+            rows[color, top_sym] = tuple(row)
+    return tuple(tuple(rows[color, _SYM[top]] for top in range(DECK_SIZE)) for color in range(4))
 
 
 _PLAYS = _plays_table(False)
@@ -139,8 +144,8 @@ _IDENTICAL = tuple(
     else frozenset()
     for top in range(DECK_SIZE)
 )
-# For each (current colour, top symbol): the set of card ids that match it (Wilds included).
-_MATCHES = tuple(frozenset(c for c, acts in enumerate(row) if acts) for row in _PLAYS)
+# ``[current colour][top card id]`` → the set of card ids that match it (Wilds included).
+_MATCHES = tuple(tuple(frozenset(c for c, acts in enumerate(row) if acts) for row in rows) for rows in _PLAYS)
 # The card ids of each colour (the Wild Draw Four test).
 _COLOR_CARDS = tuple(frozenset(c for c in range(DECK_SIZE) if _COLOR[c] == color) for color in range(4))
 
@@ -176,26 +181,25 @@ def _draw_one_event(seat: int, card: int) -> Event:
 
 
 # Plays that leave few cards, and are not Jump-Ins, are shared too: at most ~18,000 events (a few MB).
-_PLAY_EVENTS: dict[int, Event] = {}
+PlayKey = tuple[int, int, int, bool, int]  # (seat, card, colour, uno, count)
+_PLAY_EVENTS: dict[PlayKey, Event] = {}
 _SHARED_PLAY_COUNT = 12
 
 
-def _play_event(seat: int, card: int, color: int, jump: bool, uno: bool, count: int) -> Event:
-    """``seat`` played ``card`` (naming ``color``), leaving ``count`` cards."""
-    key = (((count * MAX_SEATS + seat) * 4 + color) * DECK_SIZE + card) * 2 + uno
-    event = _PLAY_EVENTS.get(key)
-    if event is None or jump:
-        public = {
-            "seat": seat,
-            "card": CARDS[card],
-            "color": COLORS[color],
-            "jump_in": jump,
-            "uno": uno,
-            "count": count,
-        }
-        if jump or count > _SHARED_PLAY_COUNT:
-            return Event("play", public, NO_PRIVATE)
-        event = _PLAY_EVENTS[key] = Event("play", ReadOnlyDict(public), NO_PRIVATE)
+def _play_event(key: PlayKey, seat: int, card: int, color: int, jump: bool, uno: bool, count: int) -> Event:
+    """``seat`` played ``card`` (naming ``color``), leaving ``count`` cards: a play ``_PLAY_EVENTS``
+    does not hold at ``key`` yet, kept there when it may be shared."""
+    public = {
+        "seat": seat,
+        "card": CARDS[card],
+        "color": COLORS[color],
+        "jump_in": jump,
+        "uno": uno,
+        "count": count,
+    }
+    if jump or count > _SHARED_PLAY_COUNT:
+        return Event("play", public, NO_PRIVATE)
+    event = _PLAY_EVENTS[key] = Event("play", ReadOnlyDict(public), NO_PRIVATE)
     return event
 
 
@@ -389,7 +393,7 @@ def _has_color(hand: list[int], color: int) -> bool:
 
 def _playable(st: State, hand: list[int], card: int) -> bool:
     """Can ``card`` be played from ``hand`` on the current top card (no pending penalty)?"""
-    if card not in _MATCHES[st.color * 15 + _SYM[st.discard[-1]]]:
+    if card not in _MATCHES[st.color][st.discard[-1]]:
         return False
     return not (_SYM[card] == WILD4 and not st.settings.challenge_wild_draw4 and _has_color(hand, st.color))
 
@@ -553,48 +557,58 @@ class Uno:
     def legal_actions(self, state: State, seat: int) -> list[dict[str, Any]]:
         """Every action ``seat`` may take now, in and out of turn (shared dicts: read-only)."""
         st = state
-        if st.over or not 0 <= seat < st.n or not st.active[seat]:
-            return []
-        hand = st.hands[seat]
-        out: list[dict[str, Any]] = []
-        if seat == st.turn:
-            s = st.settings
-            if st.stack:
-                kind = st.stack_kind
-                if s.stacking:
-                    for c in hand:
-                        if _SYM[c] == kind and (kind == DRAW2 or self._w4_ok(st, hand)):
-                            self._add_plays(st, seat, hand, c, out)
-                if st.offender >= 0:
-                    out.append(_CHALLENGE)
-                    out.append(_ACCEPT)
-                else:
-                    out.append(_DRAW)
-            elif st.drawn >= 0:
-                self._add_plays(st, seat, hand, st.drawn, out)
-                if not s.forced_play:
-                    out.append(_PASS)
+        if seat == st.turn and not st.over:  # the seat on turn is always a seated player
+            hand = st.hands[seat]
+            if st.stack or st.drawn >= 0:
+                out = self._answers(st, seat, hand)
             else:
-                table = (_PLAYS_UNO if len(hand) == 2 else _PLAYS)[st.color * 15 + _SYM[st.discard[-1]]]
+                s = st.settings
+                table = (_PLAYS_UNO if len(hand) == 2 else _PLAYS)[st.color][st.discard[-1]]
+                out = []
                 if s.seven_swap or not s.challenge_wild_draw4:
                     for c in hand:
                         if table[c]:
                             self._add_plays(st, seat, hand, c, out)
                 else:
                     for c in hand:
-                        acts = table[c]
-                        if acts:
-                            out += acts
-                if not (s.forced_play and out):
+                        if table[c]:
+                            out += table[c]
+                if not (out and s.forced_play):
                     out.append(_DRAW)
-        elif st.settings.jump_in and not st.stack:
-            same = _IDENTICAL[st.discard[-1]]
-            for c in hand:
-                if c in same:
-                    self._add_plays(st, seat, hand, c, out)
+        elif st.over or not 0 <= seat < st.n or not st.active[seat]:
+            return []
+        else:
+            out = []
+            if st.settings.jump_in and not st.stack:
+                hand = st.hands[seat]
+                same = _IDENTICAL[st.discard[-1]]
+                for c in hand:
+                    if c in same:
+                        self._add_plays(st, seat, hand, c, out)
         exposed = st.exposed
         if exposed >= 0:
             out.append(_CALL_UNO if exposed == seat else {"type": "catch", "target": exposed})
+        return out
+
+    def _answers(self, st: State, seat: int, hand: list[int]) -> list[dict[str, Any]]:
+        """The turn's actions while a penalty is pending or a drawn card waits to be played."""
+        out: list[dict[str, Any]] = []
+        s = st.settings
+        if st.stack:
+            kind = st.stack_kind
+            if s.stacking:
+                for c in hand:
+                    if _SYM[c] == kind and (kind == DRAW2 or self._w4_ok(st, hand)):
+                        self._add_plays(st, seat, hand, c, out)
+            if st.offender >= 0:
+                out.append(_CHALLENGE)
+                out.append(_ACCEPT)
+            else:
+                out.append(_DRAW)
+        else:
+            self._add_plays(st, seat, hand, st.drawn, out)
+            if not s.forced_play:
+                out.append(_PASS)
         return out
 
     @staticmethod
@@ -608,7 +622,7 @@ class Uno:
         if _COLOR[c] == WILD:
             if _SYM[c] == WILD4 and not self._w4_ok(st, hand):
                 return
-            out += (_PLAYS_UNO if uno else _PLAYS)[0][c]  # a Wild's plays are the same in every row
+            out += (_PLAYS_UNO if uno else _PLAYS)[0][0][c]  # a Wild's plays are the same in every row
         elif _SYM[c] == 7 and st.settings.seven_swap and len(hand) > 1:
             base = _PLAY_UNO[c] if uno else _PLAY[c]
             out += [{**base, "target": t} for t in range(st.n) if t != seat and st.active[t]]
@@ -620,7 +634,8 @@ class Uno:
         st = state
         if st.over:
             raise IllegalAction("game_over", "the game is over")
-        if type(seat) is not int or not 0 <= seat < st.n or not st.active[seat]:
+        # The seat on turn is always seated: only other seats need the range and presence test.
+        if type(seat) is not int or (seat != st.turn and not (0 <= seat < st.n and st.active[seat])):
             raise IllegalAction("not_seated", f"seat {seat!r} is not playing")
         if not isinstance(action, dict):
             raise IllegalAction("bad_action", "an action must be an object")
@@ -637,8 +652,6 @@ class Uno:
             raise IllegalAction("bad_action", f"unknown action type {kind!r}")
         if seat != st.turn:
             raise IllegalAction("not_your_turn", f"it is seat {st.turn}'s turn")
-        if kind == "draw":
-            return self._draw(st, seat)
         if kind == "pass":
             if st.drawn < 0:
                 raise IllegalAction("cannot_pass", "you may only pass after drawing a playable card")
@@ -658,25 +671,26 @@ class Uno:
         if type(card) is not int or card not in hand:
             raise IllegalAction("card_not_in_hand", "you do not hold that card")
         s = st.settings
-        top = st.discard[-1]
         sym = _SYM[card]
         jump = seat != st.turn
-        if jump:
-            if not (s.jump_in and not st.stack and card in _IDENTICAL[top]):
+        if not (jump or st.stack):  # the usual case: a play on one's own turn
+            if st.drawn >= 0 and card != st.drawn:
+                raise IllegalAction(
+                    "must_play_drawn_card_or_pass", "you may only play the card you just drew, or pass"
+                )
+            if card not in _MATCHES[st.color][st.discard[-1]]:
+                raise IllegalAction(
+                    "card_not_playable", "that card does not match the colour, number or symbol"
+                )
+        elif jump:
+            if not (s.jump_in and not st.stack and card in _IDENTICAL[st.discard[-1]]):
                 raise IllegalAction("not_your_turn", f"it is seat {st.turn}'s turn")
-        elif st.stack:
-            if not (s.stacking and sym == st.stack_kind):
-                if st.offender >= 0:
-                    raise IllegalAction("must_challenge_or_accept", "challenge or accept the Wild Draw Four")
-                raise IllegalAction("must_stack_or_draw", "stack a matching draw card or draw the penalty")
-        elif st.drawn >= 0 and card != st.drawn:
-            raise IllegalAction(
-                "must_play_drawn_card_or_pass", "you may only play the card you just drew, or pass"
-            )
-        elif card not in _MATCHES[st.color * 15 + _SYM[top]]:
-            raise IllegalAction("card_not_playable", "that card does not match the colour, number or symbol")
+        elif not (s.stacking and sym == st.stack_kind):
+            if st.offender >= 0:
+                raise IllegalAction("must_challenge_or_accept", "challenge or accept the Wild Draw Four")
+            raise IllegalAction("must_stack_or_draw", "stack a matching draw card or draw the penalty")
         guilty = False
-        if _COLOR[card] == WILD:
+        if sym >= WILD_SYM:  # a Wild or Wild Draw Four
             named = action.get("color")
             color = _COLOR_INDEX.get(named, -1) if isinstance(named, str) else -1
             if color < 0:
@@ -707,36 +721,46 @@ class Uno:
             st.exposed = -1 if uno else seat  # catchable until the next player acts
         else:
             st.exposed = -1  # the next player has acted: the previous catch window closes
-        events = [_play_event(seat, card, color, jump, uno, left)]
+        key = (seat, card, color, uno, left)  # a tuple hashes faster than the arithmetic for one int
+        event = None if jump else _PLAY_EVENTS.get(key)
+        if event is None:
+            event = _play_event(key, seat, card, color, jump, uno, left)
         if not left:
+            events = [event]
             self._win(st, seat, sym, events)
             return events
         nxt = (seat + st.direction) % st.n  # _next(st, seat), inlined for the usual case
         if not st.active[nxt]:
             nxt = _next(st, nxt)
         if sym < 10:  # number cards: only the 7 and 0 house rules do anything
+            if not (swap or (sym == 0 and s.zero_rotate)):  # the usual case: the turn just passes
+                st.turn = nxt
+                return [event, _TURN_EVENTS[st.direction][nxt]]
+            events = [event]
             if swap:
                 self._swap(st, seat, target, events)
-            elif sym == 0 and s.zero_rotate:
+            else:
                 self._rotate(st, events)
-        elif sym == SKIP:
-            events.append(_SKIP_EVENTS[nxt])
-            nxt = _next(st, nxt)
-        elif sym == REVERSE:
-            st.direction = -st.direction
-            events.append(_REVERSE_EVENTS[st.direction])
-            nxt = seat if st.n_active == 2 else _next(st, seat)
-        elif sym != WILD_SYM:  # Draw Two or Wild Draw Four: a penalty for the next player
-            st.stack += 2 if sym == DRAW2 else 4
-            st.stack_kind = sym
-            st.offender = -1
-            if sym == WILD4 and s.challenge_wild_draw4:
-                st.offender, st.guilty = seat, guilty
-            elif not s.stacking:
-                _give(st, nxt, st.stack, "draw2" if sym == DRAW2 else "wild_draw4", events)
+        else:
+            events = [event]
+            if sym == SKIP:
                 events.append(_SKIP_EVENTS[nxt])
-                st.stack, st.stack_kind = 0, -1
                 nxt = _next(st, nxt)
+            elif sym == REVERSE:
+                st.direction = -st.direction
+                events.append(_REVERSE_EVENTS[st.direction])
+                nxt = seat if st.n_active == 2 else _next(st, seat)
+            elif sym != WILD_SYM:  # Draw Two or Wild Draw Four: a penalty for the next player
+                st.stack += 2 if sym == DRAW2 else 4
+                st.stack_kind = sym
+                st.offender = -1
+                if sym == WILD4 and s.challenge_wild_draw4:
+                    st.offender, st.guilty = seat, guilty
+                elif not s.stacking:
+                    _give(st, nxt, st.stack, "draw2" if sym == DRAW2 else "wild_draw4", events)
+                    events.append(_SKIP_EVENTS[nxt])
+                    st.stack, st.stack_kind = 0, -1
+                    nxt = _next(st, nxt)
         st.turn = nxt
         events.append(_TURN_EVENTS[st.direction][nxt])
         return events
@@ -785,7 +809,7 @@ class Uno:
             return self._take_stack(st, seat, "stack", [])
         s = st.settings
         hand = st.hands[seat]
-        matches = _MATCHES[st.color * 15 + _SYM[st.discard[-1]]]
+        matches = _MATCHES[st.color][st.discard[-1]]
         # Any card matching the top can be played (a Wild Draw Four refused under Forced Play
         # always comes with a card of the current colour, which can).
         if s.forced_play and not matches.isdisjoint(hand):
@@ -800,7 +824,10 @@ class Uno:
         else:
             events = []
             card = self._draw_more(st, seat, hand, events)
-        if card in matches and _playable(st, hand, card):
+        # _playable(st, hand, card), inlined: ``matches`` is already at hand.
+        if card in matches and not (
+            _SYM[card] == WILD4 and not s.challenge_wild_draw4 and _has_color(hand, st.color)
+        ):
             st.drawn = card
             events.append(_DRAWN_PLAYABLE_EVENTS[seat])
         else:
