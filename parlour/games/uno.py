@@ -50,7 +50,6 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field, fields
-from functools import lru_cache
 from typing import Any
 
 from parlour.games.base import (
@@ -88,15 +87,15 @@ def _build_deck() -> tuple[tuple[int, ...], tuple[int, ...]]:
 _COLOR, _SYM = _build_deck()
 _POINTS = tuple(s if s < 10 else (20 if s < WILD_SYM else 50) for s in _SYM)
 CARDS: tuple[dict[str, Any], ...] = tuple(
-    {
-        "id": cid,
-        "color": "wild" if _COLOR[cid] == WILD else COLORS[_COLOR[cid]],
-        "type": "number" if _SYM[cid] < 10 else _SYM_TYPE[_SYM[cid]],
-        "value": _SYM[cid] if _SYM[cid] < 10 else None,
-    }
+    ReadOnlyDict(
+        id=cid,
+        color="wild" if _COLOR[cid] == WILD else COLORS[_COLOR[cid]],
+        type="number" if _SYM[cid] < 10 else _SYM_TYPE[_SYM[cid]],
+        value=_SYM[cid] if _SYM[cid] < 10 else None,
+    )
     for cid in range(108)
 )
-"""Card id → card dict. Shared objects: read them, never mutate them."""
+"""Card id → card dict. Shared by every event and view, so read-only (copy one to change it)."""
 DECK_SIZE = len(CARDS)
 
 # Prebuilt action dicts keep legal_actions cheap; like CARDS they are shared and read-only.
@@ -137,6 +136,9 @@ def _plays_table(uno: bool) -> tuple[tuple[Row, ...], ...]:
 
 _PLAYS = _plays_table(False)
 _PLAYS_UNO = _plays_table(True)
+# Hand size → its play table: a play from two cards carries the UNO call. (A lookup by size is
+# cheaper than testing it, in legal_actions.)
+_PLAYS_FOR_SIZE = tuple(_PLAYS_UNO if size == 2 else _PLAYS for size in range(DECK_SIZE + 1))
 # Jump-In: the cards identical to a top card (same colour and symbol, never Wilds).
 _IDENTICAL = tuple(
     frozenset(c for c in range(DECK_SIZE) if c != top and _COLOR[c] == _COLOR[top] and _SYM[c] == _SYM[top])
@@ -162,22 +164,20 @@ _PASS_EVENTS = tuple(shared_event("pass", seat=s) for s in range(MAX_SEATS))
 _DRAWN_PLAYABLE_EVENTS = tuple(shared_event("drawn_playable", seat=s) for s in range(MAX_SEATS))
 _UNO_CALLED_EVENTS = tuple(shared_event("uno_called", seat=s) for s in range(MAX_SEATS))
 _ACCEPT_EVENTS = tuple(shared_event("accept", seat=s) for s in range(MAX_SEATS))
-_DRAW_ONE_EVENTS: dict[int, Event] = {}  # seat * DECK_SIZE + card → that seat's plain one-card draw
 
 
 def _draw_one_event(seat: int, card: int) -> Event:
-    """``seat`` drew ``card`` on their turn (only they see which); built once per seat and card."""
-    key = seat * DECK_SIZE + card
-    event = _DRAW_ONE_EVENTS.get(key)
-    if event is None:
-        private = ReadOnlyDict({"cards": [CARDS[card]]})
-        event = Event(
-            "draw",
-            ReadOnlyDict(seat=seat, count=1, reason="draw"),
-            ReadOnlyDict({seat: private}),  # type: ignore[dict-item]
-        )
-        _DRAW_ONE_EVENTS[key] = event
-    return event
+    """``seat`` drew ``card`` on their turn (only they see which)."""
+    private = ReadOnlyDict({"cards": [CARDS[card]]})
+    return Event(
+        "draw",
+        ReadOnlyDict(seat=seat, count=1, reason="draw"),
+        ReadOnlyDict({seat: private}),  # type: ignore[dict-item]
+    )
+
+
+# Every plain one-card draw, built once: [seat][card] (about a thousand small events).
+_DRAW_ONE_EVENTS = tuple(tuple(_draw_one_event(s, c) for c in range(DECK_SIZE)) for s in range(MAX_SEATS))
 
 
 # Plays that leave few cards, and are not Jump-Ins, are shared too: at most ~18,000 events (a few MB).
@@ -261,10 +261,22 @@ class Settings:
     max_players: int = 10
 
 
-@lru_cache(maxsize=256)
-def _settings_dict(settings: Settings) -> dict[str, Any]:
-    """Settings as plain data for views; cached because every view of every recipient carries them."""
-    return {f.name: getattr(settings, f.name) for f in fields(settings)}
+_SETTINGS_VIEWS: dict[int, tuple[Settings, dict[str, Any]]] = {}
+_SETTINGS_VIEWS_MAX = 1024
+
+
+def _settings_view(settings: Settings) -> dict[str, Any]:
+    """Settings as read-only plain data for views, one shared dict per Settings object (every view
+    of every recipient carries them). Keyed by identity, since hashing a Settings runs Python code
+    over every field; each entry holds its Settings, so its id cannot be reused while cached."""
+    hit = _SETTINGS_VIEWS.get(id(settings))
+    if hit is not None:
+        return hit[1]
+    if len(_SETTINGS_VIEWS) >= _SETTINGS_VIEWS_MAX:
+        _SETTINGS_VIEWS.clear()
+    data = ReadOnlyDict({f.name: getattr(settings, f.name) for f in fields(settings)})
+    _SETTINGS_VIEWS[id(settings)] = (settings, data)
+    return data
 
 
 # Integer settings and their inclusive ranges; every other setting is a bool.
@@ -563,7 +575,7 @@ class Uno:
                 out = self._answers(st, seat, hand)
             else:
                 s = st.settings
-                table = (_PLAYS_UNO if len(hand) == 2 else _PLAYS)[st.color][st.discard[-1]]
+                table = _PLAYS_FOR_SIZE[len(hand)][st.color][st.discard[-1]]
                 out = []
                 if s.seven_swap or not s.challenge_wild_draw4:
                     for c in hand:
@@ -634,8 +646,8 @@ class Uno:
         st = state
         if st.over:
             raise IllegalAction("game_over", "the game is over")
-        # The seat on turn is always seated: only other seats need the range and presence test.
-        if type(seat) is not int or (seat != st.turn and not (0 <= seat < st.n and st.active[seat])):
+        # The seat on turn is always seated, so that seat (the very int object) needs no test.
+        if seat is not st.turn and (type(seat) is not int or not (0 <= seat < st.n and st.active[seat])):
             raise IllegalAction("not_seated", f"seat {seat!r} is not playing")
         if not isinstance(action, dict):
             raise IllegalAction("bad_action", "an action must be an object")
@@ -820,7 +832,7 @@ class Uno:
             card = pile.pop()
             hand.append(card)
             st.uno_called[seat] = False
-            events = [_DRAW_ONE_EVENTS.get(seat * DECK_SIZE + card) or _draw_one_event(seat, card)]
+            events = [_DRAW_ONE_EVENTS[seat][card]]
         else:
             events = []
             card = self._draw_more(st, seat, hand, events)
@@ -852,7 +864,7 @@ class Uno:
             if not st.settings.draw_until_playable or _playable(st, hand, got[0]):
                 break
         if len(drawn) == 1:
-            events.append(_draw_one_event(seat, drawn[0]))
+            events.append(_DRAW_ONE_EVENTS[seat][drawn[0]])
         else:
             events.append(
                 Event(
@@ -1003,18 +1015,20 @@ class Uno:
         return Outcome(list(state.winners), dict(enumerate(state.scores)), state.reason)
 
     def view(self, state: State, seat: int | None) -> dict[str, Any]:
-        """What ``seat`` may see: its own hand, everyone's counts, public table state."""
+        """What ``seat`` may see: its own hand, everyone's counts, public table state. Cards and
+        settings are the shared read-only dicts (no copies: a view is built per recipient per
+        action); legal actions are copied, the engine's own staying plain dicts for speed."""
         st = state
         mine = seat is not None and 0 <= seat < st.n
         out: dict[str, Any] = {
             "game": self.name,
             "seat": seat if mine else None,
             "players": st.n,
-            "active": list(st.active),
+            "active": st.active.copy(),
             "counts": [len(h) for h in st.hands],
-            "uno_called": list(st.uno_called),
+            "uno_called": st.uno_called.copy(),
             "catchable": st.exposed if st.exposed >= 0 else None,
-            "top": dict(CARDS[st.discard[-1]]),
+            "top": CARDS[st.discard[-1]],
             "color": COLORS[st.color],
             "direction": st.direction,
             "turn": None if st.over else st.turn,
@@ -1026,16 +1040,16 @@ class Uno:
             },
             "draw_pile": len(st.draw),
             "discard_pile": len(st.discard),
-            "scores": list(st.scores),
+            "scores": st.scores.copy(),
             "round": st.round,
             "target_score": st.settings.target_score,
             "dealer": st.dealer,
             "over": st.over,
-            "winners": list(st.winners),
-            "settings": dict(_settings_dict(st.settings)),
+            "winners": st.winners.copy(),
+            "settings": _settings_view(st.settings),
         }
         if mine:
-            out["hand"] = [dict(CARDS[c]) for c in sorted(st.hands[seat])]
+            out["hand"] = [CARDS[c] for c in sorted(st.hands[seat])]
             if st.drawn >= 0 and st.turn == seat:
                 out["pending"]["drawn_card"] = st.drawn
             out["legal"] = [dict(a) for a in self.legal_actions(st, seat)]
