@@ -382,7 +382,12 @@ def _take(st: State, count: int, events: list[Event]) -> list[int]:
 
 def _give(st: State, seat: int, count: int, reason: str, events: list[Event]) -> list[int]:
     """``seat`` draws ``count`` cards; only they learn which."""
-    cards = _take(st, count, events)
+    pile = st.draw
+    if 0 < count <= len(pile):  # the usual case (``_take`` without a reshuffle), inlined
+        cards = pile[-count:]
+        del pile[-count:]
+    else:
+        cards = _take(st, count, events)
     if cards:
         st.hands[seat] += cards
         st.uno_called[seat] = False
