@@ -98,7 +98,8 @@ CARDS: tuple[dict[str, Any], ...] = tuple(
 """Card id → card dict. Shared by every event and view, so read-only (copy one to change it)."""
 DECK_SIZE = len(CARDS)
 
-# Prebuilt action dicts keep legal_actions cheap; like CARDS they are shared and read-only.
+# Prebuilt action dicts keep legal_actions cheap; they are shared: read them, never mutate them. (Plain
+# dicts, not ReadOnlyDict: a dict subclass would slow every ``action.get`` in apply.)
 _PLAY = tuple({"type": "play", "card": c} for c in range(DECK_SIZE))
 _PLAY_UNO = tuple({"type": "play", "card": c, "uno": True} for c in range(DECK_SIZE))
 _PLAY_WILD = tuple(tuple({"type": "play", "card": c, "color": n} for n in COLORS) for c in range(DECK_SIZE))
