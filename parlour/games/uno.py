@@ -442,14 +442,13 @@ class Uno:
         most = min(settings.max_players, MAX_SEATS)
         if type(players) is not int or not self.min_players <= players <= most:
             raise InvalidSettings(f"UNO needs 2 to {most} players, not {players}")
-        st = State(
+        st = State(  # _deal gives the hands and UNO calls
             settings=settings,
             n=players,
             rng=rng,
-            hands=[[] for _ in range(players)],
+            hands=[],
             active=[True] * players,
             n_active=players,
-            uno_called=[False] * players,
             scores=[0] * players,
         )
         events = st.setup_events
