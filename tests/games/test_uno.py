@@ -804,3 +804,30 @@ def test_deck_running_out_reshuffles_the_discards_except_the_top_card() -> None:
     events = GAME.apply(state, 0, {"type": "draw"})
     assert types(events)[0] == "reshuffle" and state.discard == [card("r3")]
     assert len(state.hands[0]) == 3 and len(state.draw) == 108 - 4 - 1 - 1
+
+
+def test_a_bool_or_out_of_range_seat_is_refused_even_when_it_equals_the_seat_on_turn() -> None:
+    state = rig([cards("r5", "b1"), cards("r6", "g1")], card("r3"), turn=1)
+    assert refused(state, True, {"type": "play", "card": card("r6")}) == "not_seated"  # type: ignore[arg-type]
+    assert refused(state, -1, {"type": "draw"}) == "not_seated"
+    assert GAME.apply(state, 1, {"type": "play", "card": card("r6")})[0].public["seat"] == 1
+
+
+def test_views_share_read_only_cards_and_settings_that_serialise_as_plain_json() -> None:
+    orjson = pytest.importorskip("orjson")
+    state = rig([cards("r5", "b1"), cards("g1")], card("r3"), settings={"stacking": True})
+    view, spectator = GAME.view(state, 0), GAME.view(state, None)
+    assert view["top"] is CARDS[card("r3")] and view["settings"] is spectator["settings"]
+    for shared in (view["top"], view["hand"][0], view["settings"]):
+        with pytest.raises(TypeError):
+            shared["id"] = 1
+    assert view["settings"]["stacking"] is True and view["settings"]["target_score"] == 0
+    plain = {
+        **view,
+        "top": dict(view["top"]),
+        "hand": [dict(c) for c in view["hand"]],
+        "settings": dict(view["settings"]),
+    }
+    assert orjson.dumps(view) == orjson.dumps(plain)
+    view["legal"][0]["marked"] = True  # a view's legal actions are copies: the engine's stay as they were
+    assert all("marked" not in a for a in GAME.legal_actions(state, 0))
