@@ -651,7 +651,8 @@ class Uno:
         st = state
         if st.over:
             raise IllegalAction("game_over", "the game is over")
-        # The seat on turn is always seated, so that seat (the very int object) needs no test.
+        # The seat on turn is always seated: that very int object skips the test (anything else,
+        # even an equal bool, takes it).
         if seat is not st.turn and (type(seat) is not int or not (0 <= seat < st.n and st.active[seat])):
             raise IllegalAction("not_seated", f"seat {seat!r} is not playing")
         if not isinstance(action, dict):
