@@ -298,7 +298,14 @@ class Manager:
             # Hashed in a worker thread (the handler keeps its own checks); the log keeps only the hash.
             password = payload.pop("password")
             payload["password_hash"] = await asyncio.to_thread(hash_password, password) if password else None
-        await room.submit(Command(kind, session.id, payload, sink, request_id))
+        cmd = Command(kind, session.id, payload, sink, request_id)
+        if kind == "action":
+            # Game actions never change who is in which room, so the connection need not wait for
+            # the room before reading its next frame (one task wake-up fewer per move); the room's
+            # queue keeps them in order and the sink gets any error.
+            room.submit_nowait(cmd)
+        else:
+            await room.submit(cmd)
 
     def _require_free(self, session: Session) -> None:
         if session.id in self.session_rooms:

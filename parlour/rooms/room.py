@@ -82,7 +82,10 @@ class Room:
         self.timings = timings
         self.bot_factory = bot_factory
         self.log: list[dict[str, Any]] = []
-        self._queue: asyncio.Queue[tuple[Command, asyncio.Future[str | None]] | None] = asyncio.Queue()
+        # The command queue: a deque and one wake-up future, cheaper per command than asyncio.Queue.
+        self._queue: deque[tuple[Command, asyncio.Future[str | None] | None] | None] = deque()
+        self._wake: asyncio.Future[None] | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
         self._task: asyncio.Task[None] | None = None
         self._timers = Timers(self._timer_due)
         self.replaying = False
@@ -125,28 +128,50 @@ class Room:
     # --- actor ---------------------------------------------------------------------
 
     def start(self) -> None:
-        self._task = asyncio.get_running_loop().create_task(self._run(), name=f"room-{self.code}")
+        self._loop = asyncio.get_running_loop()
+        self._task = self._loop.create_task(self._run(), name=f"room-{self.code}")
 
     def submit(self, cmd: Command) -> asyncio.Future[str | None]:
         """Queue a command; the future resolves to None (accepted) or the error code once handled."""
-        done: asyncio.Future[str | None] = asyncio.get_running_loop().create_future()
+        done: asyncio.Future[str | None] = (self._loop or asyncio.get_running_loop()).create_future()
         if self.state == "closed":
             _send_error(cmd, "room_closed", "the room is closed")
             done.set_result("room_closed")
         else:
-            self._queue.put_nowait((cmd, done))
+            self._put((cmd, done))
         return done
+
+    def submit_nowait(self, cmd: Command) -> None:
+        """Queue a command whose outcome the caller does not wait for (its sink still gets any error)."""
+        if self.state == "closed":
+            _send_error(cmd, "room_closed", "the room is closed")
+        else:
+            self._put((cmd, None))
+
+    def _put(self, item: tuple[Command, asyncio.Future[str | None] | None] | None) -> None:
+        self._queue.append(item)
+        wake = self._wake
+        if wake is not None:
+            self._wake = None
+            if not wake.done():
+                wake.set_result(None)
 
     async def stop(self) -> None:
         """End the task after the commands already queued (server shutdown)."""
         self._timers.cancel_all()
         if self._task is not None and not self._task.done():
-            self._queue.put_nowait(None)
+            self._put(None)
             await self._task
 
     async def _run(self) -> None:
+        queue = self._queue
+        loop = asyncio.get_running_loop()
         while True:
-            item = await self._queue.get()
+            if not queue:
+                wake = self._wake = loop.create_future()
+                await wake
+                continue
+            item = queue.popleft()
             if item is None:
                 break
             cmd, done = item
@@ -161,17 +186,18 @@ class Room:
                     self._rebuild()
                 except Exception:  # the log itself no longer replays: keep serving what we have
                     log.exception("room=%s could not be rebuilt from its log", self.code)
-            if not done.done():
+            if done is not None and not done.done():
                 done.set_result(error)
             self.hooks.processed(self, cmd.kind, error, time.perf_counter() - started)
             if self.state == "closed":
                 break
         self._timers.cancel_all()
-        while not self._queue.empty():
-            item = self._queue.get_nowait()
+        while queue:
+            item = queue.popleft()
             if item is not None:
                 _send_error(item[0], "room_closed", "the room is closed")
-                item[1].set_result("room_closed")
+                if item[1] is not None:
+                    item[1].set_result("room_closed")
 
     async def _process(self, cmd: Command) -> str | None:
         self._out, self._reply, self._record = [], None, None
@@ -199,6 +225,9 @@ class Room:
         self.hooks.changed(self)
         for sink, message in self._out:
             sink.send(message)
+        # Free this command's messages now, while their memory is still in the CPU's caches: left
+        # to the next command of this room, freeing them was a tenth of the server's CPU under load.
+        self._out.clear()
         if cmd.sink is not None and accepted is not None:
             # A bare ``ok`` only answers a request that carries an ``id``: without one it would say
             # nothing the broadcasts do not (an ``ok`` frame was a fifth of the frames per game action).

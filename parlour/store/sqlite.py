@@ -87,6 +87,7 @@ class SQLiteStore:
     def __init__(self, data_dir: str | Path) -> None:
         self.path = Path(data_dir) / "parlour.db"
         self._checkpointer: _Checkpointer | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
         self._db: sqlite3.Connection | None = None
         self._pending: list[_Pending] = []
         self._flush_scheduled = False
@@ -100,6 +101,7 @@ class SQLiteStore:
     async def open(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock()
+        self._loop = asyncio.get_running_loop()
         await self._call(self._open_sync)
 
     def _lock(self) -> None:
@@ -168,7 +170,7 @@ class SQLiteStore:
         return cursor.rowcount == 1
 
     async def append(self, code: str, record: dict[str, Any], game: GameRecord | None = None) -> None:
-        loop = asyncio.get_running_loop()
+        loop = self._loop or asyncio.get_running_loop()  # cached: get_running_loop() calls getpid()
         done: asyncio.Future[None] = loop.create_future()
         self._pending.append((code, _dumps(record), game, done))
         if not self._flush_scheduled:

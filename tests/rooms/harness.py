@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from parlour.rooms import CallbackSink, Manager, Session, Timings
@@ -71,7 +72,12 @@ class Inbox:
         """A room command; returns this inbox's reply (``ok``, a snapshot or an ``error``)."""
         before = len(self.messages)
         await self.manager.command(self.session, self.sink, "r", kind, payload)
-        return next(m for m in self.messages[before:] if m.get("id") == "r")
+        for _ in range(1000):  # game actions are queued without waiting for the room: let it run
+            reply = next((m for m in self.messages[before:] if m.get("id") == "r"), None)
+            if reply is not None:
+                return reply
+            await asyncio.sleep(0)
+        raise AssertionError(f"no reply to {kind}")
 
 
 class Harness:
