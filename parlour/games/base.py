@@ -129,7 +129,15 @@ class Game(Protocol):
         """Seats that are expected to act now; the first is the one on the clock."""
 
     def view(self, state: Any, seat: int | None) -> dict[str, Any]:
-        """Everything ``seat`` (or a spectator, ``None``) may see, as JSON-compatible data."""
+        """Everything ``seat`` (or a spectator, ``None``) may see, as JSON-compatible data:
+        ``{**public_view(state), **seat_view(state, seat)}``."""
+
+    def public_view(self, state: Any) -> dict[str, Any]:
+        """The keys of ``view`` that are the same for every recipient (the server builds and encodes
+        them once per action, not once per recipient)."""
+
+    def seat_view(self, state: Any, seat: int | None) -> dict[str, Any]:
+        """The keys of ``view`` that depend on ``seat``; none of them is in ``public_view``."""
 
     def on_leave(self, state: Any, seat: int) -> list[Event]:
         """Apply the rules for a player leaving mid-game."""

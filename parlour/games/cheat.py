@@ -456,11 +456,14 @@ def view(state: State, seat: int | None) -> dict[str, Any]:
 
     Never the pile's cards or another seat's hand; a spectator gets no hand.
     """
+    return {**public_view(state), **seat_view(state, seat)}
+
+
+def public_view(state: State) -> dict[str, Any]:
+    """The part of every view that is the same for every recipient."""
     play = state.last_play
-    callers = _callers(state)
-    out: dict[str, Any] = {
+    return {
         "game": "cheat",
-        "seat": seat,
         "settings": {
             "decks": state.settings.decks,
             "rank_sequence": state.settings.rank_sequence,
@@ -474,17 +477,24 @@ def view(state: State, seat: int | None) -> dict[str, Any]:
         "last_play": None
         if play is None
         else {"seat": play.seat, "count": len(play.cards), "rank": play.rank, "callable": play.callable},
-        "callers": callers,
+        "callers": _callers(state),
         "ranks": allowed_ranks(state) if state.reason is None else [],
         "turn": state.turn,
         "winner": state.winner,
         "over": state.reason is not None,
         "reason": state.reason,
     }
-    if seat is not None and 0 <= seat < state.players:
-        out["hand"] = [card_dict(c) for c in sorted(state.hands[seat], key=_by_rank)]
-        out["can_call"] = seat in callers
-    return out
+
+
+def seat_view(state: State, seat: int | None) -> dict[str, Any]:
+    """The part that depends on the recipient: its seat, and a player's hand and whether it may call."""
+    if seat is None or not 0 <= seat < state.players:
+        return {"seat": seat}
+    return {
+        "seat": seat,
+        "hand": [card_dict(c) for c in sorted(state.hands[seat], key=_by_rank)],
+        "can_call": seat in _callers(state),
+    }
 
 
 def outcome(state: State) -> Outcome | None:
@@ -534,6 +544,12 @@ class Cheat:
 
     def view(self, state: State, seat: int | None) -> dict[str, Any]:
         return view(state, seat)
+
+    def public_view(self, state: State) -> dict[str, Any]:
+        return public_view(state)
+
+    def seat_view(self, state: State, seat: int | None) -> dict[str, Any]:
+        return seat_view(state, seat)
 
     def on_leave(self, state: State, seat: int) -> list[Event]:
         return on_leave(state, seat)

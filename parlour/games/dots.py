@@ -350,6 +350,13 @@ class DotsGame:
 
     def view(self, state: State, seat: int | None) -> dict[str, Any]:
         """The whole board: Dots & Boxes hides nothing, so players and spectators see the same."""
+        return self.public_view(state)
+
+    def seat_view(self, state: State, seat: int | None) -> dict[str, Any]:
+        """Nothing depends on the recipient."""
+        return {}
+
+    def public_view(self, state: State) -> dict[str, Any]:
         board = state.board
         pos = state.pos
         result = state.result

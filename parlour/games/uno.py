@@ -1024,11 +1024,13 @@ class Uno:
         """What ``seat`` may see: its own hand, everyone's counts, public table state. Cards and
         settings are the shared read-only dicts (no copies: a view is built per recipient per
         action); legal actions are copied, the engine's own staying plain dicts for speed."""
+        return {**self.public_view(state), **self.seat_view(state, seat)}
+
+    def public_view(self, state: State) -> dict[str, Any]:
+        """The part of every view that is the same for every recipient (built once per action)."""
         st = state
-        mine = seat is not None and 0 <= seat < st.n
-        out: dict[str, Any] = {
+        return {
             "game": self.name,
-            "seat": seat if mine else None,
             "players": st.n,
             "active": st.active.copy(),
             "counts": [len(h) for h in st.hands],
@@ -1038,12 +1040,6 @@ class Uno:
             "color": COLORS[st.color],
             "direction": st.direction,
             "turn": None if st.over else st.turn,
-            "pending": {
-                "draw_stack": st.stack,
-                "stack_kind": _SYM_TYPE.get(st.stack_kind),
-                "challenge": None if st.offender < 0 else {"offender": st.offender, "challenger": st.turn},
-                "drawn_card_playable": st.drawn >= 0,
-            },
             "draw_pile": len(st.draw),
             "discard_pile": len(st.discard),
             "scores": st.scores.copy(),
@@ -1054,12 +1050,27 @@ class Uno:
             "winners": st.winners.copy(),
             "settings": _settings_view(st.settings),
         }
-        if mine:
-            out["hand"] = [CARDS[c] for c in sorted(st.hands[seat])]
-            if st.drawn >= 0 and st.turn == seat:
-                out["pending"]["drawn_card"] = st.drawn
-            out["legal"] = [dict(a) for a in self.legal_actions(st, seat)]
-        return out
+
+    def seat_view(self, state: State, seat: int | None) -> dict[str, Any]:
+        """The part that depends on the recipient: its seat, what is pending for it, hand and moves."""
+        st = state
+        mine = seat is not None and 0 <= seat < st.n
+        pending = {
+            "draw_stack": st.stack,
+            "stack_kind": _SYM_TYPE.get(st.stack_kind),
+            "challenge": None if st.offender < 0 else {"offender": st.offender, "challenger": st.turn},
+            "drawn_card_playable": st.drawn >= 0,
+        }
+        if not mine:
+            return {"seat": None, "pending": pending}
+        if st.drawn >= 0 and st.turn == seat:
+            pending["drawn_card"] = st.drawn
+        return {
+            "seat": seat,
+            "pending": pending,
+            "hand": [CARDS[c] for c in sorted(st.hands[seat])],
+            "legal": [dict(a) for a in self.legal_actions(st, seat)],
+        }
 
 
 GAME = Uno()

@@ -15,11 +15,11 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
-import orjson
 from starlette.websockets import WebSocket
 
 from parlour.net.metrics import Metrics
 from parlour.net.websocket_protocol import SEND_TEXT
+from parlour.rooms.wire import json_bytes
 
 log = logging.getLogger("parlour.net")
 
@@ -45,25 +45,15 @@ class TokenBucket:
         return False
 
 
-def encode_bytes(message: dict[str, Any]) -> bytes:
-    """``message`` as UTF-8 JSON.
-
-    OPT_NON_STR_KEYS doubles orjson's cost on every dict, and nearly every message has only str
-    keys: try without it; the rare message with int keys (scores by seat, ...) takes the retry.
-    """
-    try:
-        return orjson.dumps(message)
-    except TypeError:
-        return orjson.dumps(message, option=orjson.OPT_NON_STR_KEYS)
-
-
 def encode(message: dict[str, Any]) -> str:
-    return encode_bytes(message).decode()
+    return json_bytes(message).decode()
 
 
 class Connection:
     """A native websocket as a ``Sink``: frames are written as they are sent, a bounded queue
     holds them while the socket cannot take more."""
+
+    json = True  # encodes with orjson: messages may carry pre-encoded parts (rooms/wire.py)
 
     def __init__(self, ws: WebSocket, metrics: Metrics, queue_size: int) -> None:
         self.ws = ws
@@ -115,7 +105,7 @@ class Connection:
                 self._drain = asyncio.get_running_loop().create_task(self._finish_writes(None, None))
                 return
             message = queue.popleft()
-            if self._send_text is not None and self._send_text(encode_bytes(message)):
+            if self._send_text is not None and self._send_text(json_bytes(message)):
                 self.metrics.messages_out += 1
                 continue
             # The ASGI message straight to ``WebSocket.send`` (``send_text`` only wraps it). ``text``

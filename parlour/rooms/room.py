@@ -21,6 +21,7 @@ from parlour.games import Event, IllegalAction, InvalidSettings, get_game
 from parlour.rooms.commands import Command, CommandError
 from parlour.rooms.members import BotFactory, Member, Message, Sink
 from parlour.rooms.timers import Timers
+from parlour.rooms.wire import joined_object, json_bytes
 from parlour.store import GameRecord, Store
 
 log = logging.getLogger("parlour.rooms")
@@ -516,19 +517,35 @@ class Room:
     def _broadcast_game(self, kind: str, events: list[Event]) -> None:
         if self.replaying:
             return
-        views: dict[int | None, Any] = {}
+        engine, game = self.engine, self.game
+        public = engine.public_view(game)
+        public_json: bytes | None = None
+        parts: dict[int | None, dict[str, Any]] = {}
+        views: dict[tuple[int | None, bool], Any] = {}  # (seat, pre-encoded) → the view to send
         turn = self.turn_info()
         for member in self.members.values():
-            if member.sink is None:
+            sink = member.sink
+            if sink is None:
                 continue
             seat = self.game_seat(member)
-            if seat not in views:
-                views[seat] = self.engine.view(self.game, seat)
+            encoded = getattr(sink, "json", False)
+            view = views.get((seat, encoded))
+            if view is None:
+                part = parts.get(seat)
+                if part is None:
+                    part = parts[seat] = engine.seat_view(game, seat)
+                if encoded:  # the shared part encoded once per action (rooms/wire.py)
+                    if public_json is None:
+                        public_json = json_bytes(public)
+                    view = joined_object(public_json, json_bytes(part))
+                else:
+                    view = {**public, **part}
+                views[seat, encoded] = view
             message = {
                 "type": kind,
                 "seq": self.seq,
                 "events": [e.for_seat(seat) for e in events],
-                "view": views[seat],
+                "view": view,
                 "turn": turn,
             }
             if kind == "game_started":
