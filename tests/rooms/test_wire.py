@@ -1,0 +1,69 @@
+"""JSON sinks get each game message's view pre-encoded (public part once per action, joined to the
+seat's part); decoded, it is exactly what a plain sink gets and what the engine's view says."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from typing import Any
+
+import orjson
+
+from tests.rooms.harness import Harness
+
+
+class JsonSink:
+    """A sink that, like a websocket connection, encodes every message with orjson."""
+
+    json = True
+
+    def __init__(self) -> None:
+        self.frames: list[bytes] = []
+
+    def send(self, message: dict[str, Any]) -> None:
+        self.frames.append(orjson.dumps(message))
+
+    def close(self, code: int = 1000, reason: str = "") -> None:
+        pass
+
+
+async def test_pre_encoded_views_decode_to_the_plain_ones() -> None:
+    harness = Harness()
+    players = await harness.table("uno", 3, {"target_score": 0, "seven_swap": True})
+    wire = JsonSink()
+    watcher = await harness.client("Watcher")
+    code = players[0].last("room")["code"]
+    await harness.manager.join(watcher.session, wire, "r", code, None, "spectator")
+    (room,) = harness.manager.rooms.values()
+    # The second player's messages go to a JSON sink from now on; the others stay plain.
+    json_player = players[1]
+    json_wire = JsonSink()
+    room.member_by_session(json_player.session.id).sink = json_wire
+    rng = random.Random(7)
+    for _ in range(40):
+        if room.state != "playing":
+            break
+        seat = room.engine.to_act(room.game)[0]
+        actor = next(p for p in players if room.game_seat(room.member_by_session(p.session.id)) == seat)
+        action = rng.choice(room.engine.legal_actions(room.game, seat))
+        sink = json_wire if actor is json_player else actor.sink
+        before = room.seq
+        await harness.manager.command(actor.session, sink, None, "action", {"action": action})
+        while room.seq == before:
+            await asyncio.sleep(0)
+
+    decoded = [orjson.loads(f) for f in json_wire.frames if b'"type":"game"' in f]
+    assert len(decoded) >= 10
+    spectator = [orjson.loads(f) for f in wire.frames if b'"type":"game"' in f]
+    plain = [m for m in players[0].messages if m["type"] == "game"]
+    by_seq = {m["seq"]: m for m in plain}
+    for message in decoded:
+        assert "hand" in message["view"] and message["view"]["seat"] == 1
+        twin = by_seq[message["seq"]]
+        public = {k: v for k, v in twin["view"].items() if k not in ("seat", "pending", "hand", "legal")}
+        assert {k: message["view"][k] for k in public} == orjson.loads(orjson.dumps(public))
+    for message in spectator:
+        assert "hand" not in message["view"] and message["view"]["seat"] is None
+    assert room.engine.view(room.game, 1) == orjson.loads(orjson.dumps(room.engine.view(room.game, 1)))
+    last = decoded[-1]["view"]
+    assert last == orjson.loads(orjson.dumps(room.engine.view(room.game, 1)))
