@@ -522,6 +522,8 @@ class Room:
         public_json: bytes | None = None
         parts: dict[int | None, dict[str, Any]] = {}
         views: dict[tuple[int | None, bool], Any] = {}  # (seat, pre-encoded) → the view to send
+        seen: dict[int | None, list[Message]] = {}  # seat → its events; one list for all who see the same
+        shared: list[Message] | None = None
         turn = self.turn_info()
         for member in self.members.values():
             sink = member.sink
@@ -541,10 +543,19 @@ class Room:
                 else:
                     view = {**public, **part}
                 views[seat, encoded] = view
+            mine = seen.get(seat)
+            if mine is None:
+                if seat is None or not any(seat in e.private for e in events):
+                    if shared is None:
+                        shared = [e.for_seat(None) for e in events]
+                    mine = shared
+                else:
+                    mine = [e.for_seat(seat) for e in events]
+                seen[seat] = mine
             message = {
                 "type": kind,
                 "seq": self.seq,
-                "events": [e.for_seat(seat) for e in events],
+                "events": mine,
                 "view": view,
                 "turn": turn,
             }

@@ -18,18 +18,24 @@ class Timers:
     def __init__(self, fire: Callable[[str, float], None]) -> None:
         self._fire = fire
         self._handles: dict[str, tuple[float, asyncio.TimerHandle]] = {}
+        self._loop: asyncio.AbstractEventLoop | None = None  # get_running_loop() costs a getpid()
 
     def sync(self, deadlines: dict[str, float]) -> None:
-        loop = asyncio.get_running_loop()
-        for name in list(self._handles):
-            if deadlines.get(name) != self._handles[name][0]:
-                self._handles.pop(name)[1].cancel()
+        handles = self._handles
+        for name in list(handles):
+            if deadlines.get(name) != handles[name][0]:
+                handles.pop(name)[1].cancel()
+        if handles.keys() == deadlines.keys():  # the usual case: nothing new to schedule
+            return
+        loop = self._loop
+        if loop is None:
+            loop = self._loop = asyncio.get_running_loop()
         now = time.time()
         for name, deadline in deadlines.items():
-            if name not in self._handles:
+            if name not in handles:
                 delay = max(0.0, deadline - now)
                 handle = loop.call_later(delay, self._due, name, deadline)
-                self._handles[name] = (deadline, handle)
+                handles[name] = (deadline, handle)
 
     def _due(self, name: str, deadline: float) -> None:
         self._handles.pop(name, None)
