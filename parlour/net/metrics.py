@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter as Tally
 from collections.abc import Callable, Iterable
+from typing import Any
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
@@ -57,6 +58,8 @@ class Metrics:
             registry=self.registry,
         )
 
+        self._command_children: dict[str, Any] = {}
+
     def connected(self, delta: int) -> None:
         self.open_connections += delta
         self.connections.inc(delta)
@@ -65,7 +68,10 @@ class Metrics:
         self.registry.register(_RoomCollector(rooms))
 
     def command(self, room: Room, kind: str, error: str | None, seconds: float) -> None:
-        self.command_seconds.labels(kind).observe(seconds)
+        child = self._command_children.get(kind)
+        if child is None:  # ``labels()`` builds and locks per call: once per kind is enough
+            child = self._command_children[kind] = self.command_seconds.labels(kind)
+        child.observe(seconds)
 
     def render(self) -> bytes:
         return generate_latest(self.registry)

@@ -524,6 +524,7 @@ class Room:
         views: dict[tuple[int | None, bool], Any] = {}  # (seat, pre-encoded) → the view to send
         seen: dict[int | None, list[Message]] = {}  # seat → its events; one list for all who see the same
         shared: list[Message] | None = None
+        private = {seat for e in events for seat in e.private}  # seats some event tells more
         turn = self.turn_info()
         for member in self.members.values():
             sink = member.sink
@@ -545,7 +546,7 @@ class Room:
                 views[seat, encoded] = view
             mine = seen.get(seat)
             if mine is None:
-                if seat is None or not any(seat in e.private for e in events):
+                if seat not in private:
                     if shared is None:
                         shared = [e.for_seat(None) for e in events]
                     mine = shared
