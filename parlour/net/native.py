@@ -16,6 +16,7 @@ from starlette.websockets import WebSocket
 from parlour.config import Config
 from parlour.net.connection import Connection, TokenBucket
 from parlour.net.metrics import Metrics
+from parlour.net.websocket_protocol import TEXT_LANE, TextLane
 from parlour.rooms import CommandError, Manager, Session, Sink
 from parlour.rooms.validate import clean_name
 
@@ -245,6 +246,34 @@ class NativeClient:
         except CommandError as exc:
             self.error(exc.code, exc.message, msg.id)
 
+    def action_now(self, data: str) -> bool:
+        """Handle ``data`` at once if it is a well-formed game action (the frame a game sends most);
+        False, having done nothing, for any other frame (``frame`` takes it)."""
+        if self.session is None or self._too_large(data):
+            return False
+        try:
+            msg = _decode_message(data)
+        except (msgspec.DecodeError, RecursionError):
+            return False
+        if type(msg) is not Action:
+            return False
+        self.metrics.messages_in += 1
+        self._request_id = msg.id
+        try:
+            if not self.bucket.take():
+                self.error("rate_limited", "too many messages; slow down")
+                if not self.patience.take():
+                    log.warning("event=flood_closed session=%s", self.session.id)
+                    self.conn.close(1008, "rate limit exceeded")
+                return True
+            self.manager.act(self.session, self.conn, msg.id, {"action": msg.action})
+        except CommandError as exc:
+            self.error(exc.code, exc.message, msg.id)
+        except Exception:
+            log.exception("event=frame_failed")
+            self.error("internal_error", "the server failed handling this request", msg.id)
+        return True
+
     def _refuse(self, data: str | bytes) -> None:
         """Answer a frame the typed decoder refused with the most precise error code."""
         try:
@@ -354,6 +383,10 @@ async def endpoint(ws: WebSocket) -> None:
     await ws.accept()
     conn = Connection(ws, metrics, config.outbound_queue)
     client = NativeClient(conn, app_state.manager, config, metrics)
+    # The server's fast lane for inbound game actions, when it has one (net/websocket_protocol.py).
+    lane: TextLane | None = ws.scope.get("extensions", {}).get(TEXT_LANE)
+    if lane is not None:
+        lane.handler = client.action_now
     metrics.connected(1)
     try:
         while True:
@@ -363,8 +396,17 @@ async def endpoint(ws: WebSocket) -> None:
             data = message.get("text")
             if data is None:
                 data = message.get("bytes") or b""
-            await client.frame(data)
+            if lane is None:
+                await client.frame(data)
+                continue
+            lane.busy = True  # frames arriving meanwhile wait their turn in the queue
+            try:
+                await client.frame(data)
+            finally:
+                lane.busy = False
     finally:
+        if lane is not None:
+            lane.handler = None
         metrics.connected(-1)
         client.closed()
         await conn.finish()

@@ -10,18 +10,24 @@ handshake, pings, closing, fragmented or compressed messages) and adds:
   text frame (RFC 6455 §5.2) straight to the transport and returns True, or returns False when the
   frame must take the ordinary ASGI path (socket closing or closed, write buffer full, or an
   extension such as permessage-deflate negotiated);
+* the ASGI extension ``parlour.text_lane``: a ``TextLane`` the app may give a ``handler``; a text
+  message arriving while the app is idle (nothing queued for it, ``busy`` false) goes to the handler
+  at once, and only if it returns False (it is not one the handler takes) down the ASGI queue, so the
+  frames a game sends most skip the queue, the task wake-up and the ``receive`` layers;
 * reading paused only once ``INBOUND_BACKLOG`` messages wait for the app, instead of after each.
 """
 
 from __future__ import annotations
 
 import struct
+from collections.abc import Callable
 from typing import Any
 
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 from websockets.protocol import State
 
 SEND_TEXT = "parlour.send_text"
+TEXT_LANE = "parlour.text_lane"
 INBOUND_BACKLOG = 16  # messages queued for the app before reading pauses (backpressure)
 
 _TEXT_FIN = 0x81  # FIN bit + opcode 1 (text)
@@ -37,6 +43,17 @@ def text_frame(payload: bytes) -> bytes:
     return struct.pack("!BBQ", _TEXT_FIN, 127, n) + payload
 
 
+class TextLane:
+    """Set by the app: ``handler(text) -> bool`` takes a message now or declines it; ``busy`` while
+    the app is still handling an earlier message (which the lane must not overtake)."""
+
+    __slots__ = ("busy", "handler")
+
+    def __init__(self) -> None:
+        self.handler: Callable[[str], bool] | None = None
+        self.busy = False
+
+
 class ParlourWebSocketProtocol(WebSocketsSansIOProtocol):
     """``WebSocketsSansIOProtocol`` plus the ``parlour.send_text`` extension (see the module doc)."""
 
@@ -45,6 +62,7 @@ class ParlourWebSocketProtocol(WebSocketsSansIOProtocol):
         scope = getattr(self, "scope", None)
         if scope is not None and self.handshake_initiated and not self.close_sent:
             scope["extensions"][SEND_TEXT] = self.send_text_now
+            scope["extensions"][TEXT_LANE] = self.lane
 
     def send_text_now(self, payload: bytes) -> bool:
         """Write ``payload`` as one text frame now if nothing stands in the way; else return False."""
@@ -61,7 +79,38 @@ class ParlourWebSocketProtocol(WebSocketsSansIOProtocol):
         self.transport.write(text_frame(payload))
         return True
 
+    lane: TextLane | None = None
+
+    def connection_made(self, transport: Any) -> None:
+        super().connection_made(transport)
+        self.lane = TextLane()
+
     def send_receive_event_to_app(self) -> None:
+        lane = self.lane
+        if (
+            lane is not None
+            and lane.handler is not None
+            and not lane.busy
+            and self.curr_msg_data_type == "text"
+            and len(self.frames) == 1
+            and not self.close_sent
+            and self.queue.empty()
+        ):
+            try:
+                text = bytes(self.frames[0]).decode()
+            except UnicodeDecodeError:
+                text = None  # the parent refuses it and closes the connection
+            try:
+                taken = text is not None and lane.handler(text)
+            except Exception:  # the handler must not raise; if it does, the ASGI path answers
+                self.logger.exception("parlour text lane handler failed")
+                taken = False
+            if taken:
+                self.frames = []
+                return
+        self._queue_for_app()
+
+    def _queue_for_app(self) -> None:
         # uvicorn pauses reading after every message until the app takes it; pausing only once a
         # backlog builds keeps the same bound on memory without two event-loop calls per frame.
         paused = self.read_paused

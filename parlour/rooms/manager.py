@@ -289,6 +289,9 @@ class Manager:
         self, session: Session, sink: Sink, request_id: Any, kind: str, payload: dict[str, Any]
     ) -> None:
         """A request for the session's current room."""
+        if kind == "action":
+            self.act(session, sink, request_id, payload)
+            return
         room = self.session_rooms.get(session.id)
         if room is None:
             raise CommandError("not_in_room", "you are not in a room")
@@ -298,14 +301,19 @@ class Manager:
             # Hashed in a worker thread (the handler keeps its own checks); the log keeps only the hash.
             password = payload.pop("password")
             payload["password_hash"] = await asyncio.to_thread(hash_password, password) if password else None
-        cmd = Command(kind, session.id, payload, sink, request_id)
-        if kind == "action":
-            # Game actions never change who is in which room, so the connection need not wait for
-            # the room before reading its next frame (one task wake-up fewer per move); the room's
-            # queue keeps them in order and the sink gets any error.
-            room.submit_nowait(cmd)
-        else:
-            await room.submit(cmd)
+        await room.submit(Command(kind, session.id, payload, sink, request_id))
+
+    def act(self, session: Session, sink: Sink, request_id: Any, payload: dict[str, Any]) -> None:
+        """A game action for the session's room, queued without waiting for the room.
+
+        Actions never change who is in which room, so the connection need not wait before its next
+        frame (a task wake-up fewer per move); the room's queue keeps them in order and the sink
+        gets any error.
+        """
+        room = self.session_rooms.get(session.id)
+        if room is None:
+            raise CommandError("not_in_room", "you are not in a room")
+        room.submit_nowait(Command("action", session.id, payload, sink, request_id))
 
     def _require_free(self, session: Session) -> None:
         if session.id in self.session_rooms:

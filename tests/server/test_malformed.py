@@ -150,3 +150,21 @@ async def test_metrics_and_health(server) -> None:
     health = json.loads(server.get("/healthz"))
     assert health["status"] == "ok" and health["connections"] >= 1
     await client.close()
+
+
+async def test_action_flood_is_rate_limited_then_disconnected(server_factory) -> None:
+    """Game actions take the server's fast lane; its rate limit is the same as everyone's."""
+    srv = server_factory(fast=False)  # the documented defaults: 40 burst, 20/s
+    seated, _, _ = await open_table(srv.ws, "dots", 2, {"width": 3, "height": 3}, spectators=0)
+    flooder, bystander = seated
+    for _ in range(400):
+        try:
+            await flooder.send('{"type": "action", "action": {"type": "line", "x": 9, "y": 9, "d": 0}}')
+        except websockets.ConnectionClosed:
+            break
+    await asyncio.wait_for(flooder._reader, 10)
+    codes = [m.get("code") for m in flooder.messages if m["type"] == "error"]
+    assert codes.count("rate_limited") >= 40, codes  # the patience runs out after 50 refusals
+    assert flooder.ws.close_code == 1008
+    assert (await bystander.request("ping"))["type"] == "pong"
+    await bystander.close()

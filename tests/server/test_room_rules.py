@@ -351,3 +351,28 @@ async def test_requests_without_id_get_no_bare_ok(server) -> None:
     reply = await other.request("action", action={"type": "line", "x": 1, "y": 0, "d": 0})
     assert reply == {"type": "ok", "id": reply["id"]}
     await close_all(seated)
+
+
+async def test_an_action_never_overtakes_the_request_before_it(server) -> None:
+    """Actions skip the connection's queue only when nothing is waiting in it: sent right behind a
+    chat line, without waiting for its reply, each still takes effect after it."""
+    seated, _, _ = await open_table(server.ws, "dots", 2, {"width": 4, "height": 4}, spectators=0)
+    turn = seated[0].view["turn"]
+    mover, watcher = seated[turn], seated[1 - turn]
+    for n in range(9):  # horizontal lines only: no box closes, so the turn alternates
+        await mover.send({"type": "chat", "text": f"before {n}"})
+        line = {"type": "line", "x": n % 3, "y": n // 3, "d": 0}
+        await mover.send({"type": "action", "action": line})
+
+        def chat(m, n=n):
+            return m["type"] == "chat" and m["message"]["text"] == f"before {n}"
+
+        def moved(m, n=n):
+            event = m["events"][0] if m["type"] == "game" else {}
+            return event.get("type") == "line" and (event["x"], event["y"]) == (n % 3, n // 3)
+
+        await watcher.wait_for(moved, from_start=True)
+        order = [i for i, m in enumerate(watcher.messages) if chat(m) or moved(m)]
+        assert len(order) == 2 and chat(watcher.messages[order[0]]), watcher.messages[-4:]
+        mover, watcher = watcher, mover
+    await close_all(seated)
