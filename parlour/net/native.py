@@ -225,12 +225,18 @@ class NativeClient:
             log.exception("event=frame_failed")
             self.error("internal_error", "the server failed handling this request", self._request_id)
 
+    def _over_limit(self) -> bool:
+        """Take a token; without one, refuse the frame, and close a connection that keeps flooding."""
+        if self.bucket.take():
+            return False
+        self.error("rate_limited", "too many messages; slow down")
+        if not self.patience.take():
+            log.warning("event=flood_closed session=%s", self.session.id if self.session else None)
+            self.conn.close(1008, "rate limit exceeded")
+        return True
+
     async def _frame(self, data: str | bytes) -> None:
-        if not self.bucket.take():
-            self.error("rate_limited", "too many messages; slow down")
-            if not self.patience.take():
-                log.warning("event=flood_closed session=%s", self.session.id if self.session else None)
-                self.conn.close(1008, "rate limit exceeded")
+        if self._over_limit():
             return
         if self._too_large(data):
             self.error("frame_too_large", f"frames are limited to {self.config.max_frame} bytes")
@@ -260,13 +266,8 @@ class NativeClient:
         self.metrics.messages_in += 1
         self._request_id = msg.id
         try:
-            if not self.bucket.take():
-                self.error("rate_limited", "too many messages; slow down")
-                if not self.patience.take():
-                    log.warning("event=flood_closed session=%s", self.session.id)
-                    self.conn.close(1008, "rate limit exceeded")
-                return True
-            self.manager.act(self.session, self.conn, msg.id, {"action": msg.action})
+            if not self._over_limit():
+                self.manager.act(self.session, self.conn, msg.id, {"action": msg.action})
         except CommandError as exc:
             self.error(exc.code, exc.message, msg.id)
         except Exception:

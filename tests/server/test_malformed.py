@@ -119,19 +119,34 @@ async def test_frame_over_one_mebibyte_drops_only_that_connection(server) -> Non
     await healthy.close()
 
 
+async def flood(flooder: Client, frame: str) -> list[str | None]:
+    """Send ``frame`` 400 times as fast as possible; the error codes that came back."""
+    for _ in range(400):
+        try:
+            await flooder.send(frame)
+        except websockets.ConnectionClosed:
+            break
+    await asyncio.wait_for(flooder._reader, 10)
+    return [m.get("code") for m in flooder.messages if m["type"] == "error"]
+
+
 async def test_flood_is_rate_limited_then_disconnected(server_factory) -> None:
     srv = server_factory(fast=False)  # the documented defaults: 40 burst, 20/s
     flooder = await Client.open(srv.ws, "Flood")
     bystander = await Client.open(srv.ws, "Calm")
-    for _ in range(400):
-        try:
-            await flooder.send('{"type": "ping"}')
-        except websockets.ConnectionClosed:
-            break
-    await asyncio.wait_for(flooder._reader, 10)
-    codes = [m.get("code") for m in flooder.messages if m["type"] == "error"]
-    assert "rate_limited" in codes
+    assert "rate_limited" in await flood(flooder, '{"type": "ping"}')
     assert sum(1 for m in flooder.messages if m["type"] == "pong") >= 35  # the burst, less identify
+    assert flooder.ws.close_code == 1008
+    assert (await bystander.request("ping"))["type"] == "pong"
+    await bystander.close()
+
+
+async def test_action_flood_is_rate_limited_then_disconnected(server_factory) -> None:
+    """Game actions take the server's fast lane; its rate limit is the same as everyone's."""
+    srv = server_factory(fast=False)
+    (flooder, bystander), _, _ = await open_table(srv.ws, "dots", 2, {"width": 3, "height": 3}, spectators=0)
+    codes = await flood(flooder, '{"type": "action", "action": {"type": "line", "x": 9, "y": 9, "d": 0}}')
+    assert codes.count("rate_limited") >= 40, codes  # the patience runs out after 50 refusals
     assert flooder.ws.close_code == 1008
     assert (await bystander.request("ping"))["type"] == "pong"
     await bystander.close()
@@ -150,21 +165,3 @@ async def test_metrics_and_health(server) -> None:
     health = json.loads(server.get("/healthz"))
     assert health["status"] == "ok" and health["connections"] >= 1
     await client.close()
-
-
-async def test_action_flood_is_rate_limited_then_disconnected(server_factory) -> None:
-    """Game actions take the server's fast lane; its rate limit is the same as everyone's."""
-    srv = server_factory(fast=False)  # the documented defaults: 40 burst, 20/s
-    seated, _, _ = await open_table(srv.ws, "dots", 2, {"width": 3, "height": 3}, spectators=0)
-    flooder, bystander = seated
-    for _ in range(400):
-        try:
-            await flooder.send('{"type": "action", "action": {"type": "line", "x": 9, "y": 9, "d": 0}}')
-        except websockets.ConnectionClosed:
-            break
-    await asyncio.wait_for(flooder._reader, 10)
-    codes = [m.get("code") for m in flooder.messages if m["type"] == "error"]
-    assert codes.count("rate_limited") >= 40, codes  # the patience runs out after 50 refusals
-    assert flooder.ws.close_code == 1008
-    assert (await bystander.request("ping"))["type"] == "pong"
-    await bystander.close()
