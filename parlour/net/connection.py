@@ -64,7 +64,7 @@ class Connection:
         self._queue: deque[Any] = deque()
         self._limit = queue_size
         self._close_args = (1000, "")
-        self._drain: asyncio.Task[None] | None = None  # finishing writes that had to wait
+        self._drain: asyncio.Task[None] | None = None  # sending through ASGI what the lane declined
 
     def send(self, message: dict[str, Any]) -> None:
         if not self.alive:
@@ -92,61 +92,34 @@ class Connection:
             self._write_now()
 
     def _write_now(self) -> None:
-        """Write what is queued in the caller's task (usually a room's), without a task switch.
-
-        The ASGI ``send`` coroutine is stepped by hand: a websocket that can take the frame finishes
-        it in that one step (as an eager task would), and a task wake-up per frame was the largest
-        cost left per recipient. A send that has to wait (flow control: the peer reads slowly)
-        continues in a task, and later frames queue behind it.
-        """
-        queue = self._queue
+        """Write what is queued through the server's fast lane, in the caller's task (usually a
+        room's); the first frame the lane declines (socket busy or closing, another server) and
+        everything behind it go out through ASGI ``send`` in a task, in order."""
+        queue, send_text = self._queue, self._send_text
         while queue:
-            if queue[0] is _CLOSE:  # closing awaits the handshake: a task does it
-                self._drain = asyncio.get_running_loop().create_task(self._finish_writes(None, None))
+            message = queue[0]
+            if message is _CLOSE or send_text is None or not send_text(json_bytes(message)):
+                self._drain = asyncio.get_running_loop().create_task(self._drain_queue())
                 return
-            message = queue.popleft()
-            if self._send_text is not None and self._send_text(json_bytes(message)):
-                self.metrics.messages_out += 1
-                continue
-            # The ASGI message straight to ``WebSocket.send`` (``send_text`` only wraps it). ``text``
-            # must be a ``str`` under ASGI; a bytes frame would reach browsers as a Blob.
-            step = self.ws.send({"type": "websocket.send", "text": encode(message)})
-            try:
-                waiting = step.send(None)
-            except StopIteration:
-                self.metrics.messages_out += 1
-                continue
-            except Exception:  # the peer went away mid-write; the reader notices and cleans up
-                self.alive = False
-                queue.clear()
-                return
-            self._drain = asyncio.get_running_loop().create_task(self._finish_writes(step, waiting))
-            return
+            queue.popleft()
+            self.metrics.messages_out += 1
 
-    async def _finish_writes(self, step: Any, waiting: Any) -> None:
-        """Finish a write that had to wait, then the queue behind it, then close if asked to."""
+    async def _drain_queue(self) -> None:
+        """Send the queue through ASGI (waiting for a slow reader as needed), then close if asked to."""
         queue = self._queue
         try:
-            while step is not None:
-                await (waiting if waiting is not None else asyncio.sleep(0))
-                try:
-                    waiting = step.send(None)
-                except StopIteration:
-                    step = None
-                    self.metrics.messages_out += 1
             while queue:
                 message = queue.popleft()
                 if message is _CLOSE:
                     await self.ws.close(*self._close_args)
                     return
+                # ``text`` must be a ``str`` under ASGI; a bytes frame would reach browsers as a Blob.
                 await self.ws.send({"type": "websocket.send", "text": encode(message)})
                 self.metrics.messages_out += 1
         except Exception:  # the peer went away mid-write; the reader notices and cleans up
             self.alive = False
             queue.clear()
         finally:
-            if step is not None:
-                step.close()
             self._drain = None
 
     async def finish(self) -> None:

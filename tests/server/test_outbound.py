@@ -101,6 +101,7 @@ async def test_fast_lane_takes_frames_and_falls_back_in_order() -> None:
     conn.send({"type": "chat", "n": 2})
     ws.open = True
     conn.send({"type": "chat", "n": 3})  # queued behind the waiting frame, not overtaking it
+    await asyncio.sleep(0)
     assert len(ws.lane) == 1 and [orjson.loads(t)["n"] for t in ws.sent] == [2]
     ws.never.set()
     await asyncio.sleep(0.01)
