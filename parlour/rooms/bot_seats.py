@@ -64,6 +64,8 @@ class BotDriver:
         if self.closed:
             return
         kind = message.get("type")
+        if kind in ("error", "ok"):  # replies to our own moves: the next game message says what counts
+            return
         self.dirty = True
         if kind == "game_started":
             self.bot, self.events = None, deque()
@@ -130,7 +132,9 @@ class BotDriver:
             return
         # Bot members may send the engine action itself; a human's seat taken over sends the wire form.
         payload = {"engine_action": action} if self.member.bot else {"action": wire_action(action)}
-        await self.room.submit(self.command("action", self.member.session, payload))
+        # Sent through this driver: once the seat's human is back (or the bot removed), the room
+        # ignores a move that was still on its way.
+        await self.room.submit(self.command("action", self.member.session, payload, self))
 
 
 def wire_action(action: Any) -> dict[str, Any]:

@@ -325,6 +325,10 @@ def action(room: Room, cmd: Command) -> bool | None:
     ``payload.engine_action`` instead of a wire action; ``apply`` validates it all the same.
     """
     member = room.require_member(cmd)
+    if cmd.sink is not None and member.sink is not cmd.sink:
+        # Sent through a connection, or by a takeover bot, that no longer speaks for this member
+        # (they resumed elsewhere, or came back and took their seat over again): a stale move.
+        return None
     if not member.is_player:
         raise CommandError("not_a_player", "spectators cannot play")
     if room.state != "playing":

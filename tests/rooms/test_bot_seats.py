@@ -232,3 +232,26 @@ async def test_bots_take_over_is_a_room_setting(harness: Harness) -> None:
     assert host.last("settings_changed")["bots_take_over"] is True
     (room,) = harness.manager.rooms.values()
     assert room.checkpoint()["bots_take_over"] is True
+
+
+async def test_a_takeover_move_still_on_its_way_when_the_human_returns_is_ignored() -> None:
+    """The bot may have chosen a move (in its worker thread) just before its human came back: once the
+    seat is handed back, that move no longer speaks for the seat."""
+    harness = Harness()
+    clients = await harness.table("uno", 2, {"target_score": 0})
+    (room,) = harness.manager.rooms.values()
+    away = room.member_by_session(clients[1].session.id)
+    bot = driver.BotDriver(room, away, Command)
+    away.sink = bot  # the seat is being played by a bot ...
+    seat = room.game_seat(away)
+    away.sink = clients[1].sink  # ... and its human is back before the bot's move is handled
+    while room.turn[0] != seat:
+        mine = room.game_seat(room.member_by_session(clients[0].session.id))
+        await clients[0].do("action", action=MOVES["uno"](room.engine.view(room.game, mine), mine))
+    before = (room.seq, len(room.log))
+    move = driver.wire_action(room.engine.legal_actions(room.game, seat)[0])
+    await room.submit(Command("action", away.session, {"action": move}, bot))
+    assert (room.seq, len(room.log)) == before, "the stale move changed nothing"
+    reply = await clients[1].do("action", action=move)  # the human's own move is taken
+    assert reply["type"] == "ok" and room.seq == before[0] + 1
+    await harness.manager.close()
