@@ -1,15 +1,18 @@
-# Sourced by ./serve and ./test: make .venv with Parlour installed, idempotently.
+# Sourced by ./serve and ./test: make .venv with Parlour installed, and its UNO engine compiled,
+# idempotently (each step is skipped while what it made is up to date).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 venv="$root/.venv"
-extras="${PARLOUR_EXTRAS:-}"
-stamp="$venv/.installed${extras:+-$extras}"
+extras="compile${PARLOUR_EXTRAS:+,$PARLOUR_EXTRAS}"
+stamp="$venv/.installed-$extras"
 if [ ! -x "$venv/bin/python" ]; then
   python3 -m venv "$venv"
 fi
 if [ ! -f "$stamp" ] || [ "$root/pyproject.toml" -nt "$stamp" ]; then
   "$venv/bin/python" -m pip install -q --upgrade pip >&2
-  "$venv/bin/python" -m pip install -q -e "$root${extras:+[$extras]}" >&2
+  "$venv/bin/python" -m pip install -q -e "$root[$extras]" >&2
   touch "$stamp"
 fi
+# Without a C compiler this says so and the pure-Python engine runs (same rules, slower).
+"$venv/bin/python" "$root/scripts/compile_engines.py" || true
 export PATH="$venv/bin:$PATH"

@@ -50,7 +50,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field, fields
-from typing import Any
+from typing import Any, Final
 
 from parlour.games.base import (
     NO_PRIVATE,
@@ -75,7 +75,7 @@ def _build_deck() -> tuple[tuple[int, ...], tuple[int, ...]]:
     """Colour index and symbol (0-9, or SKIP..WILD4) of every card id."""
     colors: list[int] = []
     syms: list[int] = []
-    per_color = [0, *(v for v in range(1, 10) for _ in range(2)), SKIP, SKIP, REVERSE, REVERSE, DRAW2, DRAW2]
+    per_color = [0, *[v for v in range(1, 10) for _ in range(2)], SKIP, SKIP, REVERSE, REVERSE, DRAW2, DRAW2]
     for color in range(4):
         colors += [color] * len(per_color)
         syms += per_color
@@ -152,7 +152,7 @@ _MATCHES = tuple(tuple(frozenset(c for c, acts in enumerate(row) if acts) for ro
 # The card ids of each colour (the Wild Draw Four test).
 _COLOR_CARDS = tuple(frozenset(c for c in range(DECK_SIZE) if _COLOR[c] == color) for color in range(4))
 
-MAX_SEATS = 10  # the most players any room can seat (``Settings.max_players`` is at most 10)
+MAX_SEATS: Final = 10  # the most players any room can seat (``Settings.max_players`` is at most 10)
 
 
 # The events that carry nothing but seats and a direction are built once, here.
@@ -173,7 +173,7 @@ def _draw_one_event(seat: int, card: int) -> Event:
     return Event(
         "draw",
         ReadOnlyDict(seat=seat, count=1, reason="draw"),
-        ReadOnlyDict({seat: private}),  # type: ignore[dict-item]
+        ReadOnlyDict({seat: private}),  # type: ignore[dict-item, arg-type]
     )
 
 
@@ -289,7 +289,7 @@ _INT_RANGES = {
 }
 
 
-def _validate_settings(raw: dict[str, Any] | None) -> Settings:
+def _validate_settings(raw: Any) -> Settings:
     if raw is None:
         return Settings()
     if isinstance(raw, Settings):
@@ -430,14 +430,14 @@ class Uno:
 
     # ----------------------------------------------------------------- setup
 
-    def settings(self, raw: dict[str, Any] | None) -> Settings:
+    def settings(self, raw: Any) -> Settings:
         """Validate raw room settings; unknown keys, wrong types or ranges raise InvalidSettings."""
         return _validate_settings(raw)
 
     def default_capacity(self, settings: Settings) -> int:
         return settings.max_players
 
-    def setup(self, settings: Settings, players: int, rng: random.Random) -> State:
+    def setup(self, settings: Settings, players: Any, rng: random.Random) -> State:
         """Pick the dealer by turning cards, then deal the first round."""
         most = min(settings.max_players, MAX_SEATS)
         if type(players) is not int or not self.min_players <= players <= most:
@@ -536,7 +536,7 @@ class Uno:
 
     # --------------------------------------------------------------- actions
 
-    def parse_action(self, raw: dict[str, Any]) -> dict[str, Any]:
+    def parse_action(self, raw: Any) -> dict[str, Any]:
         """Check the wire shape and return a fresh, normalised action dict."""
         if not isinstance(raw, dict):
             raise IllegalAction("bad_action", "an action must be an object")
@@ -646,7 +646,7 @@ class Uno:
         else:
             out.append(_PLAY_UNO[c] if uno else _PLAY[c])
 
-    def apply(self, state: State, seat: int, action: dict[str, Any]) -> list[Event]:
+    def apply(self, state: State, seat: Any, action: Any) -> list[Event]:
         """Validate fully, then mutate; a refused action leaves the state untouched."""
         st = state
         if st.over:
@@ -720,10 +720,11 @@ class Uno:
         else:
             color = _COLOR[card]
         swap = sym == 7 and s.seven_swap and len(hand) > 1
-        if swap:
-            target = action.get("target")
-            if type(target) is not int or not 0 <= target < st.n or target == seat or not st.active[target]:
-                raise IllegalAction("bad_target", "name another seated player to swap hands with")
+        target = action.get("target", -1) if swap else -1
+        if swap and (
+            type(target) is not int or not 0 <= target < st.n or target == seat or not st.active[target]
+        ):
+            raise IllegalAction("bad_target", "name another seated player to swap hands with")
 
         # Validated: from here on the play happens.
         hand.remove(card)
@@ -1054,14 +1055,13 @@ class Uno:
     def seat_view(self, state: State, seat: int | None) -> dict[str, Any]:
         """The part that depends on the recipient: its seat, what is pending for it, hand and moves."""
         st = state
-        mine = seat is not None and 0 <= seat < st.n
         pending = {
             "draw_stack": st.stack,
             "stack_kind": _SYM_TYPE.get(st.stack_kind),
             "challenge": None if st.offender < 0 else {"offender": st.offender, "challenger": st.turn},
             "drawn_card_playable": st.drawn >= 0,
         }
-        if not mine:
+        if seat is None or not 0 <= seat < st.n:
             return {"seat": None, "pending": pending}
         if st.drawn >= 0 and st.turn == seat:
             pending["drawn_card"] = st.drawn
