@@ -58,3 +58,12 @@ def load_stale_from_source(package: str, directory: Path) -> list[str]:
 def is_compiled(module: object) -> bool:
     """Whether ``module`` was loaded from a compiled extension."""
     return str(getattr(module, "__file__", "")).endswith(tuple(EXTENSION_SUFFIXES))
+
+
+def compiled_modules(package: str = "parlour.games") -> list[str]:
+    """The imported modules of ``package`` that run compiled (for the server's start-up line)."""
+    prefix = f"{package}."
+    loaded = list(sys.modules.items())
+    ours = [(name[len(prefix) :], module) for name, module in loaded if name.startswith(prefix)]
+    # ``<name>__mypyc`` is mypyc's runtime library for the extension, not a module of ours.
+    return sorted(name for name, module in ours if is_compiled(module) and not name.endswith("__mypyc"))

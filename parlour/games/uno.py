@@ -31,6 +31,13 @@ Events
     built once and shared by every game, their ``public``/``private`` dicts refusing changes (copy
     them, as ``Event.for_seat`` does, to add fields; never mutate the card lists inside).
 
+Compiled
+    ``./serve`` and ``./test`` compile this file with mypyc (``scripts/compile_engines.py``); the
+    source stays the rules, and ``tests/games/test_uno_compiled.py`` holds both to the same play.
+    mypyc checks annotated types at run time, so every parameter that may carry unchecked input
+    (``apply``'s seat and action, ``parse_action``, ``settings``, ``setup``'s player count) is ``Any``:
+    a wrong type is refused as an ``IllegalAction``/``InvalidSettings``, never a ``TypeError``.
+
 Choices the rulebook leaves open
     * A draw penalty is a "stack" even without Stacking; a Wild Draw Four under the challenge
       rule waits for the victim's ``challenge``/``accept``. A guilty bluffer draws the pending

@@ -21,6 +21,7 @@ from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 
 from parlour.config import Config
+from parlour.games.compiled import compiled_modules
 from parlour.net import native
 from parlour.net.metrics import Metrics
 from parlour.rooms import Manager, Timings
@@ -77,7 +78,13 @@ def create_app(config: Config, store: Store | None = None) -> Starlette:
         # later collections never traverse them again (docs/benchmarks.md, "Server load").
         gc.collect()
         gc.freeze()
-        log.info("event=started host=%s port=%s data_dir=%s", config.host, config.port, config.data_dir)
+        log.info(
+            "event=started host=%s port=%s data_dir=%s compiled=%s",
+            config.host,
+            config.port,
+            config.data_dir,
+            ",".join(compiled_modules()) or "none",
+        )
         try:
             yield
         finally:

@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 
 from parlour.games import uno
 from parlour.games.base import IllegalAction, InvalidSettings
-from parlour.games.compiled import is_compiled, load_stale_from_source
+from parlour.games.compiled import compiled_modules, is_compiled, load_stale_from_source
 
 HOUSE_RULES = ("draw_until_playable", "stacking", "jump_in", "seven_swap", "zero_rotate", "forced_play")
 MAX_STEPS = 1_500  # a game may go on; that it ends is test_uno_properties' business
@@ -53,6 +53,7 @@ def test_a_machine_with_a_compiler_runs_the_compiled_engine() -> None:
     if shutil.which("cc") is None or importlib.util.find_spec("mypyc") is None:
         pytest.skip("no C compiler or no mypyc: the pure-Python engine is expected")
     assert is_compiled(uno), f"parlour.games.uno comes from {uno.__file__}"
+    assert compiled_modules() == ["uno"]  # what the server's start-up line reports
 
 
 def outcome_of(call: Any, *args: Any) -> tuple[Any, ...]:
