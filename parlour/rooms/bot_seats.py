@@ -31,6 +31,8 @@ from parlour.rooms.commands import Command
 log = logging.getLogger("parlour.bots")
 
 DEFAULT_LEVEL = "easy"
+TAKEOVER_LEVEL = "hard"
+"""A bot standing in for a dropped player plays their hand as well as it can: it is still their game."""
 
 
 def _delay_from_env() -> tuple[float, float]:
@@ -94,10 +96,9 @@ class BotDriver:
 
     def _ensure_bot(self, seat: int) -> Bot:
         if self.bot is None or self.bot.seat != seat:
-            level = self.member.bot_options.get("level") or DEFAULT_LEVEL
-            self.bot = make_bot(
-                self.room.game_name, level if level in LEVELS else DEFAULT_LEVEL, seat, self.rng
-            )
+            default = DEFAULT_LEVEL if self.member.bot else TAKEOVER_LEVEL
+            level = self.member.bot_options.get("level") or default
+            self.bot = make_bot(self.room.game_name, level if level in LEVELS else default, seat, self.rng)
         return self.bot
 
     async def _act(self) -> None:

@@ -61,9 +61,17 @@ async def test_a_human_and_bots_play_to_the_end(
 
 
 def test_unknown_levels_fall_back_to_easy() -> None:
-    member = SimpleNamespace(bot_options={"level": "grandmaster"})
+    member = SimpleNamespace(bot=True, bot_options={"level": "grandmaster"})
     d = driver.BotDriver(SimpleNamespace(game_name="dots"), member, command=None)
     assert d._ensure_bot(0).level == "easy"
+
+
+def test_a_bot_standing_in_for_a_player_plays_hard() -> None:
+    """A takeover plays a human member, who has no bot level: their hand is played as well as it can be."""
+    for game in ("uno", "cheat", "dots"):
+        member = SimpleNamespace(bot=False, bot_options={})
+        d = driver.BotDriver(SimpleNamespace(game_name=game), member, command=None)
+        assert d._ensure_bot(0).level == "hard"
 
 
 async def test_a_driver_can_play_a_humans_seat_mid_game() -> None:
@@ -135,11 +143,13 @@ async def test_a_bot_takes_over_a_dropped_seat_and_plays_to_the_end() -> None:
     takeover = next(r for r in room.game_log if r["k"] == "timer" and r["p"].get("takeover"))
     assert takeover["p"]["name"] == f"grace:{member.id}"
     assert member.id not in room.grace and isinstance(member.sink, driver.BotDriver)
+    stand_in = member.sink
     update = me.last("member_updated")["member"]
     assert update["id"] == member.id and update["replaced"] is True and update["connected"] is False
     await _play_seat(room, me)
     assert room.state == "finished" and room.outcome["reason"] == "finished"
     assert _seat_actions(room, away.session.id, room.game_log.index(takeover)) > 0
+    assert stand_in.bot is not None and stand_in.bot.level == "hard"
     # The game is over: the seat given up when grace ran out is gone now, as the leave rule would have it.
     assert member.id not in room.members and me.last("member_left") == {
         "type": "member_left",
