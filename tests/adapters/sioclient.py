@@ -23,9 +23,10 @@ class SioClient:
         self.sio.on("*", self._record)
 
     @classmethod
-    async def open(cls, server: Any, name: str | None = None) -> SioClient:
+    async def open(cls, server: Any, name: str | None = None, token: str | None = None) -> SioClient:
         client = cls()
-        auth = {"name": name} if name is not None else None
+        fields = {"name": name, "token": token}
+        auth = {k: v for k, v in fields.items() if v is not None} or None
         await client.sio.connect(f"http://127.0.0.1:{server.port}", auth=auth, transports=["websocket"])
         return client
 

@@ -265,3 +265,40 @@ async def test_the_last_opponent_leaving_mid_game_ends_it_cleanly(server: Any) -
     assert (await b.expect("error"))["code"] == "not_in_room"
     await a.close()
     await b.close()
+
+
+async def test_a_client_reconnecting_with_its_token_gets_its_seat_and_hand_back(server: Any) -> None:
+    a, b, code, ids = await uno_room(server, {"targetScore": 0})
+    token = a.last("session")["token"]  # sent on connect, before anything else of the room
+    assert b.last("session")["token"] != token
+    await a.emit("start-game", {})
+    hand = (await a.expect("game-started"))["room"]["hands"][ids["Ann"]]
+    await b.expect("game-started")
+    await a.close()
+    gone = await b.expect("player-updated", lambda d: d["user"]["id"] == ids["Ann"])
+    assert gone["players"][0]["id"] == ids["Ann"]  # the seat is kept through the grace period
+
+    back = await SioClient.open(server, "Ann", token=token)
+    assert (await back.expect("session"))["token"] == token  # first, then the room
+    joined = await back.expect("room-joined")
+    assert (
+        joined["role"] == "player"
+        and joined["room"]["id"] == code
+        and joined["room"]["gameState"] == "playing"
+    )
+    assert joined["hand"] == hand and joined["room"]["hands"] == {ids["Ann"]: hand}
+    await b.expect("player-updated", lambda d: d["user"]["id"] == ids["Ann"])
+    # Play goes on, from the reconnected client as from anyone.
+    on_turn = back if joined["room"]["currentPlayer"] == ids["Ann"] else b
+    await on_turn.emit("draw-card", {})
+    drawer = ids["Ann"] if on_turn is back else ids["Ben"]
+    for client in (back, b):
+        assert (await client.expect("card-drawn"))["userId"] == drawer
+    assert all(token not in repr(data) for _, data in b.events), "a token only ever reaches its owner"
+
+    stranger = await SioClient.open(server, "Stan", token="not-a-token")
+    assert (await stranger.expect("error"))["code"] == "invalid_token"
+    assert (await stranger.expect("session"))["name"] == "Stan"  # and it starts afresh
+    assert not [name for name, _ in stranger.events if name == "room-joined"]
+    for client in (back, b, stranger):
+        await client.close()

@@ -58,12 +58,15 @@ class UnoSocketIO:
         return Peer(sid, emit, hangup)
 
     async def _connect(self, sid: str, environ: dict[str, Any], auth: Any = None) -> None:
+        query = parse_qs(environ.get("QUERY_STRING", ""))
         name = auth.get("name") if isinstance(auth, dict) else None
         if not isinstance(name, str):
-            query = parse_qs(environ.get("QUERY_STRING", ""))
             name = (query.get("name") or ["Guest"])[0]
+        token = auth.get("token") if isinstance(auth, dict) else None
+        if not isinstance(token, str):
+            token = (query.get("token") or [None])[0]
         connect = connector(environ["asgi.scope"]["app"].state)
-        client = DocClient(connect, self._peer(sid), name, self.room_names)
+        client = DocClient(connect, self._peer(sid), name, self.room_names, token)
         conn = self.connections[sid] = Connection(client, connect)
         async with conn.lock:
             await client.start()

@@ -2,7 +2,10 @@
 
 One ``DocClient`` per Socket.IO connection that speaks these events. The player's display name
 comes from the connection's ``auth`` (``{"name": ...}``) or ``?name=`` (default "Guest"), since
-the document has no sign-in event. Room ids are native room codes; user ids are native member
+the document has no sign-in event. The document has no reconnection either: an extra ``session``
+event gives each connection its session token, and a connection made with ``auth`` ``{"token": ...}``
+(or ``?token=``) resumes that session — within the grace period, its seat and hand come back
+with ``room-joined``. Room ids are native room codes; user ids are native member
 ids. Cards use the document's Card shape with ``id`` ``"card-<engine id>"``; ``play-card``
 also accepts the bare integer. Events the rules need and the table lacks are extra events
 (see docs/protocol.md). Hands only ever reach their owner, because each connection receives
@@ -79,11 +82,16 @@ def engine_settings(raw: Any) -> dict[str, Any]:
 class DocClient:
     """One Socket.IO connection speaking the design document's events."""
 
-    def __init__(self, connect: Connector, peer: Peer, name: str, rooms: dict[str, str]) -> None:
+    def __init__(
+        self, connect: Connector, peer: Peer, name: str, rooms: dict[str, str], token: str | None = None
+    ) -> None:
         self.bridge = Bridge(connect, self._on_native)
         self.emit = peer.emit
         self.hangup = peer.hangup
         self.name = name
+        self.token = token
+        self.welcome: Message | None = None
+        self.session_sent = False
         self.room_names = rooms
         self.joining = False
         self.lobby: dict[str, Message] = {}
@@ -101,15 +109,30 @@ class DocClient:
         return self.room is not None
 
     async def start(self) -> None:
-        """Identify, subscribe to the UNO lobby and send the first ``rooms-list``."""
-        reply = await self.bridge.request("identify", name=self.name)
+        """Resume the session of ``token`` (its room comes back as ``room-joined``) or identify;
+        send the ``session`` token; subscribe to the UNO lobby and send the first ``rooms-list``."""
+        reply = None
+        if self.token is not None:
+            reply = await self.bridge.request("resume", token=self.token)
+            if reply["type"] != "welcome":  # an expired or unknown token: say so, start afresh
+                await self._error(reply["message"], reply["code"])
+                reply = None
+        if reply is None:
+            reply = await self.bridge.request("identify", name=self.name)
         if reply["type"] != "welcome":  # say why, and carry on as a guest
             await self._error(reply["message"], reply["code"])
-            await self.bridge.request("identify", name="Guest")
+            reply = await self.bridge.request("identify", name="Guest")
+        await self._session()
         reply = await self.bridge.request("lobby_subscribe", game="uno")
         if reply["type"] == "lobby":
             self.lobby = {r["code"]: r for r in reply["rooms"]}
             await self._rooms_list()
+
+    async def _session(self) -> None:
+        """The ``session`` event, once, before anything about a room (it may come from either task)."""
+        if self.welcome is not None and not self.session_sent:
+            self.session_sent = True
+            await self.emit("session", {"token": self.welcome["token"], "name": self.welcome["name"]})
 
     async def close(self) -> None:
         """Connection gone: keep the seat for the grace period, as native clients do."""
@@ -223,8 +246,15 @@ class DocClient:
 
     async def _on_native(self, message: Message) -> None:
         kind = message.get("type")
-        if kind == "connection_closed":  # flood or overflow: the server dropped this client
+        if kind == "connection_closed":  # flood, overflow, or the session resumed elsewhere
             await self.hangup()
+            return
+        if kind == "welcome":
+            self.welcome = message
+        elif kind == "room" and self.room is None and not self.joining:  # after ``resume``: back in
+            await self._session()
+            self._snapshot(message)
+            await self._room_joined()
             return
         if kind == "lobby_room":
             self.lobby[message["room"]["code"]] = message["room"]
