@@ -296,9 +296,18 @@ async def test_a_client_reconnecting_with_its_token_gets_its_seat_and_hand_back(
         assert (await client.expect("card-drawn"))["userId"] == drawer
     assert all(token not in repr(data) for _, data in b.events), "a token only ever reaches its owner"
 
+    again = await SioClient.open(server, "Ann", token=token)  # a second tab takes the session over
+    rejoined = await again.expect("room-joined")
+    assert list(rejoined["room"]["hands"]) == [ids["Ann"]] and rejoined["hand"]
+    for _ in range(100):
+        if not back.sio.connected:
+            break
+        await asyncio.sleep(0.05)
+    assert not back.sio.connected
+
     stranger = await SioClient.open(server, "Stan", token="not-a-token")
     assert (await stranger.expect("error"))["code"] == "invalid_token"
     assert (await stranger.expect("session"))["name"] == "Stan"  # and it starts afresh
     assert not [name for name, _ in stranger.events if name == "room-joined"]
-    for client in (back, b, stranger):
+    for client in (again, b, stranger):
         await client.close()
