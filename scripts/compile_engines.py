@@ -17,6 +17,7 @@ import os
 import shutil
 import sys
 import tempfile
+from importlib.machinery import EXTENSION_SUFFIXES
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -27,6 +28,11 @@ RECORD = GAMES / "compiled.json"
 
 def digest(name: str) -> str:
     return hashlib.sha256((GAMES / f"{name}.py").read_bytes()).hexdigest()
+
+
+def built(name: str) -> bool:
+    """Whether this interpreter has an extension for ``name`` (another Python's does not count)."""
+    return any((GAMES / f"{name}{suffix}").exists() for suffix in EXTENSION_SUFFIXES)
 
 
 def record() -> dict[str, str]:
@@ -62,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     wanted = {name: digest(name) for name in MODULES}
     done = record()
-    todo = [name for name, sha in wanted.items() if args.force or done.get(name) != sha]
+    todo = [name for name, sha in wanted.items() if args.force or done.get(name) != sha or not built(name)]
     if not todo:
         return 0
     RECORD.unlink(missing_ok=True)  # no record while building: a half-built set is never trusted
