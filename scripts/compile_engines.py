@@ -75,7 +75,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         compile_modules(todo)
     except Exception as err:  # no compiler, no headers, a mypyc refusal: the pure engine still runs
-        print(f"compile_engines: kept the pure-Python engines ({type(err).__name__}: {err})", file=sys.stderr)
+        why = (str(err).splitlines() or [""])[0][:200]
+        print(f"compile_engines: kept the pure-Python engines ({type(err).__name__}: {why})", file=sys.stderr)
         done = {name: sha for name, sha in done.items() if name not in todo}
         RECORD.write_text(json.dumps(done, indent=1) + "\n")
         return 1
