@@ -8,6 +8,7 @@ const GAP = 10; // user units between dots
 const PAD = 4;
 
 const local = { cursor: { x: 0, y: 0, d: 0 }, armed: null, last: null };
+let builds = 0;
 
 export function reset() {
   local.cursor = { x: 0, y: 0, d: 0 };
@@ -32,66 +33,34 @@ export function render(stage, view, ctx) {
   if (!valid(local.cursor, w, h)) local.cursor = { x: 0, y: 0, d: 0 };
   // The board element survives re-renders (ui.morph), and with it the keyboard focus and cursor.
   const cursor = document.activeElement?.classList?.contains("dots-board") ? key(local.cursor) : null;
+  // A player's board holds every free line, covered while it is not their turn, so that a move
+  // changes a few nodes instead of rebuilding thousands: the live board is brought up to date in place
+  // and ui.morph leaves the children of a board with the same data-keep alone.
+  const shape = `${w}x${h}:${view.players}:${ctx.seat === null ? "watch" : "play"}`;
+  const live = document.querySelector(`#stage .dots-board[data-keep="${shape}"]`);
+  const marks = { drawn, last: local.last, armed: myTurn ? local.armed : null, cursor, wait: ctx.seat !== null && !myTurn };
+  const kept = live !== null && update(live, view, marks, ctx);
 
   const board = svg("svg", {
     viewBox: `${-PAD} ${-PAD} ${(w - 1) * GAP + 2 * PAD} ${(h - 1) * GAP + 2 * PAD}`,
-    class: "dots-board",
+    class: `dots-board ${myTurn ? "mine" : ""}`,
     style: `max-width: min(100%, 78vh, ${Math.max(260, 64 * (Math.max(w, h) - 1))}px)`,
     role: "application",
     tabindex: "0",
     "aria-label": `Dots and Boxes board, ${w} by ${h} dots. ${myTurn ? "Your turn: arrows move, Space turns, Enter draws." : "Waiting for the other player."}`,
     "data-testid": "dots-board",
+    // A rebuilt board gets a key of its own, so morph patches its children in.
+    "data-keep": kept ? shape : `${shape}:new:${++builds}`,
     // One listener for every line: a 50×50 board has 4,900 of them.
     onpointerup: (e) => {
       const line = e.target.closest("[data-line]");
-      if (line) tap(e, line.dataset.line, ctx);
+      if (line && e.currentTarget.classList.contains("mine")) tap(e, line.dataset.line, ctx);
     },
     onkeydown: (e) => keyboard(e, e.currentTarget, view, drawn, ctx),
     onfocus: (e) => showCursor(e.currentTarget),
     onblur: () => showCursor(null),
   });
-  board.append(patterns(view.players));
-
-  for (const [x, y, seat] of view.captures) {
-    const cx = x * GAP + GAP / 2;
-    const cy = y * GAP + GAP / 2;
-    board.append(
-      svg("rect", { x: x * GAP, y: y * GAP, width: GAP, height: GAP, fill: seatColour(seat), "fill-opacity": 0.55 }),
-      svg("rect", { x: x * GAP, y: y * GAP, width: GAP, height: GAP, fill: `url(#pat-${seat})` }),
-      svg("text", { x: cx, y: cy, class: "box-label", "text-anchor": "middle", "dominant-baseline": "central" }, initials(ctx.name(seat))),
-    );
-  }
-
-  for (let y = 0; y < h; y++) {
-    for (let x = 0; x < w; x++) {
-      for (const d of [0, 1]) {
-        if (!valid({ x, y, d }, w, h)) continue;
-        const k = key({ x, y, d });
-        const [x2, y2] = lineEnd(x, y, d);
-        const coords = { x1: x * GAP, y1: y * GAP, x2: x2 * GAP, y2: y2 * GAP };
-        if (drawn.has(k)) {
-          board.append(svg("line", { ...coords, class: `drawn ${k === local.last ? "last" : ""}` }));
-        } else if (myTurn) {
-          // A wide transparent hit area around a preview line that shows on hover / tap / cursor.
-          const hit = d === 0 ? { x: x * GAP + 1.5, y: y * GAP - 2.5, width: GAP - 3, height: 5 } : { x: x * GAP - 2.5, y: y * GAP + 1.5, width: 5, height: GAP - 3 };
-          board.append(
-            svg(
-              "g",
-              {
-                class: `free ${k === local.armed ? "armed" : ""} ${k === cursor ? "cursor" : ""}`,
-                "data-line": k,
-              },
-              svg("rect", { ...hit, class: "hit" }),
-              svg("line", { ...coords, class: "preview" }),
-            ),
-          );
-        }
-      }
-    }
-  }
-  const r = Math.max(0.6, Math.min(1.1, 8 / Math.max(w, h)));
-  for (let y = 0; y < h; y++) for (let x = 0; x < w; x++) board.append(svg("circle", { cx: x * GAP, cy: y * GAP, r, class: "dot" }));
-
+  if (!kept) build(board, view, marks, ctx);
 
   fill(
     stage,
@@ -103,6 +72,96 @@ export function render(stage, view, ctx) {
       el("p", { class: "muted hint" }, myTurn ? "Your turn — draw a line. On touch screens, tap a line twice." : view.over ? "" : `${ctx.name(view.turn)} is thinking…`),
     ),
   );
+  // Once morph has run (before the next paint): key the board in place so the next render can update
+  // it. Had morph not paired the updated board with this one (the table around it changed), this
+  // childless one is in its place: build it.
+  queueMicrotask(() => {
+    const placed = document.querySelector("#stage .dots-board");
+    if (!placed) return;
+    if (!placed.firstChild) build(placed, view, marks, ctx);
+    placed.dataset.keep = shape;
+    placed.shown = { lines: marks.drawn, boxes: new Set(view.captures.map(([x, y]) => `${x},${y}`)) };
+  });
+}
+
+/** Every child of a board: hatch patterns, captured boxes, lines (drawn, or free for a player), dots. */
+function build(board, view, marks, ctx) {
+  const { width: w, height: h } = view;
+  board.append(patterns(view.players));
+  for (const capture of view.captures) board.append(...box(capture, ctx));
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < w; x++) {
+      for (const d of [0, 1]) {
+        if (!valid({ x, y, d }, w, h)) continue;
+        const k = key({ x, y, d });
+        if (marks.drawn.has(k)) board.append(drawnLine(k, marks.last));
+        else if (ctx.seat !== null) board.append(freeLine(k, marks));
+      }
+    }
+  }
+  const r = Math.max(0.6, Math.min(1.1, 8 / Math.max(w, h)));
+  for (let y = 0; y < h; y++) for (let x = 0; x < w; x++) board.append(svg("circle", { cx: x * GAP, cy: y * GAP, r, class: "dot" }));
+  if (marks.wait) board.append(cover(w, h));
+}
+
+/** Over the whole board while a player waits for their turn: free lines neither preview nor take clicks. */
+function cover(w, h) {
+  return svg("rect", { x: -PAD, y: -PAD, width: (w - 1) * GAP + 2 * PAD, height: (h - 1) * GAP + 2 * PAD, class: "wait" });
+}
+
+/** Bring a live board up to date with `view`; false if it cannot be (lines or boxes went away: a reset). */
+function update(board, view, marks, ctx) {
+  const shown = board.shown;
+  const boxes = new Set(view.captures.map(([x, y]) => `${x},${y}`));
+  if (!shown || [...shown.lines].some((k) => !marks.drawn.has(k)) || [...shown.boxes].some((b) => !boxes.has(b))) return false;
+  const firstDot = board.querySelector("circle");
+  for (const k of marks.drawn) {
+    if (shown.lines.has(k)) continue;
+    const free = board.querySelector(`g[data-line="${k}"]`);
+    if (free) free.replaceWith(drawnLine(k, marks.last));
+    else board.insertBefore(drawnLine(k, marks.last), firstDot);
+  }
+  const firstLine = board.querySelector("line.drawn, g.free") ?? firstDot;
+  for (const capture of view.captures) {
+    if (!shown.boxes.has(`${capture[0]},${capture[1]}`)) for (const node of box(capture, ctx)) board.insertBefore(node, firstLine);
+  }
+  for (const [name, k] of [["last", marks.last], ["armed", marks.armed], ["cursor", marks.cursor]]) {
+    for (const node of board.querySelectorAll(`.${name}`)) node.classList.remove(name);
+    if (k !== null) board.querySelector(`[data-line="${k}"], [data-drawn="${k}"]`)?.classList.add(name);
+  }
+  const wait = board.querySelector(".wait");
+  if (wait && !marks.wait) wait.remove();
+  else if (!wait && marks.wait) board.append(cover(view.width, view.height));
+  board.shown = { lines: marks.drawn, boxes };
+  return true;
+}
+
+function drawnLine(k, last) {
+  const [x, y, d] = k.split(",").map(Number);
+  const [x2, y2] = lineEnd(x, y, d);
+  return svg("line", { x1: x * GAP, y1: y * GAP, x2: x2 * GAP, y2: y2 * GAP, class: `drawn ${k === last ? "last" : ""}`, "data-drawn": k });
+}
+
+/** A free line: a wide transparent hit area around a preview line that shows on hover / tap / cursor. */
+function freeLine(k, marks) {
+  const [x, y, d] = k.split(",").map(Number);
+  const [x2, y2] = lineEnd(x, y, d);
+  const hit = d === 0 ? { x: x * GAP + 1.5, y: y * GAP - 2.5, width: GAP - 3, height: 5 } : { x: x * GAP - 2.5, y: y * GAP + 1.5, width: 5, height: GAP - 3 };
+  return svg(
+    "g",
+    { class: `free ${k === marks.armed ? "armed" : ""} ${k === marks.cursor ? "cursor" : ""}`, "data-line": k },
+    svg("rect", { ...hit, class: "hit" }),
+    svg("line", { x1: x * GAP, y1: y * GAP, x2: x2 * GAP, y2: y2 * GAP, class: "preview" }),
+  );
+}
+
+/** A captured box: its owner's colour, hatch and initials. */
+function box([x, y, seat], ctx) {
+  return [
+    svg("rect", { x: x * GAP, y: y * GAP, width: GAP, height: GAP, fill: seatColour(seat), "fill-opacity": 0.55 }),
+    svg("rect", { x: x * GAP, y: y * GAP, width: GAP, height: GAP, fill: `url(#pat-${seat})` }),
+    svg("text", { x: x * GAP + GAP / 2, y: y * GAP + GAP / 2, class: "box-label", "text-anchor": "middle", "dominant-baseline": "central" }, initials(ctx.name(seat))),
+  ];
 }
 
 /** Mark the keyboard cursor's line on `board` (or clear it when the board lost focus). */
@@ -131,7 +190,7 @@ function keyboard(event, board, view, drawn, ctx) {
   } else if (event.key === " ") {
     c.d = 1 - c.d;
   } else if (event.key === "Enter") {
-    if (!drawn.has(key(c))) ctx.act({ type: "line", ...c });
+    if (board.classList.contains("mine") && !drawn.has(key(c))) ctx.act({ type: "line", ...c });
     event.preventDefault();
     return;
   } else {

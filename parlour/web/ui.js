@@ -78,13 +78,15 @@ function patch(have, want) {
     if (have.data !== want.data) have.data = want.data;
     return;
   }
+  // An element whose renderer keeps its children up to date itself (the Dots board): same key, leave them.
+  const kept = want.dataset.keep !== undefined && have.dataset.keep === want.dataset.keep;
   for (const { name, value } of want.attributes) if (have.getAttribute(name) !== value) have.setAttribute(name, value);
   for (const { name } of [...have.attributes]) {
     if (!want.hasAttribute(name) && !(name === "open" && have.nodeName === "DETAILS")) have.removeAttribute(name);
   }
   for (const key of new Set([...(have.handlers ?? []), ...(want.handlers ?? [])])) have[key] = want[key] ?? null;
   have.handlers = want.handlers;
-  patchChildren(have, [...want.childNodes]);
+  if (!kept) patchChildren(have, [...want.childNodes]);
 }
 
 /** Replace all children of `node`. */

@@ -20,7 +20,7 @@ pytestmark = pytest.mark.browser
 
 
 def click_free_line(page) -> bool:
-    free = page.locator('[data-testid="dots-board"] g.free')
+    free = page.locator('[data-testid="dots-board"].mine g.free')
     if not free.count():
         return False
     free.first.click()
@@ -43,9 +43,12 @@ def test_dots_game_to_the_end_with_spectator_and_rematch(open_page):
     timer = ada.locator(".turn-timer")
     assert timer.get_attribute("data-level") == "ok"
     assert re.fullmatch(r"(59|60) s", timer.inner_text())
-    # The board offers every free line to the player on turn and none to the other.
-    assert ada.locator("g.free").count() == 12
-    assert bo.locator("g.free").count() == 0
+    # The board offers every free line to the player on turn; the other's wait for their turn.
+    assert ada.locator(".dots-board.mine g.free").count() == 12
+    assert bo.locator(".dots-board.mine").count() == 0 and bo.locator("g.free").count() == 12
+    covered = """g => { const r = g.getBoundingClientRect();
+        return document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2).classList.contains("wait"); }"""
+    assert bo.locator("g.free").first.evaluate(covered) and not ada.locator("g.free").first.evaluate(covered)
     ada.locator("g.free").first.hover()
     shots(ada, "dots-board")
 
@@ -60,6 +63,9 @@ def test_dots_game_to_the_end_with_spectator_and_rematch(open_page):
 
     for page in (ada, bo, watcher):
         page.locator(".game-over").wait_for()
+        # Every page shows the whole final board: 12 lines and 4 boxes.
+        assert page.locator("line.drawn").count() == 12 and page.locator("g.free").count() == 0
+        assert page.locator(".dots-board text.box-label").count() == 4
     assert (
         "wins" in ada.locator(".game-over h2").inner_text()
         or "Tie" in ada.locator(".game-over h2").inner_text()
@@ -90,11 +96,14 @@ def test_dots_large_board_fits_a_phone(open_page):
     join_room(bo, "Bo", code)
     start_game(ada, [ada, bo])
     ada.locator('[data-testid="dots-board"]').wait_for()
-    assert ada.locator("g.free").count() == 19 * 14 + 20 * 13
+    assert ada.locator(".dots-board.mine g.free").count() == 19 * 14 + 20 * 13
     assert no_horizontal_scroll(ada)
     box = ada.locator('[data-testid="dots-board"]').bounding_box()
     assert box["width"] <= PHONE["width"]
     shots(ada, "dots-large-board")
+
+    # A move changes a few nodes of a board, not thousands: the other free lines are the same elements.
+    untouched = [page.locator("g.free").last.element_handle() for page in (ada, bo)]
 
     # Touch: the first tap only previews a line, the second draws it.
     ada.locator("g.free").first.dispatch_event("pointerup", {"pointerType": "touch"})
@@ -102,6 +111,9 @@ def test_dots_large_board_fits_a_phone(open_page):
     assert ada.locator("line.drawn").count() == 0
     ada.locator("g.free.armed").dispatch_event("pointerup", {"pointerType": "touch"})
     ada.locator("line.drawn").wait_for(state="attached")
+    bo.locator(".dots-board.mine line.drawn").wait_for(state="attached")
+    assert [node.evaluate("g => g.isConnected") for node in untouched] == [True, True]
+    assert ada.locator("g.free").count() == bo.locator("g.free").count() == 19 * 14 + 20 * 13 - 1
 
     # Keyboard: focus the board, move the cursor with the arrows, Enter draws.
     bo.locator('[data-testid="dots-board"]').focus()
