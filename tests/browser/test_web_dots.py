@@ -47,7 +47,8 @@ def test_dots_game_to_the_end_with_spectator_and_rematch(open_page):
     assert ada.locator(".dots-board.mine g.free").count() == 12
     assert bo.locator(".dots-board.mine").count() == 0 and bo.locator("g.free").count() == 12
     covered = """g => { const r = g.getBoundingClientRect();
-        return document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2).classList.contains("wait"); }"""
+        const top = document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2);
+        return top.classList.contains("wait"); }"""
     assert bo.locator("g.free").first.evaluate(covered) and not ada.locator("g.free").first.evaluate(covered)
     ada.locator("g.free").first.hover()
     shots(ada, "dots-board")
