@@ -43,7 +43,8 @@ def record() -> dict[str, str]:
 
 
 def compile_modules(names: list[str]) -> None:
-    """Build the extensions next to their sources (``build_ext --inplace``) in a scratch directory."""
+    """Build the extensions in a scratch directory, then move each one in beside its source by an
+    atomic rename: a running server keeps the file it loaded instead of seeing it rewritten."""
     from mypyc.build import mypycify
     from setuptools import Distribution
 
@@ -56,9 +57,16 @@ def compile_modules(names: list[str]) -> None:
         )
         dist = Distribution({"name": "parlour-engines", "ext_modules": extensions})
         build = dist.get_command_obj("build_ext")
-        build.inplace = True
+        build.build_lib = str(Path(scratch) / "lib")
         build.build_temp = str(Path(scratch) / "obj")
         dist.run_command("build_ext")
+        for built_file in (Path(scratch) / "lib").rglob("*"):
+            if not built_file.is_file():
+                continue
+            target = ROOT / built_file.relative_to(Path(scratch) / "lib")
+            staged = target.with_name(target.name + ".new")
+            shutil.copyfile(built_file, staged)
+            os.replace(staged, target)
     shutil.rmtree(ROOT / ".mypy_cache", ignore_errors=True)
 
 
