@@ -66,6 +66,11 @@ SERVER_ENV = {
     "PARLOUR_RATE_PER_SECOND": "100000",
     "PARLOUR_RATE_BURST": "100000",
     "PARLOUR_LOG_LEVEL": "warning",
+    # The load generator's 2,000+ clients all come from 127.0.0.1: lift the per-address limits.
+    "PARLOUR_CONNECTIONS_PER_IP": "100000",
+    "PARLOUR_SESSIONS_PER_IP_PER_MINUTE": "1000000",
+    "PARLOUR_ROOMS_PER_IP": "100000",
+    "PARLOUR_MAX_ROOMS": "100000",
 }
 # The load generator's websockets: aiohttp's client (its frame reader is compiled), so that 2,000
 # connections fed 5,000+ actions/s do not saturate the client's core before the server's.

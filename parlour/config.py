@@ -25,6 +25,15 @@ class Config:
     outbound_queue: int = 256
     max_frame: int = 64 * 1024
     ws_deflate: bool = False
+    # Limits that hold against a hostile client (docs/reliability.md).
+    max_rooms: int = 2000
+    rooms_per_ip: int = 20
+    connections_per_ip: int = 64
+    sessions_per_ip_per_minute: int = 120
+    code_misses_per_ip_per_minute: int = 10
+    password_failures_per_room: int = 10
+    chat_per_10_seconds: int = 10
+    identify_seconds: float = 30.0
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, **overrides: Any) -> Config:

@@ -23,8 +23,10 @@ from starlette.staticfiles import StaticFiles
 from parlour.config import Config
 from parlour.games.compiled import compiled_modules
 from parlour.net import native
+from parlour.net.limits import AddressLimits
 from parlour.net.metrics import Metrics
-from parlour.rooms import Manager, Timings
+from parlour.net.security import SecurityHeaders
+from parlour.rooms import Manager, RoomLimits, Timings
 from parlour.rooms.bot_seats import bot_factory
 from parlour.store import open_store
 from parlour.store.base import Store
@@ -66,8 +68,15 @@ def create_app(config: Config, store: Store | None = None) -> Starlette:
         ),
         bot_factory=bot_factory,
         on_processed=metrics.command,
+        limits=RoomLimits(
+            max_rooms=config.max_rooms,
+            rooms_per_owner=config.rooms_per_ip,
+            password_failures=config.password_failures_per_room,
+        ),
     )
+    limits = AddressLimits(config)
     metrics.watch_rooms(lambda: list(manager.rooms.values()))
+    metrics.watch_limits(lambda: limits.refused, lambda: len(manager.quarantined))
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -94,7 +103,12 @@ def create_app(config: Config, store: Store | None = None) -> Starlette:
 
     async def healthz(request: Request) -> Response:
         return JSONResponse(
-            {"status": "ok", "rooms": len(manager.rooms), "connections": metrics.open_connections}
+            {
+                "status": "ok",
+                "rooms": len(manager.rooms),
+                "connections": metrics.open_connections,
+                "quarantined_rooms": len(manager.quarantined),
+            }
         )
 
     async def metrics_page(request: Request) -> Response:
@@ -120,7 +134,9 @@ def create_app(config: Config, store: Store | None = None) -> Starlette:
         Mount("/", _ClientFiles(directory=WEB_DIR, check_dir=False)),
     ]
     app = Starlette(routes=routes, lifespan=lifespan)
+    app.add_middleware(SecurityHeaders)
     app.state.config = config
+    app.state.limits = limits
     app.state.metrics = metrics
     app.state.manager = manager
     return app

@@ -18,7 +18,7 @@ from typing import Any
 from starlette.websockets import WebSocket
 
 from parlour.net.metrics import Metrics
-from parlour.net.websocket_protocol import SEND_TEXT
+from parlour.net.websocket_protocol import ABORT, SEND_TEXT
 from parlour.rooms.wire import json_bytes
 
 log = logging.getLogger("parlour.net")
@@ -86,7 +86,12 @@ class Connection:
         self.alive = False
         self._close_args = (code, reason)
         if len(self._queue) >= self._limit:
+            # The peer stopped reading: a close frame would wait behind data it never reads.
             self._queue.clear()
+            abort = self.ws.scope.get("extensions", {}).get(ABORT)
+            if abort is not None:
+                abort()
+                return
         self._queue.append(_CLOSE)
         if self._drain is None:
             self._write_now()
@@ -113,8 +118,13 @@ class Connection:
                 if message is _CLOSE:
                     await self.ws.close(*self._close_args)
                     return
+                try:
+                    text = encode(message)
+                except TypeError:  # never expected: inbound data is checked to be encodable
+                    log.error("event=unencodable_message type=%s", message.get("type"))
+                    continue
                 # ``text`` must be a ``str`` under ASGI; a bytes frame would reach browsers as a Blob.
-                await self.ws.send({"type": "websocket.send", "text": encode(message)})
+                await self.ws.send({"type": "websocket.send", "text": text})
                 self.metrics.messages_out += 1
         except Exception:  # the peer went away mid-write; the reader notices and cleans up
             self.alive = False

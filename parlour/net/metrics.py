@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter as Tally
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
@@ -38,12 +38,39 @@ class _FrameCollector(Collector):
         yield CounterMetricFamily("parlour_messages_out", "Messages sent to clients", value=m.messages_out)
 
 
+class _LimitCollector(Collector):
+    """Refusals by limit and quarantined rooms, read at scrape time."""
+
+    def __init__(self, refused: Callable[[], Mapping[str, int]], quarantined: Callable[[], int]) -> None:
+        self._refused = refused
+        self._quarantined = quarantined
+
+    def collect(self) -> Iterable[CounterMetricFamily | GaugeMetricFamily]:
+        family = CounterMetricFamily(
+            "parlour_limit_refusals", "Requests refused by a per-address limit", labels=["limit"]
+        )
+        for limit, count in sorted(self._refused().items()):
+            family.add_metric([limit], count)
+        yield family
+        yield GaugeMetricFamily(
+            "parlour_rooms_quarantined",
+            "Rooms whose stored records could not be read or replayed at startup",
+            value=self._quarantined(),
+        )
+
+
 class Metrics:
     def __init__(self) -> None:
         self.open_connections = 0
         self.registry = CollectorRegistry()
         self.connections = Gauge(
-            "parlour_connections", "Open native websocket connections", registry=self.registry
+            "parlour_connections", "Open client connections, every protocol", registry=self.registry
+        )
+        self.failures = Counter(
+            "parlour_failures",
+            "Exceptions caught while handling client input, by where",
+            ["where"],
+            registry=self.registry,
         )
         # Frame counts: plain ints (``+= 1`` on the event loop), folded into /metrics at scrape time.
         self.messages_in = 0
@@ -63,6 +90,9 @@ class Metrics:
     def connected(self, delta: int) -> None:
         self.open_connections += delta
         self.connections.inc(delta)
+
+    def watch_limits(self, refused: Callable[[], Mapping[str, int]], quarantined: Callable[[], int]) -> None:
+        self.registry.register(_LimitCollector(refused, quarantined))
 
     def watch_rooms(self, rooms: Callable[[], Iterable[Room]]) -> None:
         self.registry.register(_RoomCollector(rooms))

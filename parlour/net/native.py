@@ -7,14 +7,18 @@ below, then handed to the manager (session and room routing) or to the session's
 
 from __future__ import annotations
 
+import asyncio
 import logging
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Annotated, Any
 
 import msgspec
+import orjson
 from starlette.websockets import WebSocket
 
 from parlour.config import Config
 from parlour.net.connection import Connection, TokenBucket
+from parlour.net.limits import AddressLimits, client_key
 from parlour.net.metrics import Metrics
 from parlour.net.websocket_protocol import TEXT_LANE, TextLane
 from parlour.rooms import CommandError, Manager, Session, Sink
@@ -22,7 +26,10 @@ from parlour.rooms.validate import clean_name
 
 log = logging.getLogger("parlour.net")
 
-RequestId = str | int | None
+ID_MAX = 2**53  # ids are echoed; any client (JavaScript too) can read them back exactly
+RequestId = (
+    Annotated[str, msgspec.Meta(max_length=128)] | Annotated[int, msgspec.Meta(ge=-ID_MAX, le=ID_MAX)] | None
+)
 UNSET = msgspec.UNSET
 
 
@@ -192,6 +199,42 @@ def _payload(msg: _Msg) -> dict[str, Any]:
     return {k: v for k, v in msgspec.structs.asdict(msg).items() if k != "id" and v is not UNSET}
 
 
+@dataclass(slots=True)
+class Allowance:
+    """A connection's rate limits. An adapter connection shares one among all the native sessions it
+    opens, so opening a fresh session per request (``/dots`` CREATE, ``/ws`` create_game) gains nothing."""
+
+    bucket: TokenBucket
+    patience: TokenBucket = field(default_factory=lambda: TokenBucket(5.0, 50))
+    chat: TokenBucket = field(default_factory=lambda: TokenBucket(1.0, 10))
+
+    @classmethod
+    def for_config(cls, config: Config) -> Allowance:
+        per_10 = config.chat_per_10_seconds
+        return cls(
+            TokenBucket(config.rate_per_second, config.rate_burst),
+            chat=TokenBucket(per_10 / 10.0, max(1, per_10)),
+        )
+
+
+def storable(value: Any) -> bool:
+    """True if the store can write ``value`` exactly (orjson refuses integers beyond 64 bits)."""
+    try:
+        orjson.dumps(value)
+    except TypeError:
+        try:
+            orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS)
+        except TypeError:
+            return False
+    return True
+
+
+def _echoable(request_id: Any) -> bool:
+    if isinstance(request_id, str):
+        return len(request_id) <= 128
+    return type(request_id) is int and -ID_MAX <= request_id <= ID_MAX
+
+
 class NativeClient:
     """The protocol state of one connection: its session, rate limits and request dispatch.
 
@@ -199,14 +242,26 @@ class NativeClient:
     (the seed-protocol adapters run one ``NativeClient`` per adapter connection).
     """
 
-    def __init__(self, conn: Sink, manager: Manager, config: Config, metrics: Metrics) -> None:
+    def __init__(
+        self,
+        conn: Sink,
+        manager: Manager,
+        config: Config,
+        metrics: Metrics,
+        *,
+        address: str = "local",
+        limits: AddressLimits | None = None,
+        allowance: Allowance | None = None,
+    ) -> None:
         self.conn = conn
         self.manager = manager
         self.config = config
         self.metrics = metrics
         self.session: Session | None = None
-        self.bucket = TokenBucket(config.rate_per_second, config.rate_burst)
-        self.patience = TokenBucket(5.0, 50)
+        self.address = address
+        self.limits = limits
+        allowance = allowance or Allowance.for_config(config)
+        self.bucket, self.patience, self.chat = allowance.bucket, allowance.patience, allowance.chat
         self._request_id: RequestId = None  # of the frame being handled, for internal_error replies
 
     def error(self, code: str, message: str, request_id: RequestId = None) -> None:
@@ -267,6 +322,8 @@ class NativeClient:
         self._request_id = msg.id
         try:
             if not self._over_limit():
+                if not storable(msg.action):
+                    raise CommandError("bad_message", "numbers must fit in 64 bits")
                 self.manager.act(self.session, self.conn, msg.id, {"action": msg.action})
         except CommandError as exc:
             self.error(exc.code, exc.message, msg.id)
@@ -286,7 +343,7 @@ class NativeClient:
             self.error("bad_message", "the message is nested too deeply")
             return
         request_id = raw.get("id") if isinstance(raw, dict) else None
-        if not isinstance(request_id, str | int) or isinstance(request_id, bool):
+        if not _echoable(request_id):
             request_id = None
         self._request_id = request_id
         if not isinstance(raw, dict):
@@ -321,6 +378,8 @@ class NativeClient:
             if self.session is not None:
                 raise CommandError("already_identified", "this connection already has a session")
             if isinstance(msg, Identify):
+                if self.limits is not None and not self.limits.new_session(self.address):
+                    raise CommandError("too_many_sessions", "too many new sessions from your address; wait")
                 self.session, token = await manager.identify(conn, msg.name)
             else:
                 self.session, token = await manager.resume(conn, msg.token), msg.token
@@ -337,11 +396,14 @@ class NativeClient:
         session = self.session
         if session is None:
             raise CommandError("not_identified", "send identify or resume first")
+        if isinstance(msg, CreateRoom | UpdateSettings) and not storable(msg.settings or {}):
+            raise CommandError("bad_message", "numbers must fit in 64 bits")
         if isinstance(msg, CreateRoom):
             await manager.create_room(
                 session,
                 conn,
                 msg.id,
+                owner=self.address,
                 game=msg.game,
                 settings=msg.settings,
                 public=msg.public,
@@ -350,10 +412,9 @@ class NativeClient:
                 bots_take_over=msg.bots_take_over,
             )
         elif isinstance(msg, Join | Spectate):
-            role = "player" if isinstance(msg, Join) else "spectator"
-            await manager.join(session, conn, msg.id, msg.code, msg.password, role)
+            await self._join(msg)
         elif isinstance(msg, QuickPlay):
-            await manager.quick_play(session, conn, msg.id, msg.game)
+            await manager.quick_play(session, conn, msg.id, msg.game, owner=self.address)
         elif isinstance(msg, LobbySubscribe):
             rooms = manager.lobby_subscribe(conn, msg.game)
             conn.send({"type": "lobby", "rooms": rooms, **({"id": msg.id} if msg.id is not None else {})})
@@ -367,7 +428,24 @@ class NativeClient:
                 raise CommandError("bad_message", "kick needs 'member' or 'seat'")
             if isinstance(msg, AddBot) and msg.name is not None:
                 payload["name"] = clean_name(msg.name)
+            if isinstance(msg, Chat) and not self.chat.take():
+                raise CommandError("chat_rate_limited", "too many chat messages; wait a little")
             await manager.command(session, conn, msg.id, ROOM_COMMANDS[type(msg)], payload)
+
+    async def _join(self, msg: Join | Spectate) -> None:
+        """Join or spectate by code; an address that keeps naming codes that do not exist is
+        guessing (private rooms are found by code) and is refused until its misses refill."""
+        assert self.session is not None
+        limits = self.limits
+        if limits is not None and limits.guessing(self.address):
+            raise CommandError("too_many_guesses", "too many unknown room codes; wait a minute")
+        role = "player" if isinstance(msg, Join) else "spectator"
+        try:
+            await self.manager.join(self.session, self.conn, msg.id, msg.code, msg.password, role)
+        except CommandError as exc:
+            if exc.code in ("room_not_found", "invalid_code") and limits is not None:
+                limits.code_miss(self.address)
+            raise
 
     def closed(self) -> None:
         if self.session is not None:
@@ -381,9 +459,30 @@ async def endpoint(ws: WebSocket) -> None:
     app_state = ws.app.state
     config: Config = app_state.config
     metrics: Metrics = app_state.metrics
+    limits: AddressLimits = app_state.limits
+    address = client_key(ws.scope)
+    if not limits.connect(address):
+        await ws.close(1008)  # before accept: the handshake is refused (HTTP 403)
+        return
+    try:
+        await _serve(ws, app_state, config, metrics, limits, address)
+    finally:
+        limits.disconnect(address)
+
+
+async def _serve(
+    ws: WebSocket, app_state: Any, config: Config, metrics: Metrics, limits: AddressLimits, address: str
+) -> None:
     await ws.accept()
     conn = Connection(ws, metrics, config.outbound_queue)
-    client = NativeClient(conn, app_state.manager, config, metrics)
+    client = NativeClient(conn, app_state.manager, config, metrics, address=address, limits=limits)
+
+    def unidentified() -> None:
+        if client.session is None:
+            log.info("event=idle_unidentified_closed client=%s", address)
+            conn.close(1008, "identify first")
+
+    idle = asyncio.get_running_loop().call_later(config.identify_seconds, unidentified)
     # The server's fast lane for inbound game actions, when it has one (net/websocket_protocol.py).
     lane: TextLane | None = ws.scope.get("extensions", {}).get(TEXT_LANE)
     if lane is not None:
@@ -406,6 +505,7 @@ async def endpoint(ws: WebSocket) -> None:
             finally:
                 lane.busy = False
     finally:
+        idle.cancel()
         if lane is not None:
             lane.handler = None
         metrics.connected(-1)

@@ -14,7 +14,9 @@ handshake, pings, closing, fragmented or compressed messages) and adds:
   message arriving while the app is idle (nothing queued for it, ``busy`` false) goes to the handler
   at once, and only if it returns False (it is not one the handler takes) down the ASGI queue, so the
   frames a game sends most skip the queue, the task wake-up and the ``receive`` layers;
-* reading paused only once ``INBOUND_BACKLOG`` messages wait for the app, instead of after each.
+* reading paused only once ``INBOUND_BACKLOG`` messages wait for the app, instead of after each;
+* the ASGI extension ``parlour.abort``: drops the TCP connection at once, unsent data and all, for a
+  peer that stopped reading (a websocket close would wait behind the data it never reads).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from websockets.protocol import State
 
 SEND_TEXT = "parlour.send_text"
 TEXT_LANE = "parlour.text_lane"
+ABORT = "parlour.abort"
 INBOUND_BACKLOG = 16  # messages queued for the app before reading pauses (backpressure)
 
 _TEXT_FIN = 0x81  # FIN bit + opcode 1 (text)
@@ -63,6 +66,7 @@ class ParlourWebSocketProtocol(WebSocketsSansIOProtocol):
         if scope is not None and self.handshake_initiated and not self.close_sent:
             scope["extensions"][SEND_TEXT] = self.send_text_now
             scope["extensions"][TEXT_LANE] = self.lane
+            scope["extensions"][ABORT] = self.transport.abort
 
     def send_text_now(self, payload: bytes) -> bool:
         """Write ``payload`` as one text frame now if nothing stands in the way; else return False."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -32,6 +33,16 @@ from parlour.store import SessionRecord, Store
 log = logging.getLogger("parlour.rooms")
 
 
+@dataclass(frozen=True, slots=True)
+class RoomLimits:
+    """Caps that keep one client (or everyone together) from filling the server with rooms."""
+
+    max_rooms: int = 2000
+    rooms_per_owner: int = 20
+    password_failures: int = 10
+    """Wrong passwords a room takes per minute before it refuses guesses unchecked."""
+
+
 @dataclass(slots=True)
 class Session:
     """A guest. ``sink`` is the connection currently speaking for it (None when offline)."""
@@ -51,8 +62,15 @@ class Manager:
         timings: Timings | None = None,
         bot_factory: BotFactory | None = None,
         on_processed: Callable[[Room, str, str | None, float], None] | None = None,
+        limits: RoomLimits | None = None,
     ) -> None:
         self.store = store
+        self.limits = limits or RoomLimits()
+        self.owners: dict[str, str] = {}  # room code -> the address that opened it
+        self.owned: Counter[str] = Counter()
+        self._guesses: dict[str, tuple[float, int]] = {}  # room code -> (window start, wrong passwords)
+        self.quarantined: list[str] = []
+        """Rooms whose stored records could not be read or replayed at startup (closed, kept on disk)."""
         self.timings = timings or Timings()
         self.bot_factory = bot_factory
         self._on_processed = on_processed
@@ -70,11 +88,17 @@ class Manager:
     async def recover(self) -> None:
         """Bring back every open room by replaying its log; clients then resume with their tokens."""
         for record in await self.store.open_rooms():
+            if record.broken is not None:
+                log.error("event=room_quarantined room=%s reason=%s", record.code, record.broken)
+                self.quarantined.append(record.code)
+                await self.store.close_room(record.code, "quarantined")
+                continue
             try:
                 room = self._new_room(record.config)
                 room.replay(record.log)
             except Exception:
-                log.exception("room=%s could not be recovered; closing it", record.code)
+                log.exception("event=room_quarantined room=%s reason=replay_failed", record.code)
+                self.quarantined.append(record.code)
                 await self.store.close_room(record.code, "recovery_failed")
                 continue
             if room.state == "closed":
@@ -105,6 +129,12 @@ class Manager:
     def changed(self, room: Room) -> None:
         if room.state == "closed":
             self.rooms.pop(room.code, None)
+            self._guesses.pop(room.code, None)
+            owner = self.owners.pop(room.code, None)
+            if owner is not None:
+                self.owned[owner] -= 1
+                if self.owned[owner] <= 0:
+                    del self.owned[owner]
         self._listed_update(room)
 
     def processed(self, room: Room, kind: str, error: str | None, seconds: float) -> None:
@@ -171,10 +201,13 @@ class Manager:
         capacity: int | None = None,
         quick_play: bool = False,
         bots_take_over: bool = True,
+        owner: str | None = None,
     ) -> None:
         """Open a room with the creator in seat 0 as host."""
         self._require_free(session)
-        room = await self._open_room(game, settings, public, password, capacity, quick_play, bots_take_over)
+        room = await self._open_room(
+            game, settings, public, password, capacity, quick_play, bots_take_over, owner
+        )
         payload = {"name": session.name, "creator": True}
         await room.submit(Command("join", session.id, payload, sink, request_id))
 
@@ -187,7 +220,14 @@ class Manager:
         capacity: int | None,
         quick_play: bool,
         bots_take_over: bool,
+        owner: str | None = None,
     ) -> Room:
+        if len(self.rooms) >= self.limits.max_rooms:
+            raise CommandError("server_full", "the server has as many rooms as it may; try again later")
+        if owner is not None and self.owned[owner] >= self.limits.rooms_per_owner:
+            raise CommandError(
+                "too_many_rooms", f"at most {self.limits.rooms_per_owner} open rooms per address"
+            )
         try:
             engine = get_game(game)
         except KeyError:
@@ -219,6 +259,9 @@ class Manager:
                 break
         room = self._new_room(config)
         self.rooms[room.code] = room
+        if owner is not None:
+            self.owners[room.code] = owner
+            self.owned[owner] += 1
         room.start()
         log.info("event=room_created room=%s game=%s public=%s", room.code, game, public)
         return room
@@ -235,11 +278,36 @@ class Manager:
             payload["password"] = password
         stored = room.password_hash
         if stored is not None and room.member_by_session(session.id) is None:
+            if self._locked(room.code):
+                raise CommandError("too_many_guesses", "too many wrong passwords here; wait a minute")
             # Checked off the event loop; the handler trusts the answer only for this same hash.
-            payload["password_verified"] = [stored, await asyncio.to_thread(check_password, password, stored)]
+            verified = await asyncio.to_thread(check_password, password, stored)
+            if not verified:
+                self._wrong_password(room.code)
+            payload["password_verified"] = [stored, verified]
         await room.submit(Command("join", session.id, payload, sink, request_id))
 
-    async def quick_play(self, session: Session, sink: Sink, request_id: Any, game: str) -> None:
+    def _locked(self, code: str) -> bool:
+        """A room takes ``password_failures`` wrong passwords a minute; then guesses are refused
+        unhashed (each check is a PBKDF2: guessing would otherwise cost the server CPU too)."""
+        start, wrong = self._guesses.get(code, (0.0, 0))
+        if time.monotonic() - start >= 60.0:
+            self._guesses.pop(code, None)
+            return False
+        return wrong >= self.limits.password_failures
+
+    def _wrong_password(self, code: str) -> None:
+        start, wrong = self._guesses.get(code, (0.0, 0))
+        now = time.monotonic()
+        if now - start >= 60.0:
+            start, wrong = now, 0
+        self._guesses[code] = (start, wrong + 1)
+        if wrong + 1 == self.limits.password_failures:
+            log.warning("event=password_lockout room=%s", code)
+
+    async def quick_play(
+        self, session: Session, sink: Sink, request_id: Any, game: str, owner: str | None = None
+    ) -> None:
         """Join the fullest open public quick-play room of ``game``, or open one.
 
         Choosing is atomic per game: under the game's lock, a room's seats count the quick players
@@ -256,7 +324,7 @@ class Manager:
             room = self._quick_room(game)
             if room is None:
                 # No host to change it, and the seed quick-play clients expect a dropped seat to free up.
-                room = await self._open_room(game, None, True, None, None, True, False)
+                room = await self._open_room(game, None, True, None, None, True, False, owner)
             self._quick_pending.setdefault(room.code, set()).add(session.id)
         try:
             await room.submit(Command("join", session.id, {"name": session.name}, sink, request_id))

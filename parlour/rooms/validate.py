@@ -11,6 +11,7 @@ from parlour.rooms.commands import CommandError
 
 NAME_MAX = 16
 CHAT_MAX = 300
+ROOM_NAME_MAX = 32
 PASSWORD_MAX = 64
 CODE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"  # no 0/O, 1/I/L: readable aloud and on paper
 CODE_LENGTH = 5
@@ -25,6 +26,15 @@ def clean_name(raw: str) -> str:
     name = raw.strip()
     if not name or len(name) > NAME_MAX or _has_control(name):
         raise CommandError("invalid_name", f"a name is 1 to {NAME_MAX} visible characters")
+    return name
+
+
+def clean_room_name(raw: str) -> str:
+    """A room name (the seed protocols name rooms): trimmed, 1–32 visible characters, no control
+    characters; every lobby list carries every name, so a name's size is bounded like a chat line's."""
+    name = raw.strip()
+    if not name or len(name) > ROOM_NAME_MAX or _has_control(name):
+        raise CommandError("invalid_room_name", f"a room name is 1 to {ROOM_NAME_MAX} visible characters")
     return name
 
 

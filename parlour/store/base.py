@@ -28,6 +28,8 @@ class RoomRecord:
     code: str
     config: dict[str, Any]
     log: list[dict[str, Any]] = field(default_factory=list)
+    broken: str | None = None
+    """Why the stored config or a log row could not be read (the room is quarantined), else None."""
 
 
 @dataclass(slots=True)

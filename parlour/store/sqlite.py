@@ -239,19 +239,28 @@ class SQLiteStore:
 
     def _open_rooms_sync(self) -> list[RoomRecord]:
         db = self._require()
-        rooms = {
-            code: RoomRecord(code, orjson.loads(config))
-            for code, config in db.execute(
-                "SELECT code, config FROM rooms WHERE closed_at IS NULL ORDER BY created_at, rowid"
-            )
-        }
+        rooms: dict[str, RoomRecord] = {}
+        for code, config in db.execute(
+            "SELECT code, config FROM rooms WHERE closed_at IS NULL ORDER BY created_at, rowid"
+        ):
+            rooms[code] = record = RoomRecord(code, {})
+            try:
+                record.config = orjson.loads(config)
+            except orjson.JSONDecodeError:  # one unreadable room is quarantined, never the server
+                record.broken = "unreadable config"
         # Each open room's log from its latest checkpoint on (earlier records are kept for audit).
-        for room, data in db.execute(
-            "SELECT l.room, l.data FROM room_log l JOIN rooms r ON r.code = l.room"
+        for room, row, data in db.execute(
+            "SELECT l.room, l.id, l.data FROM room_log l JOIN rooms r ON r.code = l.room"
             " LEFT JOIN checkpoints c ON c.room = l.room"
             " WHERE r.closed_at IS NULL AND l.id >= COALESCE(c.log_id, 0) ORDER BY l.id"
         ):
-            rooms[room].log.append(orjson.loads(data))
+            record = rooms[room]
+            if record.broken is not None:
+                continue
+            try:
+                record.log.append(orjson.loads(data))
+            except orjson.JSONDecodeError:
+                record.broken, record.log = f"unreadable log row {row}", []
         return list(rooms.values())
 
     async def games(self, room: str) -> list[GameRecord]:

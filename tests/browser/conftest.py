@@ -20,7 +20,15 @@ import pytest
 from browser_helpers import DESKTOP
 
 # Players click fast in tests; keep the rate limit out of the way and the log short.
-SERVER_ENV = {"PARLOUR_RATE_BURST": "200", "PARLOUR_RATE_PER_SECOND": "100", "PARLOUR_LOG_LEVEL": "warning"}
+SERVER_ENV = {
+    "PARLOUR_RATE_BURST": "200",
+    "PARLOUR_RATE_PER_SECOND": "100",
+    "PARLOUR_LOG_LEVEL": "warning",
+    # Every browser comes from 127.0.0.1: lift the per-address limits.
+    "PARLOUR_CONNECTIONS_PER_IP": "100000",
+    "PARLOUR_SESSIONS_PER_IP_PER_MINUTE": "1000000",
+    "PARLOUR_ROOMS_PER_IP": "100000",
+}
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
     "--headless",

@@ -26,7 +26,17 @@ if ROOT not in sys.path:
 
 
 # Generous for scripted clients that act as fast as the server answers; the flood test sets its own.
-FAST_ENV = {"PARLOUR_RATE_PER_SECOND": "10000", "PARLOUR_RATE_BURST": "10000"}
+# Every test client comes from 127.0.0.1, so the per-address limits are lifted too (the hardening
+# tests set their own).
+GENEROUS_LIMITS = {
+    "PARLOUR_CONNECTIONS_PER_IP": "100000",
+    "PARLOUR_SESSIONS_PER_IP_PER_MINUTE": "1000000",
+    "PARLOUR_ROOMS_PER_IP": "100000",
+    "PARLOUR_MAX_ROOMS": "100000",
+    "PARLOUR_CODE_MISSES_PER_IP_PER_MINUTE": "100000",
+    "PARLOUR_CHAT_PER_10_SECONDS": "100000",
+}
+FAST_ENV = {"PARLOUR_RATE_PER_SECOND": "10000", "PARLOUR_RATE_BURST": "10000", **GENEROUS_LIMITS}
 
 
 def free_port() -> int:
@@ -129,7 +139,7 @@ class ServerFactory:
     def __call__(self, env: dict[str, str] | None = None, fast: bool = True) -> ServerProcess:
         data = self.root / f"server{len(self.started)}"
         data.mkdir()
-        proc = ServerProcess(data, {**(FAST_ENV if fast else {}), **(env or {})})
+        proc = ServerProcess(data, {**(FAST_ENV if fast else GENEROUS_LIMITS), **(env or {})})
         proc.start()
         self.started.append(proc)
         return proc

@@ -388,4 +388,4 @@ class CheatClient:
 async def serve(websocket: WebSocket, connect: Connector) -> None:
     """The /ws endpoint."""
     client = CheatClient(connect, sender(websocket), closer(websocket))
-    await run_socket(websocket, client.on_frame, client.close)
+    await run_socket(websocket, client.on_frame, client.close, lambda: client.bridge is not None)

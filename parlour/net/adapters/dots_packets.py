@@ -26,6 +26,8 @@ from starlette.websockets import WebSocket
 
 from parlour.net.adapters.link import Bridge, Connector, Message
 from parlour.net.adapters.wire import BadFrame, Hangup, Send, closer, decode, run_socket, sender, text_field
+from parlour.rooms import CommandError
+from parlour.rooms.validate import ROOM_NAME_MAX, clean_room_name
 
 log = logging.getLogger(__name__)
 
@@ -61,6 +63,30 @@ class DotsRoom:
     others: set[str] = field(default_factory=set)
     """Members besides the admin, as the admin session sees them."""
     clients: int = 0
+    members: dict[str, Message] = field(default_factory=dict)
+    """Who is in the room, as the Dots connections see it: one table shared by all of them (a table
+    per connection made spectators cost memory quadratically)."""
+    applied: dict[int, tuple[Message, bool]] = field(default_factory=dict)
+    """Membership messages already applied to ``members`` by one of the room's connections (every
+    connection receives the same message object), with whether it changed a player's ready flag."""
+
+    def apply(self, message: Message) -> bool:
+        """Apply a membership message once, whichever connection sees it first; True if it changed
+        a player's ready flag (so each connection sends its READY packet)."""
+        seen = self.applied.get(id(message))
+        if seen is not None and seen[0] is message:
+            return seen[1]
+        kind, member, changed = message["type"], message["member"], False
+        if kind == "member_left":
+            self.members.pop(member, None)
+        else:
+            old = self.members.get(member["id"], {})
+            self.members[member["id"]] = member
+            changed = kind == "member_updated" and old.get("ready") != member["ready"]
+        if len(self.applied) >= 256:
+            del self.applied[next(iter(self.applied))]
+        self.applied[id(message)] = (message, changed)
+        return changed
 
     def playerid(self, member: str) -> int:
         """The member's playerid, allocated on first sight, in the order members are seen."""
@@ -130,8 +156,9 @@ class Registry:
         asyncio.get_running_loop().call_later(UNUSED_ROOM_SECONDS, check)
 
     def by_token(self, token: str) -> DotsRoom | None:
+        given = token.encode()  # compare_digest refuses non-ASCII str; bytes compare anything
         for room in self.by_code.values():
-            if room.admin_token is not None and secrets.compare_digest(room.admin_token, token):
+            if room.admin_token is not None and secrets.compare_digest(room.admin_token.encode(), given):
                 return room
         return None
 
@@ -149,12 +176,17 @@ class DotsClient:
         self.me: str | None = None
         self.token: str | None = None
         self.joining = False
+        self.started = False
+        """Created or joined a room (a connection that never does is closed after a while)."""
         self.state = "waiting"
-        self.members: dict[str, Message] = {}
         self.seats: dict[int, str] = {}
         self.view: Message = {}
         self.width = 0
         self.height = 0
+
+    @property
+    def members(self) -> dict[str, Message]:
+        return self.room.members if self.room is not None else {}
 
     # --- client → server ---------------------------------------------------
 
@@ -184,8 +216,10 @@ class DotsClient:
         name = text_field(packet, "roomname")
         width, height = packet.get("width"), packet.get("height")
         password = packet.get("password")
-        if not name or not name.strip():
-            await self._reply("CREATE", False, "roomname is required")
+        try:
+            name = clean_room_name(name or "")
+        except CommandError as exc:
+            await self._reply("CREATE", False, exc.message)
             return
         if self.registry.find(name) is not None:
             await self._reply("CREATE", False, "A room with that name already exists.")
@@ -216,6 +250,7 @@ class DotsClient:
         room.code = reply["code"]
         room.admin, room.admin_member = admin, reply["you"]["member"]
         room.admin_token = secrets.token_urlsafe(16)
+        self.started = True
         await admin.request("become_spectator")
         self.registry.add(room)
         self.registry.retire_if_unused(room)
@@ -256,8 +291,9 @@ class DotsClient:
             code_ = reply.get("code", "")
             await self._reply(kind, False, _JOIN_ERRORS.get(code_, reply.get("message", "failed")))
             return
-        self.room = room or self.registry.for_code(reply["code"], name.strip())
+        self.room = room or self.registry.for_code(reply["code"], name.strip()[:ROOM_NAME_MAX])
         self.room.clients += 1
+        self.started = True
         self._snapshot(reply)
         answer: dict[str, Any] = {"type": kind, "ok": True, "playerid": self._pid(self.me)}
         if not spectate:
@@ -347,7 +383,7 @@ class DotsClient:
             await self.send(self._board())
         elif kind == "member_joined":
             member = message["member"]
-            self.members[member["id"]] = member
+            self.room.apply(message)
             if member["id"] != self.room.admin_member:
                 await self.send(
                     {
@@ -359,14 +395,12 @@ class DotsClient:
                 )
         elif kind == "member_left":
             member = message["member"]
-            self.members.pop(member, None)
+            self.room.apply(message)
             reason = _REMOVE_REASONS.get(message.get("reason", ""), "Left the room.")
             await self.send({"type": "REMOVE", "playerid": self._pid(member), "message": reason})
         elif kind == "member_updated":
             member = message["member"]
-            old = self.members.get(member["id"], {})
-            self.members[member["id"]] = member
-            if member["role"] == "player" and old.get("ready") != member["ready"]:
+            if self.room.apply(message) and member["role"] == "player":
                 await self.send(
                     {"type": "READY", "ready": member["ready"], "playerid": self._pid(member["id"])}
                 )
@@ -412,7 +446,8 @@ class DotsClient:
     def _snapshot(self, room: Message) -> None:
         self.me = room["you"]["member"]
         self.state = room["state"]
-        self.members = {m["id"]: m for m in room["members"]}
+        if self.room is not None:
+            self.room.members = {m["id"]: m for m in room["members"]}
         for member in room["members"]:  # allocate ids in join order for everyone alike
             self._pid(member["id"])
         settings = room.get("settings") or {}
@@ -489,7 +524,7 @@ class DotsClient:
         bridge, self.bridge = self.bridge, None
         room, self.room = self.room, None
         self.me = self.token = None
-        self.members, self.seats, self.view, self.state = {}, {}, {}, "waiting"
+        self.seats, self.view, self.state = {}, {}, "waiting"
         if bridge is not None:
             await bridge.close(leave=leave)
         if room is not None:
@@ -504,4 +539,4 @@ REGISTRY = Registry()
 async def serve(websocket: WebSocket, connect: Connector, registry: Registry = REGISTRY) -> None:
     """The /dots endpoint."""
     client = DotsClient(connect, registry, sender(websocket), closer(websocket))
-    await run_socket(websocket, client.on_frame, client.close)
+    await run_socket(websocket, client.on_frame, client.close, lambda: client.started)

@@ -13,7 +13,8 @@ from typing import Any
 import orjson
 
 from parlour.net.adapters.link import Connector, Message, NativeLink, Sink
-from parlour.net.native import NativeClient
+from parlour.net.limits import client_key
+from parlour.net.native import Allowance, NativeClient
 
 
 class FunctionSink:
@@ -65,11 +66,24 @@ class InProcessLink:
         self.client.closed()
 
 
-def connector(state: Any) -> Connector:
-    """A ``Connector`` for the app whose ``state`` holds ``manager``, ``config`` and ``metrics``."""
+def connector(state: Any, scope: Any = None) -> Connector:
+    """A ``Connector`` for the app whose ``state`` holds ``manager``, ``config``, ``metrics`` and
+    ``limits``, for the client connection of ``scope``: every native session it opens counts
+    against that client's address and shares one rate allowance."""
+    address = client_key(scope)
+    allowance = Allowance.for_config(state.config)
 
     async def connect(deliver: Sink) -> NativeLink:
         sink = FunctionSink(deliver)
-        return InProcessLink(NativeClient(sink, state.manager, state.config, state.metrics), sink)  # type: ignore[arg-type]
+        client = NativeClient(
+            sink,  # type: ignore[arg-type]
+            state.manager,
+            state.config,
+            state.metrics,
+            address=address,
+            limits=getattr(state, "limits", None),
+            allowance=allowance,
+        )
+        return InProcessLink(client, sink)
 
     return connect

@@ -3,6 +3,11 @@
 A connection starts as a design-document client (it gets ``rooms-list`` at once); its first
 ``requestRoom`` turns it into a socket-uno tutorial client instead. Each connection's events are
 handled one at a time, in order, like a native websocket's frames.
+
+Every event passes one gate before anything else runs (``_GatedServer``): a rate limit per
+Engine.IO connection (a flooder loses the whole connection, not just the namespace, so sending
+``40`` again does not buy a fresh allowance), and a refusal of events a client may not send
+(the reserved ``connect``/``disconnect``, non-string names, more than one argument).
 """
 
 from __future__ import annotations
@@ -20,6 +25,8 @@ from parlour.net.adapters.native_link import connector
 from parlour.net.adapters.socket_uno import Directory, TutorialClient
 from parlour.net.adapters.uno_socketio import EVENTS, DocClient
 from parlour.net.adapters.wire import Peer
+from parlour.net.connection import TokenBucket
+from parlour.net.limits import client_key
 
 log = logging.getLogger(__name__)
 
@@ -29,17 +36,43 @@ _TUTORIAL_EVENTS = ("playCard", "drawCard")
 class Connection:
     """The adapter client behind one socket id, and the lock that keeps its events in order."""
 
-    def __init__(self, client: DocClient | TutorialClient, connect: Connector) -> None:
+    def __init__(
+        self, client: DocClient | TutorialClient, connect: Connector, address: str, eio_sid: str
+    ) -> None:
         self.client = client
         self.connect = connect
+        self.address = address
+        self.eio_sid = eio_sid
         self.lock = asyncio.Lock()
+
+
+class _Allowance:
+    """One Engine.IO connection's event rate: ``patience`` runs out for a sustained flood."""
+
+    __slots__ = ("bucket", "patience")
+
+    def __init__(self, rate: float, burst: int) -> None:
+        self.bucket = TokenBucket(rate, burst)
+        self.patience = TokenBucket(5.0, 50)
+
+
+class _GatedServer(socketio.AsyncServer):  # type: ignore[misc]
+    """``AsyncServer`` whose every client event first passes ``gate`` (see the module doc)."""
+
+    gate: Callable[[str, str, Any], Any]
+
+    async def _handle_event(self, eio_sid: str, namespace: str, id: Any, data: Any) -> None:
+        if await self.gate(eio_sid, namespace, data):
+            await super()._handle_event(eio_sid, namespace, id, data)
 
 
 class UnoSocketIO:
     """Builds the AsyncServer and routes every event to the connection's adapter client."""
 
     def __init__(self) -> None:
-        self.sio = socketio.AsyncServer(async_mode="asgi", cors_allowed_origins="*")
+        self.sio = _GatedServer(async_mode="asgi", cors_allowed_origins="*")
+        self.sio.gate = self._gate
+        self.allowances: dict[str, _Allowance] = {}  # by Engine.IO sid
         self.connections: dict[str, Connection] = {}
         self.directory = Directory()
         self.room_names: dict[str, str] = {}
@@ -57,7 +90,41 @@ class UnoSocketIO:
 
         return Peer(sid, emit, hangup)
 
-    async def _connect(self, sid: str, environ: dict[str, Any], auth: Any = None) -> None:
+    async def _gate(self, eio_sid: str, namespace: str, data: Any) -> bool:
+        """True if the event may be handled; a flooder's Engine.IO connection is closed."""
+        state = self._state
+        allowance = self.allowances.get(eio_sid)
+        if allowance is None or state is None:
+            return False
+        if not allowance.bucket.take():
+            if not allowance.patience.take():
+                log.warning("event=flood_closed path=/socket.io sid=%s", eio_sid)
+                self.allowances.pop(eio_sid, None)
+                await self.sio.eio.disconnect(eio_sid)
+            return False
+        sid = self.sio.manager.sid_from_eio_sid(eio_sid, namespace or "/")
+        event = data[0] if isinstance(data, list) and data else None
+        if not isinstance(event, str) or event in self.sio.reserved_events:
+            if sid is not None:
+                await self._error(sid, "that is not an event a client may send")
+            return False
+        if len(data) > 2:
+            if sid is not None:
+                await self._error(sid, f"{event} takes one argument")
+            return False
+        return True
+
+    _state: Any = None
+
+    async def _connect(self, sid: str, environ: dict[str, Any], auth: Any = None) -> bool:
+        scope = environ["asgi.scope"]
+        state = self._state = scope["app"].state
+        address = client_key(scope)
+        if not state.limits.connect(address):
+            return False  # the namespace connection is refused (connect_error)
+        eio_sid = self.sio.manager.eio_sid_from_sid(sid, "/")
+        self.allowances[eio_sid] = _Allowance(state.config.rate_per_second, state.config.rate_burst)
+        state.metrics.connected(1)
         query = parse_qs(environ.get("QUERY_STRING", ""))
         name = auth.get("name") if isinstance(auth, dict) else None
         if not isinstance(name, str):
@@ -65,15 +132,19 @@ class UnoSocketIO:
         token = auth.get("token") if isinstance(auth, dict) else None
         if not isinstance(token, str):
             token = (query.get("token") or [None])[0]
-        connect = connector(environ["asgi.scope"]["app"].state)
+        connect = connector(state, scope)
         client = DocClient(connect, self._peer(sid), name, self.room_names, token)
-        conn = self.connections[sid] = Connection(client, connect)
+        conn = self.connections[sid] = Connection(client, connect, address, eio_sid)
         async with conn.lock:
             await client.start()
+        return True
 
     async def _disconnect(self, sid: str, reason: Any = None) -> None:
         conn = self.connections.pop(sid, None)
         if conn is not None:
+            self._state.limits.disconnect(conn.address)
+            self._state.metrics.connected(-1)
+            self.allowances.pop(conn.eio_sid, None)
             async with conn.lock:
                 await conn.client.close()
 

@@ -20,6 +20,8 @@ from typing import Any, ClassVar
 from parlour.games.uno import CARDS
 from parlour.net.adapters.link import Bridge, Connector, Message
 from parlour.net.adapters.wire import Peer
+from parlour.rooms import CommandError
+from parlour.rooms.validate import clean_room_name
 
 SETTING_NAMES = {
     "maxPlayers": "max_players",
@@ -154,6 +156,12 @@ class DocClient:
 
     async def _create_room(self, data: Message) -> None:
         name = data.get("name")
+        if isinstance(name, str) and name.strip():
+            try:
+                name = clean_room_name(name)
+            except CommandError as exc:
+                await self._error(exc.message, exc.code)
+                return
         fields: dict[str, Any] = {
             "game": "uno",
             "public": True,
@@ -476,6 +484,10 @@ class DocClient:
         self.joining = False
         if reply["type"] != "room":
             await self._error(reply.get("message", "failed"))
+            return None
+        if reply.get("game") != "uno":  # a Cheat or Dots room's code: these events cannot show it
+            await self.bridge.request("leave")
+            await self._error("that room does not play UNO", "wrong_game")
             return None
         self._snapshot(reply)
         return reply
