@@ -24,6 +24,7 @@ from parlour.rooms.wire import json_bytes
 log = logging.getLogger("parlour.net")
 
 _CLOSE = object()
+CLOSE_GRACE = 5.0  # seconds a closing socket may take to send what is queued before it is dropped
 
 
 class TokenBucket:
@@ -65,6 +66,7 @@ class Connection:
         self._limit = queue_size
         self._close_args = (1000, "")
         self._drain: asyncio.Task[None] | None = None  # sending through ASGI what the lane declined
+        self._abort_timer: asyncio.TimerHandle | None = None
 
     def send(self, message: dict[str, Any]) -> None:
         if not self.alive:
@@ -88,13 +90,21 @@ class Connection:
         if len(self._queue) >= self._limit:
             # The peer stopped reading: a close frame would wait behind data it never reads.
             self._queue.clear()
-            abort = self.ws.scope.get("extensions", {}).get(ABORT)
-            if abort is not None:
-                abort()
+            if self._abort():
                 return
         self._queue.append(_CLOSE)
         if self._drain is None:
             self._write_now()
+        if self._drain is not None:  # the socket is busy: a peer that never reads must not keep it
+            self._abort_timer = asyncio.get_running_loop().call_later(CLOSE_GRACE, self._abort)
+
+    def _abort(self) -> bool:
+        """Drop the TCP connection now (when the server offers it), unsent data and all."""
+        abort = self.ws.scope.get("extensions", {}).get(ABORT)
+        if abort is None:
+            return False
+        abort()
+        return True
 
     def _write_now(self) -> None:
         """Write what is queued through the server's fast lane, in the caller's task (usually a
@@ -134,6 +144,8 @@ class Connection:
 
     async def finish(self) -> None:
         """After the reader saw the socket close: let a close we asked for go out, else stop writing."""
+        if self._abort_timer is not None:
+            self._abort_timer.cancel()
         drain = self._drain
         if self.alive:
             self.alive = False

@@ -273,11 +273,14 @@ class NativeClient:
     async def frame(self, data: str | bytes) -> None:
         """Handle one inbound frame; never raises (a failure is logged and answered ``internal_error``)."""
         self.metrics.messages_in += 1
+        if not getattr(self.conn, "alive", True):  # closed by the server: later frames are ignored
+            return
         self._request_id = None
         try:
             await self._frame(data)
         except Exception:
             log.exception("event=frame_failed")
+            self.metrics.failures.labels("native").inc()
             self.error("internal_error", "the server failed handling this request", self._request_id)
 
     def _over_limit(self) -> bool:
@@ -329,6 +332,7 @@ class NativeClient:
             self.error(exc.code, exc.message, msg.id)
         except Exception:
             log.exception("event=frame_failed")
+            self.metrics.failures.labels("native").inc()
             self.error("internal_error", "the server failed handling this request", msg.id)
         return True
 

@@ -1,0 +1,289 @@
+"""Hostile input over real sockets (issue 16): each test is an attack that used to cost a connection,
+a room or the server, and the limit or mechanism that now stops it (docs/reliability.md)."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import os
+import socket
+import sqlite3
+import struct
+
+import pytest
+import websockets
+
+from tests.server.client import Client, close_all
+from tests.server.conftest import GENEROUS_LIMITS
+
+
+def _limits(**overrides: str) -> dict[str, str]:
+    """The generous test limits with some set low (names as in ``Config``)."""
+    return {**GENEROUS_LIMITS, **{f"PARLOUR_{k.upper()}": v for k, v in overrides.items()}}
+
+
+async def _pong(client: Client) -> None:
+    assert (await client.request("ping", timeout=5))["type"] == "pong"
+
+
+# --- item 1: slow readers --------------------------------------------------------------------------
+
+
+class RawSocket:
+    """A websocket client on a raw TCP socket with a tiny receive buffer that never reads: the
+    slowest reader there is. ``send_text`` writes masked frames; ``dropped`` tells if the server cut
+    the connection."""
+
+    def __init__(self, port: int, path: str) -> None:
+        self.sock = socket.socket()
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 2048)
+        self.sock.connect(("127.0.0.1", port))
+        key = base64.b64encode(os.urandom(16)).decode()
+        self.sock.sendall(
+            f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n".encode()
+        )
+        head = b""
+        while b"\r\n\r\n" not in head:
+            head += self.sock.recv(1)
+        assert b" 101 " in head.split(b"\r\n")[0], head
+
+    def send_text(self, text: str) -> bool:
+        """False once the server has dropped the connection."""
+        payload = text.encode()
+        mask = os.urandom(4)
+        n = len(payload)
+        header = struct.pack("!BB", 0x81, 0x80 | n) if n < 126 else struct.pack("!BBH", 0x81, 0x80 | 126, n)
+        masked = bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+        try:
+            self.sock.sendall(header + mask + masked)
+        except OSError:
+            return False
+        return True
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+def _connections(srv) -> int:
+    return json.loads(srv.get("/healthz"))["connections"]
+
+
+async def _flood_without_reading(srv, path: str, frames: list[str], rounds: int) -> bool:
+    """Send ``frames`` ``rounds`` times without ever reading a byte; True once the server has
+    dropped the connection (it counts one connection fewer; ours is still open on our side)."""
+    before = _connections(srv)
+    raw = await asyncio.to_thread(RawSocket, srv.port, path)
+    try:
+        for _ in range(rounds):
+            for frame in frames:
+                if not await asyncio.to_thread(raw.send_text, frame):
+                    break
+            else:
+                await asyncio.sleep(0)
+                continue
+            break
+        for _ in range(300):  # the server works through what the kernel buffered for it
+            if _connections(srv) <= before:
+                return True
+            await asyncio.sleep(0.1)
+        return False
+    finally:
+        raw.close()
+
+
+async def test_a_native_reader_that_never_reads_is_cut_off(server_factory) -> None:
+    srv = server_factory({"PARLOUR_OUTBOUND_QUEUE": "64"})
+    bystander = await Client.open(srv.ws, "Calm")
+    # Each lobby_subscribe answers with every public room: fill the lobby so the replies are big.
+    hosts = [await Client.open(srv.ws, f"Host{i}") for i in range(30)]
+    for host in hosts:
+        await host.ok("create_room", game="dots", public=True)
+    frame = '{"type":"lobby_subscribe"}'
+    assert await _flood_without_reading(srv, "/api/ws", [frame], 5_000)
+    await _pong(bystander)
+    await close_all([bystander, *hosts])
+
+
+async def test_a_dots_spectator_that_never_reads_is_cut_off(server_factory) -> None:
+    srv = server_factory({"PARLOUR_OUTBOUND_QUEUE": "64"})
+    port = srv.port
+    async with websockets.connect(f"ws://127.0.0.1:{port}/dots") as host:
+        await host.send('{"type":"CREATE","roomname":"slow-reader","width":5,"height":5}')
+        assert '"ok":true' in await host.recv()
+        join = '{"type":"SPECTATE","roomname":"slow-reader","username":"slow"}'
+        board = '{"type":"BOARD","roomname":"slow-reader"}'
+        assert await _flood_without_reading(srv, "/dots", [join, *[board] * 50], 1_000)
+    bystander = await Client.open(srv.ws, "Calm")
+    await _pong(bystander)
+    await bystander.close()
+
+
+# --- items 3 and 10: per-address limits ---------------------------------------------------------------
+
+
+async def test_rooms_are_capped_per_address_and_in_total(server_factory) -> None:
+    srv = server_factory(_limits(rooms_per_ip="2", max_rooms="3"))
+    clients = [await Client.open(srv.ws, f"P{i}") for i in range(3)]
+    for client in clients[:2]:
+        await client.ok("create_room", game="dots")
+    refused = await clients[2].request("create_room", game="dots")
+    assert refused["code"] == "too_many_rooms"
+    quick = await clients[2].request("quick_play", game="uno")
+    assert quick["code"] == "too_many_rooms"
+    await close_all(clients)
+
+    srv2 = server_factory(_limits(max_rooms="1"))
+    first, second = await Client.open(srv2.ws, "A"), await Client.open(srv2.ws, "B")
+    await first.ok("create_room", game="dots")
+    assert (await second.request("create_room", game="cheat"))["code"] == "server_full"
+    await close_all([first, second])
+
+
+async def test_connections_and_new_sessions_are_limited_per_address(server_factory) -> None:
+    srv = server_factory(_limits(connections_per_ip="3", sessions_per_ip_per_minute="2"))
+    open_ = [await Client.open(srv.ws) for _ in range(3)]
+    with pytest.raises(websockets.InvalidStatus):
+        await websockets.connect(srv.ws)
+    with pytest.raises(websockets.InvalidStatus):
+        await websockets.connect(f"ws://127.0.0.1:{srv.port}/dots")
+    await open_[0].identify("One")
+    await open_[1].identify("Two")
+    assert (await open_[2].request("identify", name="Three"))["code"] == "too_many_sessions"
+    await close_all(open_[:2])
+    await open_[2].close()
+    again = await Client.open(srv.ws)  # a closed connection frees its place
+    await _pong(again)
+    await again.close()
+
+
+async def test_an_idle_connection_that_never_identifies_is_closed(server_factory) -> None:
+    srv = server_factory(_limits(identify_seconds="0.5"))
+    idle = await Client.open(srv.ws)
+    await _pong(idle)  # it may talk; it just never identifies
+    await asyncio.wait_for(idle._reader, 10)
+    assert idle.ws.close_code == 1008
+    named = await Client.open(srv.ws, "Named")
+    await asyncio.sleep(1.0)
+    await _pong(named)
+    await named.close()
+
+
+async def test_chat_has_its_own_rate(server_factory) -> None:
+    srv = server_factory(_limits(chat_per_10_seconds="3"))
+    host = await Client.open(srv.ws, "Talker")
+    await host.ok("create_room", game="dots")
+    for i in range(3):
+        await host.ok("chat", text=f"line {i}")
+    assert (await host.request("chat", text="one too many"))["code"] == "chat_rate_limited"
+    await host.ok("ready", ready=True)  # other requests are not held back
+    await host.close()
+
+
+# --- items 5 and 6: guessing --------------------------------------------------------------------------
+
+
+async def test_a_room_locks_out_password_guessing(server_factory) -> None:
+    srv = server_factory(_limits(password_failures_per_room="3"))
+    host = await Client.open(srv.ws, "Host")
+    code = (await host.ok("create_room", game="dots", password="hunter2"))["code"]
+    guesser = await Client.open(srv.ws, "Guesser")
+    for guess in ("a", "b", "c"):
+        assert (await guesser.request("join", code=code, password=guess))["code"] == "wrong_password"
+    # Locked: even the right password is refused now, without spending a hash on it.
+    assert (await guesser.request("join", code=code, password="hunter2"))["code"] == "too_many_guesses"
+    other = await Client.open(srv.ws, "Other")
+    other_room = await Client.open(srv.ws, "Host2")
+    code2 = (await other_room.ok("create_room", game="dots", password="pw"))["code"]
+    await other.ok("join", code=code2, password="pw")  # another room is not affected
+    await close_all([host, guesser, other, other_room])
+
+
+async def test_an_address_guessing_room_codes_is_stopped(server_factory) -> None:
+    srv = server_factory(_limits(code_misses_per_ip_per_minute="5"))
+    host = await Client.open(srv.ws, "Host")
+    code = (await host.ok("create_room", game="dots", public=False))["code"]
+    guesser = await Client.open(srv.ws, "Guesser")
+    misses = [c for c in ("22222", "33333", "44444", "55555", "66666", "77777") if c != code]
+    for guess in misses[:5]:
+        assert (await guesser.request("spectate", code=guess))["code"] == "room_not_found"
+    # Out of misses: the right code is refused too, so guessing cannot tell a hit from a miss.
+    assert (await guesser.request("spectate", code=code))["code"] == "too_many_guesses"
+    await close_all([host, guesser])
+
+
+# --- item 7: integers beyond 64 bits -------------------------------------------------------------------
+
+
+async def test_integers_beyond_64_bits_are_refused_before_they_reach_the_log(server_factory) -> None:
+    srv = server_factory()
+    huge = 2**70
+    player = await Client.open(srv.ws, "Huge")
+    await player.send(f'{{"type":"ping","id":{huge}}}')
+    reply = await player.expect("error")
+    assert reply["code"] == "bad_message" and "id" not in reply
+    await _pong(player)
+    await player.ok("create_room", game="dots", settings={"width": 3, "height": 3})
+    other = await Client.open(srv.ws, "Other")
+    await other.ok("join", code=player.room["code"])
+    await player.ok("ready", ready=True)
+    await other.ok("ready", ready=True)
+    await player.wait_for(lambda m: m.get("type") == "game_started", 10)
+    mover = player if player.turn["seat"] == player.seat else other
+    move = {"type": "line", "x": 0, "y": 0, "d": 0, "extra": huge}
+    assert (await mover.request("action", action=move))["code"] == "bad_message"
+    await mover.send(f'{{"type":"action","action":{{"type":"line","x":0,"y":0,"d":0,"n":{huge}}}}}')
+    assert (await mover.expect("error"))["code"] == "bad_message"
+    move.pop("extra")
+    await mover.ok("action", action=move)  # the room never failed: the move still plays
+    await _pong(player)
+    await close_all([player, other])
+    assert "internal_error" not in (srv.data_dir / "server.log").read_text()
+    assert "Traceback" not in (srv.data_dir / "server.log").read_text()
+
+
+# --- item 9: a corrupt row quarantines one room, not the server -----------------------------------------
+
+
+async def test_a_corrupt_log_row_quarantines_its_room_only(server_factory) -> None:
+    srv = server_factory({"PARLOUR_LOG_LEVEL": "info"})
+    broken, healthy = await Client.open(srv.ws, "Broken"), await Client.open(srv.ws, "Healthy")
+    bad_code = (await broken.ok("create_room", game="dots", public=True))["code"]
+    good_code = (await healthy.ok("create_room", game="cheat", public=True))["code"]
+    await broken.ok("chat", text="soon unreadable")
+    token = healthy.token
+    await close_all([broken, healthy])
+    assert srv.stop() in (0, -15)
+    with sqlite3.connect(srv.data_dir / "parlour.db") as db:
+        db.execute("UPDATE room_log SET data = '{not json' WHERE room = ?", (bad_code,))
+    srv.start()
+    rooms = {r["code"] for r in json.loads(srv.get("/api/rooms"))["rooms"]}
+    assert good_code in rooms and bad_code not in rooms
+    metrics = srv.get("/metrics").decode()
+    assert "parlour_rooms_quarantined 1.0" in metrics
+    assert f"event=room_quarantined room={bad_code}" in srv.log_path.read_text()
+    back = await Client.open(srv.ws)
+    await back.ok("resume", token=token)
+    await back.wait_for(lambda m: m.get("type") == "room" and m["code"] == good_code)
+    await back.close()
+
+
+# --- item 14: headers and health ---------------------------------------------------------------------
+
+
+async def test_pages_carry_security_headers_and_healthz_counts_every_protocol(server_factory) -> None:
+    import urllib.request
+
+    srv = server_factory()
+    with urllib.request.urlopen(srv.http + "/") as page:
+        headers = page.headers
+    assert "frame-ancestors 'none'" in headers["Content-Security-Policy"]
+    assert "default-src 'self'" in headers["Content-Security-Policy"]
+    assert headers["X-Content-Type-Options"] == "nosniff"
+    async with (
+        websockets.connect(f"ws://127.0.0.1:{srv.port}/dots"),
+        websockets.connect(f"ws://127.0.0.1:{srv.port}/ws"),
+    ):
+        health = json.loads(srv.get("/healthz"))
+        assert health["connections"] == 2
