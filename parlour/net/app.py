@@ -24,7 +24,7 @@ from parlour.config import Config
 from parlour.games.compiled import compiled_modules
 from parlour.net import native
 from parlour.net.limits import AddressLimits
-from parlour.net.metrics import Metrics
+from parlour.net.metrics import FailureCounter, Metrics
 from parlour.net.security import SecurityHeaders
 from parlour.rooms import Manager, RoomLimits, Timings
 from parlour.rooms.bot_seats import bot_factory
@@ -80,6 +80,8 @@ def create_app(config: Config, store: Store | None = None) -> Starlette:
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        failures = FailureCounter(metrics.failures)
+        logging.getLogger("parlour").addHandler(failures)
         holder["store"] = manager.store = store or await open_store(config.data_dir)
         await manager.recover()
         # Everything alive now (modules, the app, recovered rooms) lives as long as the process:
@@ -99,6 +101,7 @@ def create_app(config: Config, store: Store | None = None) -> Starlette:
         finally:
             await manager.close()
             await holder["store"].close()
+            logging.getLogger("parlour").removeHandler(failures)
             log.info("event=stopped")
 
     async def healthz(request: Request) -> Response:

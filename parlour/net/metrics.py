@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections import Counter as Tally
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
@@ -57,6 +58,19 @@ class _LimitCollector(Collector):
             "Rooms whose stored records could not be read or replayed at startup",
             value=self._quarantined(),
         )
+
+
+class FailureCounter(logging.Handler):
+    """Counts every record logged with an exception (``log.exception``) under ``parlour``, by
+    logger: each caught failure is one log line and one step of ``parlour_failures``."""
+
+    def __init__(self, counter: Counter) -> None:
+        super().__init__(logging.ERROR)
+        self.counter = counter
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.exc_info:
+            self.counter.labels(record.name).inc()
 
 
 class Metrics:

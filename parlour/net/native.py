@@ -280,7 +280,6 @@ class NativeClient:
             await self._frame(data)
         except Exception:
             log.exception("event=frame_failed")
-            self.metrics.failures.labels("native").inc()
             self.error("internal_error", "the server failed handling this request", self._request_id)
 
     def _over_limit(self) -> bool:
@@ -332,7 +331,6 @@ class NativeClient:
             self.error(exc.code, exc.message, msg.id)
         except Exception:
             log.exception("event=frame_failed")
-            self.metrics.failures.labels("native").inc()
             self.error("internal_error", "the server failed handling this request", msg.id)
         return True
 
