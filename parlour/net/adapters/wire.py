@@ -92,7 +92,7 @@ async def run_socket(
     def idle() -> None:
         if not started():
             log.info("event=idle_unidentified_closed client=%s path=%s", address, websocket.url.path)
-            outbox.hangup_now()
+            outbox.close_soon()
 
     timer = asyncio.get_running_loop().call_later(config.identify_seconds, idle)
     try:
@@ -104,7 +104,7 @@ async def run_socket(
             if not bucket.take():  # over the rate: the frame is dropped unread
                 if not patience.take():
                     log.warning("event=flood_closed client=%s path=%s", address, websocket.url.path)
-                    outbox.hangup_now()
+                    outbox.close_soon()
                     break
                 continue
             await on_frame(message.get("text") or message.get("bytes"))
@@ -167,6 +167,14 @@ class Outbox:
             self._abort()
         else:
             asyncio.get_running_loop().create_task(self._close())
+
+    def close_soon(self) -> None:
+        """Close with 1008 once what is queued is written; a peer not reading is dropped instead."""
+        if self.queue or self.task is not None:
+            self.hangup_now()
+        elif self.alive:
+            self.alive = False
+            self.task = asyncio.get_running_loop().create_task(self._close())
 
     async def hangup(self) -> None:
         """The server drops the client (flood, overflow): close after what is queued, or at once."""
