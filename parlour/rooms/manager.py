@@ -254,7 +254,7 @@ class Manager:
             "created_at": time.time(),
         }
         while True:
-            config["code"] = new_code()
+            config["code"] = new_code(public)
             if config["code"] not in self.rooms and await self.store.create_room(config["code"], config):
                 break
         room = self._new_room(config)

@@ -15,6 +15,9 @@ ROOM_NAME_MAX = 32
 PASSWORD_MAX = 64
 CODE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"  # no 0/O, 1/I/L: readable aloud and on paper
 CODE_LENGTH = 5
+PRIVATE_CODE_LENGTH = 8
+"""Unlisted rooms are found by code alone, so theirs come from a space 31³ times larger: 31^8 ≈ 8.5e11
+codes, against a per-address limit on misses (docs/reliability.md, "Private rooms")."""
 
 
 def _has_control(text: str) -> bool:
@@ -45,16 +48,20 @@ def clean_chat(raw: str) -> str:
     return raw
 
 
-def new_code() -> str:
-    """An unpredictable room code."""
-    return "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+def new_code(public: bool = True) -> str:
+    """An unpredictable room code: short for a listed room, longer for an unlisted one."""
+    length = CODE_LENGTH if public else PRIVATE_CODE_LENGTH
+    return "".join(secrets.choice(CODE_ALPHABET) for _ in range(length))
 
 
 def normalize_code(raw: str) -> str:
     """Codes are case-insensitive and trimmed; anything outside the alphabet is refused."""
     code = raw.strip().upper()
-    if len(code) != CODE_LENGTH or any(ch not in CODE_ALPHABET for ch in code):
-        raise CommandError("invalid_code", f"a room code is {CODE_LENGTH} characters from {CODE_ALPHABET}")
+    if len(code) not in (CODE_LENGTH, PRIVATE_CODE_LENGTH) or any(ch not in CODE_ALPHABET for ch in code):
+        raise CommandError(
+            "invalid_code",
+            f"a room code is {CODE_LENGTH} or {PRIVATE_CODE_LENGTH} characters from {CODE_ALPHABET}",
+        )
     return code
 
 

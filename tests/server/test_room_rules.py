@@ -23,7 +23,7 @@ async def test_join_errors(server) -> None:
     host = await Client.open(server.ws, "Host")
     room = await host.ok("create_room", game="cheat", password="pw", capacity=3)
     code = room["code"]
-    assert len(code) == 5 and room["has_password"] and "pw" not in str(room)
+    assert len(code) == 8 and room["has_password"] and "pw" not in str(room)  # unlisted: a long code
     anon = await Client.open(server.ws)
     assert await error_code(anon, "join", code=code) == "not_identified"
     for bad in ["", "   ", "x" * 17, "bad\x00name", "tab\tname"]:
