@@ -9,13 +9,16 @@ deterministic given the command's payload and time: that is what makes replay ex
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from parlour.rooms.commands import Command, CommandError
 from parlour.rooms.members import Member
-from parlour.rooms.room import Room
 from parlour.rooms.validate import check_password, clean_chat, hash_password
 
-Handler = Callable[[Room, Command], bool | None]
+if TYPE_CHECKING:  # the room is given this table (``Room.handlers``); it needs no room to be built
+    from parlour.rooms.room import Room
+
+Handler = Callable[["Room", Command], bool | None]
 HANDLERS: dict[str, Handler] = {}
 
 _BETWEEN_GAMES = ("waiting", "finished")
@@ -355,7 +358,7 @@ def checkpoint(room: Room, cmd: Command) -> bool | None:
     if not room.replaying:
         raise CommandError("unknown_type", "checkpoints are written by rooms, not sent")
     room.restore(cmd.payload)
-    room.log = []
+    room.records = []
     return True
 
 

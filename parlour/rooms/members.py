@@ -19,7 +19,8 @@ class Sink(Protocol):
     """Where a member's messages go. ``send`` must not block and must not raise.
 
     A sink with a true ``json`` attribute encodes messages with orjson, so they may hold
-    ``orjson.Fragment`` values (pre-encoded JSON, see ``rooms/wire.py``); every other sink gets plain data.
+    ``orjson.Fragment`` values (pre-encoded JSON, see ``rooms/encoding.py``); every other sink gets
+    plain data.
     """
 
     def send(self, message: Message) -> None:

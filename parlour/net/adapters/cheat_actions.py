@@ -20,7 +20,16 @@ from typing import Any, ClassVar
 from starlette.websockets import WebSocket
 
 from parlour.net.adapters.link import Bridge, Connector, Message
-from parlour.net.adapters.wire import BadFrame, Hangup, Send, closer, decode, run_socket, sender, text_field
+from parlour.net.adapters.plain_socket import (
+    BadFrame,
+    Hangup,
+    Send,
+    closer,
+    decode,
+    run_socket,
+    sender,
+    text_field,
+)
 
 log = logging.getLogger(__name__)
 

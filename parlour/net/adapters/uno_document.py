@@ -19,7 +19,7 @@ from typing import Any, ClassVar
 
 from parlour.games.uno import CARDS
 from parlour.net.adapters.link import Bridge, Connector, Message
-from parlour.net.adapters.wire import Peer
+from parlour.net.adapters.plain_socket import Peer
 
 SETTING_NAMES = {
     "maxPlayers": "max_players",
