@@ -17,9 +17,9 @@ from typing import Any
 
 from starlette.websockets import WebSocket
 
+from parlour.dumps import json_bytes
 from parlour.net.metrics import Metrics
 from parlour.net.websocket_protocol import SEND_TEXT
-from parlour.rooms.encoding import json_bytes
 
 log = logging.getLogger("parlour.net")
 

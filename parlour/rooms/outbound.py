@@ -5,8 +5,9 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from parlour.dumps import json_bytes
 from parlour.games import Event
-from parlour.rooms.encoding import joined_object, json_bytes
+from parlour.rooms.encoding import joined_object
 from parlour.rooms.members import Member, Message
 from parlour.rooms.state import RoomState
 
