@@ -16,13 +16,12 @@ import time
 from typing import Any
 
 from parlour.games import IllegalAction, InvalidSettings
+from parlour.rooms import messages
 from parlour.rooms.commands import Command, CommandError
-from parlour.rooms.members import Message
+from parlour.rooms.enums import EndReason, Phase
 from parlour.rooms.state import RoomState
 
 log = logging.getLogger("parlour.rooms")
-
-_OK = {"type": "ok"}
 
 
 class RoomActor(RoomState):
@@ -35,7 +34,7 @@ class RoomActor(RoomState):
     def submit(self, cmd: Command) -> asyncio.Future[str | None]:
         """Queue a command; the future resolves to None (accepted) or the error code once handled."""
         done: asyncio.Future[str | None] = (self._loop or asyncio.get_running_loop()).create_future()
-        if self.state == "closed":
+        if self.state == Phase.CLOSED:
             _send_error(cmd, "room_closed", "the room is closed")
             done.set_result("room_closed")
         else:
@@ -44,7 +43,7 @@ class RoomActor(RoomState):
 
     def submit_nowait(self, cmd: Command) -> None:
         """Queue a command whose outcome the caller does not wait for (its sink still gets any error)."""
-        if self.state == "closed":
+        if self.state == Phase.CLOSED:
             _send_error(cmd, "room_closed", "the room is closed")
         else:
             self._put((cmd, None))
@@ -90,7 +89,7 @@ class RoomActor(RoomState):
             if done is not None and not done.done():
                 done.set_result(error)
             self.hooks.processed(self, cmd.kind, error, time.perf_counter() - started)
-            if self.state == "closed":
+            if self.state == Phase.CLOSED:
                 break
         self._timers.cancel_all()
         while queue:
@@ -134,10 +133,10 @@ class RoomActor(RoomState):
             # nothing the broadcasts do not (an ``ok`` frame was a fifth of the frames per game action).
             reply = self._reply
             if cmd.request_id is not None:
-                cmd.sink.send({**(reply or _OK), "id": cmd.request_id})
+                cmd.sink.send({**(reply or messages.OK), "id": cmd.request_id})
             elif reply is not None:
                 cmd.sink.send(reply)
-        if self.state == "closed":
+        if self.state == Phase.CLOSED:
             await self.store.close_room(self.code, self.config.get("closed_reason", "closed"))
         else:
             self._timers.sync(self._deadlines())
@@ -151,7 +150,7 @@ class RoomActor(RoomState):
         handler = self.handlers.get(cmd.kind)
         if handler is None:
             raise CommandError("unknown_type", f"rooms do not handle {cmd.kind!r}")
-        in_game = self.state == "playing"
+        in_game = self.state == Phase.PLAYING
         changed = handler(self, cmd)
         if changed:
             record = cmd.record()
@@ -161,7 +160,7 @@ class RoomActor(RoomState):
                 self.records = [{"k": "checkpoint", "s": None, "p": self.checkpoint(), "t": cmd.at}]
             else:
                 self.records.append(record)
-            if in_game or self.state == "playing" or self._record is not None:
+            if in_game or self.state == Phase.PLAYING or self._record is not None:
                 self.game_log.append(record)
             if self._record is not None:
                 self._record.log = self.game_log
@@ -217,22 +216,19 @@ class RoomActor(RoomState):
             due["idle"] = self.idle
         return due
 
-    def close(self, reason: str) -> None:
+    def close(self, reason: EndReason) -> None:
         self.config["closed_reason"] = reason
-        self.broadcast({"type": "room_closed", "reason": reason})
+        self.broadcast(messages.room_closed(reason))
         for member in list(self.members.values()):
             if not member.bot:
                 self.hooks.membership(member.session, None)
             if (member.bot or member.replaced) and member.sink is not None and not self.replaying:
                 member.sink.close()
-        self.state = "closed"
+        self.state = Phase.CLOSED
         self.countdown, self.turn, self.idle = None, None, None
         self.grace.clear()
 
 
 def _send_error(cmd: Command, code: str, message: str) -> None:
     if cmd.sink is not None:
-        error: Message = {"type": "error", "code": code, "message": message}
-        if cmd.request_id is not None:
-            error["id"] = cmd.request_id
-        cmd.sink.send(error)
+        cmd.sink.send(messages.error(code, message, cmd.request_id))

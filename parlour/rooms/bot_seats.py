@@ -26,6 +26,7 @@ from typing import Any
 
 from parlour.bots.base import LEVELS, Bot, make_bot
 from parlour.rooms.commands import Command
+from parlour.rooms.enums import Phase
 from parlour.rooms.members import BotFactory
 
 log = logging.getLogger("parlour.bots")
@@ -66,7 +67,7 @@ class BotDriver:
         if kind in ("game_started", "game"):
             self.events.append(message["events"])
             self._schedule()
-        elif kind == "room" and message.get("state") == "playing":
+        elif kind == "room" and message.get("state") == Phase.PLAYING:
             self._schedule()  # a snapshot mid-game: after a restart, or a seat taken over
 
     def close(self, code: int = 1000, reason: str = "") -> None:
@@ -82,7 +83,7 @@ class BotDriver:
 
     def _seat(self) -> int | None:
         room = self.room
-        if self.closed or room.state != "playing" or room.game is None:
+        if self.closed or room.state != Phase.PLAYING or room.game is None:
             return None
         return room.game_seat(self.member)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from parlour.rooms.enums import Role
 from parlour.rooms.members import Member
 from parlour.rooms.state import RoomState
 
@@ -57,7 +58,7 @@ class Checkpoints(RoomState):
             data["capacity"],
         )
         self.bots_take_over = data.get("bots_take_over", self.bots_take_over)
-        self.members = {m["id"]: Member(**m) for m in data["members"]}
+        self.members = {m["id"]: Member(**{**m, "role": Role(m["role"])}) for m in data["members"]}
         self.member_count, self.host = data["member_count"], data["host"]
         self.chat.extend(data["chat"])
         self.banned = set(data["banned"])

@@ -5,7 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from parlour.games import Event
+from parlour.rooms import messages
 from parlour.rooms.commands import Command, CommandError
+from parlour.rooms.enums import BEFORE_START, CountdownKind, Phase
 from parlour.rooms.members import Message
 from parlour.rooms.state import RoomState
 from parlour.store import GameRecord
@@ -25,22 +27,26 @@ class GameFlow(RoomState):
 
     def update_countdown(self, at: float, joined: bool = False) -> None:
         """Start, restart or cancel the automatic start (ready-all, or quick play's join clock)."""
-        if self.state not in ("waiting", "countdown"):
+        if self.state not in BEFORE_START:
             return
         players = self.players()
         enough = len(players) >= self.engine.min_players
         if self.quick_play:
-            kind, seconds = ("quick_play" if enough else None), self.timings.quick_play_countdown
+            kind, seconds = (CountdownKind.QUICK_PLAY if enough else None), self.timings.quick_play_countdown
         else:
             all_ready = enough and all(p.ready for p in players)
-            kind, seconds, joined = ("ready" if all_ready else None), self.timings.ready_countdown, False
+            kind, seconds, joined = (
+                (CountdownKind.READY if all_ready else None),
+                self.timings.ready_countdown,
+                False,
+            )
         if kind is None:
             if self.countdown is not None:
-                self.countdown, self.state = None, "waiting"
-                self.broadcast({"type": "countdown", "kind": None, "deadline": None, "remaining": None})
+                self.countdown, self.state = None, Phase.WAITING
+                self.broadcast(messages.countdown(None, None, None))
             return
         if self.countdown is None or joined:
-            self.countdown, self.state = (kind, at + seconds), "countdown"
+            self.countdown, self.state = (kind, at + seconds), Phase.COUNTDOWN
             self.broadcast(self.countdown_message())
 
     def start_game(self, cmd: Command) -> None:
@@ -62,7 +68,7 @@ class GameFlow(RoomState):
         self.seed, self.started_at, self.seq = seed, cmd.at, 0
         self.games_played += 1
         self.game_log, self.outcome, self.countdown = [], None, None
-        self.state = "playing"
+        self.state = Phase.PLAYING
         self.turn = None
         self.set_turn(cmd.at, None)
         events = self.engine.start_events(self.game)
@@ -78,7 +84,7 @@ class GameFlow(RoomState):
 
     def set_turn(self, at: float, actor: int | None) -> None:
         """The clock restarts when the seat on it changes or that seat acted; others acting don't reset it."""
-        to_act = self.engine.to_act(self.game) if self.state == "playing" else []
+        to_act = self.engine.to_act(self.game) if self.state == Phase.PLAYING else []
         if not to_act:
             self.turn = None
             return
@@ -90,16 +96,16 @@ class GameFlow(RoomState):
 
     def check_over(self, at: float) -> None:
         outcome = self.engine.outcome(self.game)
-        if outcome is None or self.state != "playing":
+        if outcome is None or self.state != Phase.PLAYING:
             return
         self.outcome = outcome_json(outcome)
         self.end_game(at, self.outcome)
-        self.broadcast({"type": "game_over", "outcome": self.outcome, "seats": self.seats})
+        self.broadcast(messages.game_over(self.outcome, self.seats))
         self.release_replaced(at)
 
     def end_game(self, at: float, result: Message) -> None:
         """Leave ``playing`` and keep the game's record (saved with this command's log entry)."""
-        self.state, self.turn = "finished", None
+        self.state, self.turn = Phase.FINISHED, None
         players = [{**s, "session": sess} for s, sess in zip(self.seats, self.seat_sessions, strict=True)]
         self._record = GameRecord(
             self.code,
@@ -116,7 +122,7 @@ class GameFlow(RoomState):
 
     def to_waiting(self) -> None:
         """Back to the waiting room (rematch, reset): seats renumbered, everyone unready."""
-        self.state, self.countdown, self.turn = "waiting", None, None
+        self.state, self.countdown, self.turn = Phase.WAITING, None, None
         self.game, self.outcome, self.seats, self.seat_sessions = None, None, [], []
         for seat, member in enumerate(self.players()):
             member.seat, member.ready = seat, member.bot

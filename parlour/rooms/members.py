@@ -12,6 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from parlour.rooms.enums import Role
+
 Message = dict[str, Any]
 
 
@@ -52,7 +54,7 @@ class Member:
     id: str
     session: str
     name: str
-    role: str = "player"  # or "spectator"
+    role: Role = Role.PLAYER
     seat: int | None = None
     ready: bool = False
     connected: bool = True
@@ -63,7 +65,7 @@ class Member:
 
     @property
     def is_player(self) -> bool:
-        return self.role == "player"
+        return self.role == Role.PLAYER
 
     def public(self, host: str | None) -> Message:
         """The member as every other member sees it."""

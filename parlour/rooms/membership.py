@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from parlour.rooms import messages
 from parlour.rooms.commands import Command, CommandError
+from parlour.rooms.enums import LeaveReason, Phase, Role
 from parlour.rooms.members import Member
 from parlour.rooms.state import RoomState
 
@@ -35,10 +37,10 @@ class Membership(RoomState):
         taken = {m.seat for m in self.members.values() if m.is_player}
         return next(s for s in range(self.capacity + 1) if s not in taken)
 
-    def add_member(self, session: str, name: str, role: str, bot: bool = False) -> Member:
+    def add_member(self, session: str, name: str, role: Role, bot: bool = False) -> Member:
         self.member_count += 1
         member = Member(f"m{self.member_count}", session, name, role=role, bot=bot)
-        if role == "player":
+        if role == Role.PLAYER:
             member.seat = self.free_seat()
         self.members[member.id] = member
         if self.host is None and not bot:
@@ -47,7 +49,7 @@ class Membership(RoomState):
             self.hooks.membership(session, self)
         return member
 
-    def remove_member(self, member: Member, reason: str, at: float) -> None:
+    def remove_member(self, member: Member, reason: LeaveReason, at: float) -> None:
         """Take a member out; mid-game a seated player's departure goes through the game's leave rule."""
         seat = self.game_seat(member)
         del self.members[member.id]
@@ -59,10 +61,10 @@ class Membership(RoomState):
             member.sink = None
         if not member.bot:
             self.hooks.membership(member.session, None)
-        self.broadcast({"type": "member_left", "member": member.id, "reason": reason})
+        self.broadcast(messages.member_left(member.id, reason))
         if member.id == self.host:
             self.pass_host()
-        if self.state == "playing" and seat is not None:
+        if self.state == Phase.PLAYING and seat is not None:
             self.seats[seat]["left"] = True
             self.game_events(self.engine.on_leave(self.game, seat), at, None)
         self.update_countdown(at)
@@ -74,7 +76,7 @@ class Membership(RoomState):
         return (
             self.bots_take_over
             and self.bot_factory is not None
-            and self.state == "playing"
+            and self.state == Phase.PLAYING
             and seat is not None
             and not self.seats[seat].get("left")
         )
@@ -86,7 +88,7 @@ class Membership(RoomState):
         if self.bot_factory is not None and not self.replaying:
             member.sink = self.bot_factory(self, member)
             self.send(member, self.snapshot(member))
-        self.broadcast({"type": "member_updated", "member": member.public(self.host)}, exclude=member)
+        self.broadcast(messages.member_updated(member, self.host), exclude=member)
         if member.id == self.host and any(m.connected and not m.bot for m in self.members.values()):
             self.pass_host()
 
@@ -100,14 +102,14 @@ class Membership(RoomState):
     def release_replaced(self, at: float) -> None:
         """The game is over: seats still played by a bot were given up when grace ran out."""
         for member in [m for m in self.members.values() if m.replaced]:
-            self.remove_member(member, "timeout", at)
+            self.remove_member(member, LeaveReason.TIMEOUT, at)
 
     def pass_host(self) -> None:
         """The host role goes to the longest-present connected human, players first."""
         humans = [m for m in self.members.values() if not m.bot]
         ranked = sorted(humans, key=lambda m: (not m.connected, not m.is_player))
         self.host = ranked[0].id if ranked else None
-        self.broadcast({"type": "host_changed", "host": self.host})
+        self.broadcast(messages.host_changed(self.host))
 
     def game_seat(self, member: Member) -> int | None:
         """The engine seat this member plays in the current (or last) game, if any."""

@@ -7,6 +7,7 @@ from typing import Any
 
 from parlour.dumps import json_bytes
 from parlour.games import Event
+from parlour.rooms import messages
 from parlour.rooms.encoding import joined_object
 from parlour.rooms.members import Member, Message
 from parlour.rooms.state import RoomState
@@ -45,6 +46,7 @@ class Outbound(RoomState):
         shared: list[Message] | None = None
         private = {seat for e in events for seat in e.private}  # seats some event tells more
         turn = self.turn_info()
+        seats = self.seats if kind == "game_started" else None
         for member in self.members.values():
             sink = member.sink
             if sink is None:
@@ -72,22 +74,13 @@ class Outbound(RoomState):
                 else:
                     mine = [e.for_seat(seat) for e in events]
                 seen[seat] = mine
-            message = {
-                "type": kind,
-                "seq": self.seq,
-                "events": mine,
-                "view": view,
-                "turn": turn,
-            }
-            if kind == "game_started":
-                message["seats"] = self.seats
-            self.send(member, message)
+            self.send(member, messages.game_update(kind, self.seq, mine, view, turn, seats))
 
     def countdown_message(self) -> Message:
         if self.countdown is None:
-            return {"type": "countdown", "kind": None, "deadline": None, "remaining": None}
+            return messages.countdown(None, None, None)
         kind, deadline = self.countdown
-        return {"type": "countdown", "kind": kind, "deadline": deadline, "remaining": _remaining(deadline)}
+        return messages.countdown(kind, deadline, _remaining(deadline))
 
     def grace_timer(self, member_id: str) -> Message | None:
         """How long a disconnected member keeps the seat: ``{"deadline", "remaining"}``."""

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from parlour.games import Event, get_game
 from parlour.rooms.commands import Command
+from parlour.rooms.enums import CountdownKind, Phase
 from parlour.rooms.members import BotFactory, Member, Message, Sink
 from parlour.rooms.timers import Timers
 from parlour.store import GameRecord, Store
@@ -95,7 +96,7 @@ class RoomState:
         self.bots_take_over: bool = config.get("bots_take_over", True)
         self.password_hash: str | None = config.get("password_hash")
         self.capacity: int = config["capacity"]
-        self.state = "waiting"
+        self.state = Phase.WAITING
         self.members: dict[str, Member] = {}
         self.member_count = 0
         self.host: str | None = None
@@ -110,7 +111,7 @@ class RoomState:
         self.started_at = 0.0
         self.game_log: list[dict[str, Any]] = []
         self.outcome: Message | None = None
-        self.countdown: tuple[str, float] | None = None
+        self.countdown: tuple[CountdownKind, float] | None = None
         self.turn: tuple[int, float | None] | None = None
         self.grace: dict[str, float] = {}
         # A room nobody ever joins still closes: idle from creation until the first member.
