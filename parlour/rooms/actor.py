@@ -13,13 +13,16 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from parlour.games import IllegalAction, InvalidSettings
 from parlour.rooms import messages
 from parlour.rooms.commands import Command, CommandError
 from parlour.rooms.enums import EndReason, Phase
 from parlour.rooms.state import RoomState
+
+if TYPE_CHECKING:
+    from parlour.rooms.room import Room
 
 log = logging.getLogger("parlour.rooms")
 
@@ -88,7 +91,7 @@ class RoomActor(RoomState):
                     log.exception("room=%s could not be rebuilt from its log", self.code)
             if done is not None and not done.done():
                 done.set_result(error)
-            self.hooks.processed(self, cmd.kind, error, time.perf_counter() - started)
+            self.hooks.processed(cast("Room", self), cmd.kind, error, time.perf_counter() - started)
             if self.state == Phase.CLOSED:
                 break
         self._timers.cancel_all()
@@ -122,7 +125,7 @@ class RoomActor(RoomState):
                 self.records = log_before
                 raise
         # Registry and lobby first: once a client reads a reply, the manager agrees with it.
-        self.hooks.changed(self)
+        self.hooks.changed(cast("Room", self))
         for sink, message in self._out:
             sink.send(message)
         # Free this command's messages now, while their memory is still in the CPU's caches: left

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from parlour.rooms.enums import Role
 from parlour.rooms.members import Member
 from parlour.rooms.state import RoomState
+
+if TYPE_CHECKING:
+    from parlour.rooms.room import Room
 
 
 class Checkpoints(RoomState):
@@ -65,4 +68,4 @@ class Checkpoints(RoomState):
         self.games_played, self.grace, self.idle = data["games_played"], dict(data["grace"]), data["idle"]
         for member in self.members.values():
             if not member.bot:
-                self.hooks.membership(member.session, self)
+                self.hooks.membership(member.session, cast("Room", self))

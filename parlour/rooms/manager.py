@@ -204,7 +204,7 @@ class Manager:
             raise CommandError(
                 "invalid_capacity", f"{game} seats {engine.min_players} to {engine.max_players} players"
             )
-        config = {
+        config: dict[str, Any] = {
             "game": game,
             "settings": settings or {},
             "public": public,

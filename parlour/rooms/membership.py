@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, cast
+
 from parlour.rooms import messages
 from parlour.rooms.commands import Command, CommandError
 from parlour.rooms.enums import LeaveReason, Phase, Role
 from parlour.rooms.members import Member
 from parlour.rooms.state import RoomState
+
+if TYPE_CHECKING:
+    from parlour.rooms.room import Room
 
 
 class Membership(RoomState):
@@ -46,7 +51,7 @@ class Membership(RoomState):
         if self.host is None and not bot:
             self.host = member.id
         if not bot:
-            self.hooks.membership(session, self)
+            self.hooks.membership(session, cast("Room", self))
         return member
 
     def remove_member(self, member: Member, reason: LeaveReason, at: float) -> None:

@@ -309,7 +309,9 @@ class CheatClient:
         turn = self.view.get("turn") if playing else None
         if playing:
             active = set(self.view.get("active", self.seats))
-            order = [(seat, self.seats[seat]) for seat in sorted(self.seats) if seat in active]
+            order: list[tuple[int | None, str]] = [
+                (seat, self.seats[seat]) for seat in sorted(self.seats) if seat in active
+            ]
         else:
             order = [(None, mid) for mid, m in self.members.items() if m["role"] == "player"]
         players = []

@@ -183,7 +183,7 @@ class DotsClient:
             await handler(self, packet)
         except Exception:
             log.exception("dots packet %s failed", kind)
-            await self._error(kind, "internal error", "internal_error")
+            await self._error(str(kind), "internal error", "internal_error")
 
     async def close(self) -> None:
         """The socket closed: no resume in this protocol, so leave at once."""
@@ -431,8 +431,8 @@ class DotsClient:
         self.view = game.get("view") or {}
 
     def _board(self) -> Message:
-        players: dict[int, str] = {}
-        spectators: dict[int, str] = {}
+        players: dict[int | None, str] = {}
+        spectators: dict[int | None, str] = {}
         for mid, member in self.members.items():
             if self.room is not None and mid == self.room.admin_member:
                 continue

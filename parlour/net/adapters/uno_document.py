@@ -76,7 +76,8 @@ def engine_settings(raw: Any) -> dict[str, Any]:
     """The document's settings keys as the engine's; unknown keys pass through for the engine to refuse."""
     if not isinstance(raw, dict):
         return {}
-    return {SETTING_NAMES.get(k, k): v for k, v in raw.items()}
+    settings: dict[str, Any] = raw  # JSON object keys are strings
+    return {SETTING_NAMES.get(k, k): v for k, v in settings.items()}
 
 
 class DocClient:
