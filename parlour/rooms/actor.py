@@ -15,6 +15,8 @@ import logging
 import time
 from typing import TYPE_CHECKING, Any, cast
 
+import orjson
+
 from parlour.games import IllegalAction, InvalidSettings
 from parlour.rooms import messages
 from parlour.rooms.commands import Command, CommandError
@@ -25,6 +27,17 @@ if TYPE_CHECKING:
     from parlour.rooms.room import Room
 
 log = logging.getLogger("parlour.rooms")
+
+FAILED_COMMANDS = 64  # fingerprints of failed commands a room remembers
+
+
+def _fingerprint(cmd: Command) -> str:
+    """Who sent which command with what: the same request sent again has the same fingerprint."""
+    try:
+        payload = orjson.dumps(cmd.payload, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS).decode()
+    except TypeError:
+        payload = repr(cmd.payload)
+    return f"{cmd.kind}\x00{cmd.session}\x00{payload}"
 
 
 class RoomActor(RoomState):
@@ -79,8 +92,13 @@ class RoomActor(RoomState):
                 break
             cmd, done = item
             started = time.perf_counter()
+            error: str | None
             try:
-                error = await self._process(cmd)
+                if self._failed and _fingerprint(cmd) in self._failed:
+                    _send_error(cmd, "command_failed", "this request failed before and is refused")
+                    error = "command_failed"
+                else:
+                    error = await self._process(cmd)
             except Exception:
                 log.exception("room=%s command=%s failed; rebuilding from the log", self.code, cmd.kind)
                 _send_error(cmd, "internal_error", "the server failed handling this request")
@@ -99,12 +117,14 @@ class RoomActor(RoomState):
             item = queue.popleft()
             if item is not None:
                 _send_error(item[0], "room_closed", "the room is closed")
-                if item[1] is not None:
+                # A queued bot move's future is cancelled when the room closes its driver.
+                if item[1] is not None and not item[1].done():
                     item[1].set_result("room_closed")
 
     async def _process(self, cmd: Command) -> str | None:
         self._out, self._reply, self._record = [], None, None
         log_before, logged_before = self.records, len(self.records)
+        payload = cmd.payload.copy()  # as sent: handlers may add to it before they fail
         try:
             accepted = self._apply(cmd)
         except CommandError as exc:
@@ -116,6 +136,9 @@ class RoomActor(RoomState):
         except InvalidSettings as exc:
             _send_error(cmd, exc.code, exc.message)
             return exc.code
+        except Exception:
+            self._remember_failure(Command(cmd.kind, cmd.session, payload))
+            raise
         if accepted:
             try:
                 await self.store.append(self.code, self.records[-1], self._record)
@@ -144,6 +167,12 @@ class RoomActor(RoomState):
         else:
             self._timers.sync(self._deadlines())
         return None
+
+    def _remember_failure(self, cmd: Command) -> None:
+        failed = self._failed
+        failed[_fingerprint(cmd)] = None
+        if len(failed) > FAILED_COMMANDS:
+            del failed[next(iter(failed))]
 
     def _apply(self, cmd: Command) -> bool | None:
         """Handle one command; True if it changed the room (and was logged), False/None if not.

@@ -85,6 +85,9 @@ class RoomState:
         self._reply: Message | None = None
         self._record: GameRecord | None = None
         self._checkpoint_due = False
+        self._failed: dict[str, None] = {}
+        """Fingerprints of commands whose handler raised (newest last, bounded): each such command
+        costs one rebuild from the log, then is refused unhandled (a CPU amplifier otherwise)."""
         self._reset_state()
 
     def _reset_state(self) -> None:

@@ -97,7 +97,35 @@ async def test_handler_failure_heals_room_from_log(harness: Harness, monkeypatch
     assert reply["code"] == "internal_error" and calls["n"] == 1
     monkeypatch.setattr(room.engine, "apply", real_apply)
     assert _views(room) == before  # rebuilt from the log: the half-applied move is gone
-    assert (await clients[0].do("action", action={"type": "line", "x": 0, "y": 0, "d": 0}))["type"] == "ok"
+    assert (await clients[0].do("action", action={"type": "line", "x": 1, "y": 0, "d": 0}))["type"] == "ok"
+
+
+async def test_a_failing_command_is_rebuilt_once_then_refused(harness: Harness, monkeypatch) -> None:
+    """Each failure replays the room's whole log: the same failing request sent again must not."""
+    clients = await harness.table("dots", 2, {"width": 3, "height": 3})
+    room = _room(harness)
+    rebuilds = {"n": 0}
+    real_apply, real_rebuild = room.engine.apply, room._rebuild
+
+    def broken(state: Any, seat: int, action: Any) -> Any:
+        if action == 0:  # the first line: this one request always fails
+            raise RuntimeError("bug")
+        return real_apply(state, seat, action)
+
+    def counted() -> None:
+        rebuilds["n"] += 1
+        real_rebuild()
+
+    monkeypatch.setattr(room.engine, "apply", broken)
+    monkeypatch.setattr(room, "_rebuild", counted)
+    bad = {"type": "line", "x": 0, "y": 0, "d": 0}
+    assert (await clients[0].do("action", action=bad))["code"] == "internal_error"
+    for _ in range(3):
+        assert (await clients[0].do("action", action=bad))["code"] == "command_failed"
+    assert rebuilds["n"] == 1
+    # Other requests are handled as ever.
+    assert (await clients[1].do("chat", text="still here"))["type"] == "ok"
+    assert (await clients[0].do("action", action={"type": "line", "x": 1, "y": 0, "d": 0}))["type"] == "ok"
 
 
 async def test_turn_timer_applies_timeout_rule_and_ignores_stale_timers(harness: Harness) -> None:

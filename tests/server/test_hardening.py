@@ -287,3 +287,41 @@ async def test_pages_carry_security_headers_and_healthz_counts_every_protocol(se
     ):
         health = json.loads(srv.get("/healthz"))
         assert health["connections"] == 2
+
+
+# --- item 8: terminate racing a queued bot move ----------------------------------------------------------
+
+
+async def _terminate_while_bots_play(srv, tag: str) -> None:
+    host, talker = await Client.open(srv.ws, f"H{tag}"), await Client.open(srv.ws, f"T{tag}")
+    code = (await host.ok("create_room", game="uno", capacity=6, settings={"max_players": 6}))["code"]
+    for _ in range(5):
+        await host.ok("add_bot")
+    await host.ok("become_spectator")
+    await talker.ok("spectate", code=code)
+    await host.ok("start")
+    await host.wait_for(lambda m: m.get("type") == "game", 10)  # the bots are playing
+
+    # Requests pile up in the room's queue (sent without waiting), so a bot's move lands behind
+    # ``terminate``; every one of them must still be answered.
+    ids = []
+    for i in range(150):
+        ids.append(f"c{i}")
+        await talker.send({"type": "chat", "text": f"{i}", "id": ids[-1]})
+        if i == 75:
+            await host.send({"type": "terminate", "id": "end"})
+    await host.wait_for(lambda m: m.get("id") == "end", 10, from_start=True)
+    for rid in ids:  # with the room task dead, the request queued behind the bot move hung here
+        await talker.wait_for(lambda m, rid=rid: m.get("id") == rid, 10, from_start=True)
+    await _pong(talker)
+    await _pong(host)
+    await close_all([host, talker])
+
+
+async def test_terminate_racing_queued_bot_moves_answers_everyone(server_factory) -> None:
+    """A bot whose move was queued behind ``terminate`` is cancelled with the room; the room task
+    used to die on that move's cancelled future, leaving every request behind it unanswered."""
+    srv = server_factory({"PARLOUR_BOT_DELAY": "0"})
+    for trial in range(8):
+        await asyncio.gather(*(_terminate_while_bots_play(srv, f"{trial}.{i}") for i in range(4)))
+    assert "InvalidStateError" not in srv.log_path.read_text()
