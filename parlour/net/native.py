@@ -8,6 +8,7 @@ below, then handed to the manager (session and room routing) or to the session's
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
 from dataclasses import dataclass, field
 from typing import Annotated, Any
@@ -259,6 +260,8 @@ class NativeClient:
         self.metrics = metrics
         self.session: Session | None = None
         self.address = address
+        # What a room remembers of the address (to make a kick stick), never the address itself.
+        self.origin = "a:" + hashlib.sha256(address.encode()).hexdigest()[:16]
         self.limits = limits
         allowance = allowance or Allowance.for_config(config)
         self.bucket, self.patience, self.chat = allowance.bucket, allowance.patience, allowance.chat
@@ -406,6 +409,7 @@ class NativeClient:
                 conn,
                 msg.id,
                 owner=self.address,
+                origin=self.origin,
                 game=msg.game,
                 settings=msg.settings,
                 public=msg.public,
@@ -443,7 +447,9 @@ class NativeClient:
             raise CommandError("too_many_guesses", "too many unknown room codes; wait a minute")
         role = "player" if isinstance(msg, Join) else "spectator"
         try:
-            await self.manager.join(self.session, self.conn, msg.id, msg.code, msg.password, role)
+            await self.manager.join(
+                self.session, self.conn, msg.id, msg.code, msg.password, role, self.origin
+            )
         except CommandError as exc:
             if exc.code in ("room_not_found", "invalid_code") and limits is not None:
                 limits.code_miss(self.address)

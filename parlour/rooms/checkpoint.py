@@ -35,6 +35,7 @@ class Checkpoints(RoomState):
                     "bot": m.bot,
                     "bot_options": m.bot_options,
                     "replaced": m.replaced,
+                    "origin": m.origin,
                 }
                 for m in self.members.values()
             ],

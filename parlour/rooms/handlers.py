@@ -52,7 +52,8 @@ def join(room: Room, cmd: Command) -> bool | None:
     existing = room.member_by_session(cmd.session)
     if existing is not None:
         return reconnect(room, cmd)
-    if cmd.session in room.banned:
+    origin = cmd.payload.get("origin")
+    if cmd.session in room.banned or (origin is not None and origin in room.banned):
         raise CommandError("banned", "you were removed from this room")
     checked = room.password_hash is not None and not room.replaying and not cmd.payload.get("creator")
     if checked:
@@ -68,7 +69,7 @@ def join(room: Room, cmd: Command) -> bool | None:
         if len(room.players()) >= room.capacity:
             raise CommandError("room_full", "no free seat")
     member = room.add_member(cmd.session or "", cmd.payload["name"], role)
-    member.sink = cmd.sink
+    member.sink, member.origin = cmd.sink, origin
     room.broadcast(messages.member_joined(member, room.host), exclude=member)
     room.update_countdown(cmd.at, joined=role == Role.PLAYER)
     room.update_idle(cmd.at)
@@ -238,7 +239,10 @@ def kick(room: Room, cmd: Command) -> bool | None:
     if target is host:
         raise CommandError("invalid_target", "you cannot kick yourself")
     if not target.bot:
+        # By session and by address: identifying again under a new name does not get back in.
         room.banned.add(target.session)
+        if target.origin is not None:
+            room.banned.add(target.origin)
     room.send(target, messages.kicked())
     room.remove_member(target, LeaveReason.KICKED, cmd.at)
     if target.bot and target.sink is not None and not room.replaying:
@@ -340,11 +344,14 @@ def action(room: Room, cmd: Command) -> bool | None:
     if seat is None:
         raise CommandError("not_a_player", "you have no seat in this game")
     engine = room.engine
-    if member.bot and "engine_action" in cmd.payload:
+    if (member.bot or room.replaying) and "engine_action" in cmd.payload:
         move = cmd.payload["engine_action"]
     else:
         move = engine.parse_action(cmd.payload.get("action"))  # type: ignore[arg-type]
     events = engine.apply(room.game, seat, move)
+    # The log keeps the engine's action, never the client's object: fields the engine ignored
+    # (junk, however large) are not stored, and replay applies exactly what was applied.
+    cmd.payload = {"engine_action": move}
     room.game_events(events, cmd.at, seat)
     return True
 

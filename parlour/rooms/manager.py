@@ -204,13 +204,16 @@ class Manager:
         quick_play: bool = False,
         bots_take_over: bool = True,
         owner: str | None = None,
+        origin: str | None = None,
     ) -> None:
         """Open a room with the creator in seat 0 as host."""
         self._require_free(session)
         room = await self._open_room(
             game, settings, public, password, capacity, quick_play, bots_take_over, owner
         )
-        payload = {"name": session.name, "creator": True}
+        payload: dict[str, Any] = {"name": session.name, "creator": True}
+        if origin is not None:
+            payload["origin"] = origin
         await room.submit(Command("join", session.id, payload, sink, request_id))
 
     async def _open_room(
@@ -269,13 +272,23 @@ class Manager:
         return room
 
     async def join(
-        self, session: Session, sink: Sink, request_id: Any, code: str, password: str | None, role: str
+        self,
+        session: Session,
+        sink: Sink,
+        request_id: Any,
+        code: str,
+        password: str | None,
+        role: str,
+        origin: str | None = None,
     ) -> None:
+        """Join by code as ``role``; ``origin`` (a hash of the client's address) makes a kick stick."""
         self._require_free(session)
         room = self.rooms.get(normalize_code(code))
         if room is None:
             raise CommandError("room_not_found", f"no room with code {code.strip().upper()}")
         payload: dict[str, Any] = {"name": session.name, "role": role}
+        if origin is not None:
+            payload["origin"] = origin
         if password is not None:
             payload["password"] = password
         stored = room.password_hash

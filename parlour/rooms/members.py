@@ -61,6 +61,7 @@ class Member:
     bot: bool = False
     bot_options: dict[str, Any] = field(default_factory=dict)
     replaced: bool = False  # a disconnected human whose seat a bot plays until they resume
+    origin: str | None = None  # a hash of the client's address, so a kick holds against a new identity
     sink: Sink | None = None
 
     @property

@@ -325,3 +325,46 @@ async def test_terminate_racing_queued_bot_moves_answers_everyone(server_factory
     for trial in range(8):
         await asyncio.gather(*(_terminate_while_bots_play(srv, f"{trial}.{i}") for i in range(4)))
     assert "InvalidStateError" not in srv.log_path.read_text()
+
+
+# --- item 11: the log keeps the engine's action, not the client's object -------------------------------
+
+
+async def test_junk_fields_in_legal_moves_are_not_stored(server_factory) -> None:
+    srv = server_factory()
+    a, b = await Client.open(srv.ws, "A"), await Client.open(srv.ws, "B")
+    code = (await a.ok("create_room", game="dots", settings={"width": 4, "height": 4}))["code"]
+    await b.ok("join", code=code)
+    await a.ok("ready", ready=True)
+    await b.ok("ready", ready=True)
+    await a.wait_for(lambda m: m.get("type") == "game_started", 10)
+    junk = "j" * 30_000
+    for line in [(0, 0, 0), (1, 0, 0), (2, 0, 0), (0, 1, 0)]:
+        mover = a if a.turn["seat"] == a.seat else b
+        await mover.wait_seq(max(a.seq, b.seq))
+        move = {"type": "line", "x": line[0], "y": line[1], "d": line[2], "junk": junk}
+        await mover.ok("action", action=move)
+        await a.wait_seq(mover.seq)
+        await b.wait_seq(mover.seq)
+    with sqlite3.connect(srv.data_dir / "parlour.db") as db:
+        rows = [r[0] for r in db.execute("SELECT data FROM room_log WHERE room = ?", (code,))]
+    assert rows and max(len(r) for r in rows) < 1000
+    assert not any("jjjj" in r for r in rows)
+    await close_all([a, b])
+
+
+# --- item 14: a kick holds against a new identity --------------------------------------------------------
+
+
+async def test_a_kicked_guest_cannot_come_back_under_a_new_name(server_factory) -> None:
+    srv = server_factory()
+    host, guest = await Client.open(srv.ws, "Host"), await Client.open(srv.ws, "Guest")
+    code = (await host.ok("create_room", game="cheat", capacity=4))["code"]
+    await guest.ok("join", code=code)
+    await host.ok("kick", member=guest.member)
+    await guest.expect("kicked")
+    again = await Client.open(srv.ws, "Not Guest")
+    reply = await again.request("join", code=code)
+    assert reply["code"] == "banned"
+    assert (await again.request("spectate", code=code))["code"] == "banned"
+    await close_all([host, guest, again])
