@@ -29,6 +29,15 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument(
         "--log-level", choices=["debug", "info", "warning", "error"], help="env PARLOUR_LOG_LEVEL"
     )
+    serve.add_argument(
+        "--redis",
+        dest="redis_url",
+        help="cluster mode: rooms, logs and sessions in this Redis, e.g. redis://HOST:6379/0 "
+        "(env PARLOUR_REDIS_URL; docs/scaling.md)",
+    )
+    serve.add_argument(
+        "--workers", type=int, help="processes sharing the port, cluster mode only (env PARLOUR_WORKERS)"
+    )
     from parlour.bots.simulate import add_simulate_parser  # engines only: still instant
 
     add_simulate_parser(sub)
@@ -41,8 +50,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         return args.func(args)
     if args.command == "serve":
         config = Config.from_env(
-            host=args.host, port=args.port, data_dir=args.data_dir, log_level=args.log_level
+            host=args.host,
+            port=args.port,
+            data_dir=args.data_dir,
+            log_level=args.log_level,
+            redis_url=args.redis_url,
+            workers=args.workers,
         )
+        if config.workers > 1:
+            from parlour.net.workers import supervise
+
+            return supervise(config)
         serve(config)
     return 0
 

@@ -25,6 +25,9 @@ class Config:
     outbound_queue: int = 256
     max_frame: int = 64 * 1024
     ws_deflate: bool = False
+    redis_url: str = ""  # cluster mode when set (docs/scaling.md)
+    lease_seconds: float = 4.0  # how long a dead node's rooms wait before another node claims them
+    workers: int = 1  # processes sharing the port (cluster mode only)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, **overrides: Any) -> Config:
