@@ -6,6 +6,7 @@ import argparse
 import gc
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 from parlour.config import Config
 
@@ -81,10 +82,19 @@ def serve(config: Config) -> None:
     # (reference counting frees it), so collect far less often. See docs/benchmarks.md, "Server load".
     gc.set_threshold(50_000, 20, 100)
     loop = "asyncio" if sys.platform == "win32" else "uvloop"
+    where: dict[str, Any] = {"host": config.host, "port": config.port}
+    if config.reuse_port:  # one of ``--workers``: the kernel spreads connections over the workers
+        import socket
+
+        sock = socket.socket(socket.AF_INET6 if ":" in config.host else socket.AF_INET)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+        sock.bind((config.host, config.port))
+        sock.set_inheritable(True)
+        where = {"fd": sock.fileno()}
     uvicorn.run(
         create_app(config),
-        host=config.host,
-        port=config.port,
+        **where,
         loop=loop,
         http="httptools",
         ws=ParlourWebSocketProtocol,  # uvicorn's websockets-sansio, plus a fast lane for game frames

@@ -28,6 +28,8 @@ class Config:
     redis_url: str = ""  # cluster mode when set (docs/scaling.md)
     lease_seconds: float = 4.0  # how long a dead node's rooms wait before another node claims them
     workers: int = 1  # processes sharing the port (cluster mode only)
+    reuse_port: bool = False  # bind with SO_REUSEPORT (set for each worker by ``--workers``)
+    bot_delay: tuple[float, float] = (0.6, 1.6)  # seconds (min, max) before a bot acts
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, **overrides: Any) -> Config:
@@ -39,13 +41,21 @@ class Config:
             if raw is not None and raw != "":
                 kind = type(getattr(cls(), f.name))
                 try:
-                    values[f.name] = _bool(raw) if kind is bool else kind(raw)
+                    values[f.name] = _PARSERS.get(kind, kind)(raw)
                 except ValueError:
                     raise SystemExit(
                         f"PARLOUR_{f.name.upper()}={raw!r} is not a valid {kind.__name__}"
                     ) from None
         values.update({k: v for k, v in overrides.items() if v is not None})
         return replace(cls(), **values)
+
+
+def _range(raw: str) -> tuple[float, float]:
+    """``"a"`` or ``"a,b"`` (seconds): the range ``(a, a)`` or ``(a, b)``."""
+    parts = [float(p) for p in raw.split(",")]
+    if len(parts) > 2 or parts[0] < 0 or parts[-1] < parts[0]:
+        raise ValueError(raw)
+    return (parts[0], parts[-1])
 
 
 def _bool(raw: str) -> bool:
@@ -55,3 +65,6 @@ def _bool(raw: str) -> bool:
     if value in ("0", "false", "no", "off"):
         return False
     raise ValueError(raw)
+
+
+_PARSERS: dict[type, Any] = {bool: _bool, tuple: _range}

@@ -24,6 +24,7 @@ from typing import Any
 import orjson
 from redis import asyncio as aioredis
 
+from parlour.dumps import json_bytes
 from parlour.store.base import GameRecord, RoomRecord, SessionRecord
 
 log = logging.getLogger("parlour.store")
@@ -122,6 +123,11 @@ return out
 """
 
 
+def text(raw: bytes | str) -> str:
+    """A Redis reply as text (the client returns bytes)."""
+    return raw.decode() if isinstance(raw, bytes) else raw
+
+
 def node_name() -> str:
     """A name unique to this process run (host, pid, random suffix): a restarted node is a new node."""
     return f"{socket.gethostname()}-{os.getpid()}-{os.urandom(3).hex()}"
@@ -133,13 +139,6 @@ class Fenced(Exception):
     def __init__(self, code: str) -> None:
         super().__init__(f"room {code} is owned by another node")
         self.code = code
-
-
-def _dumps(value: Any) -> bytes:
-    try:
-        return orjson.dumps(value)
-    except TypeError:
-        return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS)
 
 
 _Pending = tuple[str, bytes, GameRecord | None, "asyncio.Future[None]"]
@@ -198,7 +197,7 @@ class RedisStore:
     # --- sessions ------------------------------------------------------------
 
     async def save_session(self, session: SessionRecord) -> None:
-        data = _dumps({"id": session.id, "name": session.name, "created_at": session.created_at})
+        data = json_bytes({"id": session.id, "name": session.name, "created_at": session.created_at})
         await self.redis.set(self.key("session", session.token_hash), data)
 
     async def find_session(self, token_hash: str) -> SessionRecord | None:
@@ -211,14 +210,14 @@ class RedisStore:
     async def session_room(self, session: str) -> str | None:
         """The room ``session`` is a member of, as its owner last committed it."""
         raw = await self.redis.hget(self.key("sroom"), session)
-        return raw.decode() if raw else None
+        return text(raw) if raw else None
 
     # --- rooms ---------------------------------------------------------------
 
     async def create_room(self, code: str, config: dict[str, Any]) -> bool:
         """Record the room and take its lease (token 1 for a new code): the creator owns it."""
         keys = [self.key("room", code), self.key("open"), self.key("fence", code), self.key("lease", code)]
-        token = await self._create(keys=keys, args=[_dumps(config), self.node, self.lease_ms, code])
+        token = await self._create(keys=keys, args=[json_bytes(config), self.node, self.lease_ms, code])
         if not token:
             return False
         self.tokens[code] = int(token)
@@ -227,7 +226,7 @@ class RedisStore:
     async def append(self, code: str, record: dict[str, Any], game: GameRecord | None = None) -> None:
         loop = self._loop or asyncio.get_running_loop()
         done: asyncio.Future[None] = loop.create_future()
-        self._pending.append((code, _dumps(record), game, done))
+        self._pending.append((code, json_bytes(record), game, done))
         if not self._flush_scheduled:
             self._flush_scheduled = True
             loop.call_soon(self._flush)
@@ -245,7 +244,7 @@ class RedisStore:
     async def _write(self, batch: list[_Pending]) -> None:
         pipe = self.redis.pipeline(transaction=False)
         for code, data, game, _ in batch:
-            game_json = b"" if game is None else _dumps(_game_dict(game))
+            game_json = b"" if game is None else json_bytes(_game_dict(game))
             changes = self.membership.pop(code, None)
             flat = [x for pair in changes.items() for x in pair] if changes else None
             await self._append(
@@ -260,7 +259,7 @@ class RedisStore:
                     data,
                     "1" if data.startswith(_CHECKPOINT) else "0",
                     game_json,
-                    _dumps(flat) if flat else b"",
+                    json_bytes(flat) if flat else b"",
                     code,
                 ],
                 client=pipe,
@@ -298,7 +297,7 @@ class RedisStore:
                 self.key("log", code),
                 self.key("sroom"),
             ],
-            args=[self.lease_value(code), reason, time.time(), code, _dumps(flat) if flat else b""],
+            args=[self.lease_value(code), reason, time.time(), code, json_bytes(flat) if flat else b""],
         )
         if done:
             self.tokens.pop(code, None)
@@ -318,7 +317,7 @@ class RedisStore:
     async def owner(self, code: str) -> str | None:
         """The node holding ``code``'s lease, if any."""
         raw = await self.redis.get(self.key("lease", code))
-        return raw.decode().split("|", 1)[1] if raw else None
+        return text(raw).split("|", 1)[1] if raw else None
 
     async def is_open(self, code: str) -> bool:
         return bool(await self.redis.sismember(self.key("open"), code))
@@ -326,7 +325,7 @@ class RedisStore:
     async def orphans(self, limit: int = 1000) -> list[str]:
         """Open rooms whose lease expired or was released: any node may claim them."""
         raw = await self._orphans(keys=[self.key("open")], args=[self.key("lease", ""), limit])
-        return [c.decode() for c in raw]
+        return [text(c) for c in raw]
 
     async def claim(self, code: str) -> RoomRecord | None:
         """Take an unowned open room: a new fencing token, then its config and log as committed."""
@@ -348,7 +347,8 @@ class RedisStore:
         codes = list(self.tokens)
         if not codes:
             return []
-        keys, args = [], [self.lease_ms]
+        keys: list[str] = []
+        args: list[Any] = [self.lease_ms]
         for code in codes:
             keys += [self.key("lease", code), self.key("fence", code)]
             args += [self.lease_value(code), self.tokens[code]]

@@ -21,16 +21,11 @@ from typing import Any
 import orjson
 from redis import asyncio as aioredis
 
+from parlour.dumps import json_bytes
+
 log = logging.getLogger("parlour.cluster")
 
 Item = list[Any]
-
-
-def _dumps(value: Any) -> bytes:
-    try:
-        return orjson.dumps(value)
-    except TypeError:
-        return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS)
 
 
 class Bus:
@@ -99,7 +94,7 @@ class Bus:
         outbox, self._outbox = self._outbox, {}
         for node, items in outbox.items():
             channel = self.events if node == "*" else self.channel(node)
-            self._sending.append((channel, _dumps(items)))
+            self._sending.append((channel, json_bytes(items)))
         self._ready.set()
 
     async def _send(self) -> None:
@@ -145,10 +140,10 @@ class Bus:
                             log.exception("event=bus_item_failed op=%s", item[0] if item else None)
             except asyncio.CancelledError:
                 with contextlib.suppress(Exception):
-                    await pubsub.aclose()
+                    await pubsub.aclose()  # type: ignore[no-untyped-call]
                 raise
             except Exception:
                 log.warning("event=bus_disconnected; retrying", exc_info=False)
                 with contextlib.suppress(Exception):
-                    await pubsub.aclose()
+                    await pubsub.aclose()  # type: ignore[no-untyped-call]
                 await asyncio.sleep(0.5)

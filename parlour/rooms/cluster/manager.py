@@ -17,7 +17,7 @@ import logging
 import random
 import time
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from typing import Any
 
 import orjson
@@ -31,7 +31,7 @@ from parlour.rooms.members import Message, Sink
 from parlour.rooms.room import Room
 from parlour.rooms.validate import hash_password, normalize_code
 from parlour.store import RoomRecord
-from parlour.store.redis import RedisStore
+from parlour.store.redis import RedisStore, text
 
 log = logging.getLogger("parlour.cluster")
 
@@ -74,7 +74,7 @@ class ClusterManager(Manager):
         await self.bus.start()
         for code, raw in (await store.redis.hgetall(store.key("lobby"))).items():
             summary = orjson.loads(raw)
-            self._listed[code.decode()] = summary
+            self._listed[text(code)] = summary
         await self._beat()
         await self._claim_orphans()
         loop = asyncio.get_running_loop()
@@ -156,7 +156,7 @@ class ClusterManager(Manager):
         if session.id not in self.session_rooms:
             code = await self.store.session_room(session.id)
             if code is not None and code not in self.rooms:
-                self.session_rooms[session.id] = RemoteRoom(self, code)
+                self.session_rooms[session.id] = RemoteRoom(self, code)  # type: ignore[assignment]
         return session
 
     async def _check_free(self, session: Session) -> None:
@@ -167,7 +167,7 @@ class ClusterManager(Manager):
             if code is None:
                 self.session_rooms.pop(session.id, None)
             elif code != room.code:
-                self.session_rooms[session.id] = RemoteRoom(self, code)
+                self.session_rooms[session.id] = RemoteRoom(self, code)  # type: ignore[assignment]
         self._require_free(session)
 
     # --- rooms -------------------------------------------------------------------------
@@ -320,7 +320,7 @@ class ClusterManager(Manager):
         if code is None:
             self.session_rooms.pop(session, None)
         elif code not in self.rooms and not (isinstance(current, RemoteRoom) and current.code == code):
-            self.session_rooms[session] = RemoteRoom(self, code)
+            self.session_rooms[session] = RemoteRoom(self, code)  # type: ignore[assignment]
 
     async def _owner(self, code: str) -> str | None:
         """The node owning ``code``: cached, else its lease; an unowned open room is claimed here."""
@@ -398,6 +398,7 @@ class ClusterManager(Manager):
         session_obj = self.sessions.get(sid)
         if session_obj is None:
             session_obj = self.sessions[sid] = Session(sid, name, token_hash)
+        work: Coroutine[Any, Any, str | None]
         if op == "join":
             password, role = item[9:11]
             work = Manager.join(self, session_obj, sink, request_id, code, password, role)  # type: ignore[arg-type]
@@ -423,7 +424,9 @@ class ClusterManager(Manager):
         code = room.code if isinstance(room, Room) else None
         self._post(node, ["done", rpc, error, code])
 
-    async def _quick_join(self, session: Session, sink: Sink, request_id: Any, room: Room) -> str | None:
+    async def _quick_join(
+        self, session: Session, sink: Sink | None, request_id: Any, room: Room
+    ) -> str | None:
         """A quick player sent here by another node: join if a seat is still free, else ``full``."""
         async with self._quick_locks.setdefault(room.game_name, asyncio.Lock()):
             on_the_way = self._quick_pending.get(room.code, ())
@@ -520,7 +523,7 @@ class ClusterManager(Manager):
                 continue
             session = self.sessions.get(member.session)
             if session is not None and session.sink is not None:
-                self.session_rooms[member.session] = RemoteRoom(self, room.code)
+                self.session_rooms[member.session] = RemoteRoom(self, room.code)  # type: ignore[assignment]
             else:
                 self.session_rooms.pop(member.session, None)
         self._reattach_room(room.code)
@@ -573,7 +576,7 @@ class ClusterManager(Manager):
     async def cluster_stats(self) -> dict[str, Any]:
         """Rooms and connections of every live node (from their last heartbeat)."""
         store, redis = self.store, self.store.redis
-        nodes = sorted(n.decode() for n in await redis.smembers(store.key("nodes")))
+        nodes = sorted(text(n) for n in await redis.smembers(store.key("nodes")))
         infos = await redis.mget([store.key("nodeinfo", n) for n in nodes]) if nodes else []
         alive: dict[str, Any] = {}
         dead = []
