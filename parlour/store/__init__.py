@@ -5,7 +5,7 @@ from parlour.store.base import GameRecord, RoomRecord, SessionRecord, Store
 __all__ = ["GameRecord", "RoomRecord", "SessionRecord", "Store", "open_store"]
 
 
-async def open_store(data_dir: str, redis_url: str = "", lease_seconds: float = 4.0) -> Store:
+async def open_store(data_dir: str, redis_url: str = "", lease_seconds: float = 3.0) -> Store:
     """The default store: SQLite (WAL) in ``data_dir``; Redis when ``redis_url`` is set (cluster mode)."""
     if redis_url:
         from parlour.store.redis import RedisStore, node_name

@@ -23,6 +23,7 @@ from typing import Any
 
 import orjson
 from redis import asyncio as aioredis
+from redis.exceptions import NoScriptError
 
 from parlour.dumps import json_bytes
 from parlour.store.base import GameRecord, RoomRecord, SessionRecord
@@ -147,7 +148,7 @@ _Pending = tuple[str, bytes, GameRecord | None, "asyncio.Future[None]"]
 class RedisStore:
     """The ``Store`` of cluster mode, plus the leases of the rooms this node owns."""
 
-    def __init__(self, url: str, node: str, lease_seconds: float = 4.0, prefix: str = "pl:") -> None:
+    def __init__(self, url: str, node: str, lease_seconds: float = 3.0, prefix: str = "pl:") -> None:
         self.url = url
         self.node = node
         self.lease_ms = int(lease_seconds * 1000)
@@ -164,7 +165,7 @@ class RedisStore:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         r = self.redis
-        self._append = r.register_script(_APPEND)
+        self._append_sha: str | None = None
         self._create = r.register_script(_CREATE)
         self._claim = r.register_script(_CLAIM)
         self._renew = r.register_script(_RENEW)
@@ -242,30 +243,32 @@ class RedisStore:
             task.add_done_callback(self._tasks.discard)
 
     async def _write(self, batch: list[_Pending]) -> None:
-        pipe = self.redis.pipeline(transaction=False)
+        """One pipeline of EVALSHA calls. Not redis-py's script objects: in a pipeline they send a
+        SCRIPT EXISTS round trip before every batch. A Redis that lost its scripts (restarted)
+        answers NOSCRIPT: the script is loaded again and the batch retried once."""
+        calls = []
         for code, data, game, _ in batch:
-            game_json = b"" if game is None else json_bytes(_game_dict(game))
             changes = self.membership.pop(code, None)
             flat = [x for pair in changes.items() for x in pair] if changes else None
-            await self._append(
-                keys=[
+            calls.append(
+                (
                     self.key("lease", code),
                     self.key("log", code),
                     self.key("games", code),
                     self.key("sroom"),
-                ],
-                args=[
                     self.lease_value(code),
                     data,
                     "1" if data.startswith(_CHECKPOINT) else "0",
-                    game_json,
+                    b"" if game is None else json_bytes(_game_dict(game)),
                     json_bytes(flat) if flat else b"",
                     code,
-                ],
-                client=pipe,
+                )
             )
         try:
-            results = await pipe.execute(raise_on_error=False)
+            results = await self._run_appends(calls)
+            if any(isinstance(r, NoScriptError) for r in results):
+                self._append_sha = await self.redis.script_load(_APPEND)
+                results = await self._run_appends(calls)
         except Exception as exc:
             for *_, done in batch:
                 if not done.done():
@@ -281,6 +284,14 @@ class RedisStore:
             else:
                 done.set_exception(Fenced(code))
                 self._lost(code)
+
+    async def _run_appends(self, calls: list[tuple[Any, ...]]) -> list[Any]:
+        if self._append_sha is None:
+            self._append_sha = await self.redis.script_load(_APPEND)
+        pipe = self.redis.pipeline(transaction=False)
+        for call in calls:
+            pipe.evalsha(self._append_sha, 4, *call)
+        return await pipe.execute(raise_on_error=False)
 
     def _lost(self, code: str) -> None:
         if self.tokens.pop(code, None) is not None and self.on_fenced is not None:

@@ -43,7 +43,7 @@ class ClusterManager(Manager):
 
     store: RedisStore
 
-    def __init__(self, *args: Any, lease_seconds: float = 4.0, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, lease_seconds: float = 3.0, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.lease = lease_seconds
         self.node = ""
@@ -58,6 +58,7 @@ class ClusterManager(Manager):
         )
         self._rpcs: dict[int, asyncio.Future[tuple[str | None, str | None]]] = {}
         self._rpc_ids = itertools.count(1)
+        self._rpc_rooms: dict[int, str] = {}  # rpc → room code, to re-send when the room moves
         self._tasks: set[asyncio.Task[Any]] = set()
         self._loops: list[asyncio.Task[None]] = []
         self._nodes: set[str] = set()
@@ -293,6 +294,7 @@ class ClusterManager(Manager):
             rpc = next(self._rpc_ids)
             future: asyncio.Future[tuple[str | None, str | None]] = asyncio.get_running_loop().create_future()
             self._rpcs[rpc] = future
+            self._rpc_rooms[rpc] = code
             op, *rest = body
             self._post(owner, [op, rpc, self.node, self._cid(sink), code, *rest])
             try:
@@ -303,6 +305,7 @@ class ClusterManager(Manager):
                 continue
             finally:
                 self._rpcs.pop(rpc, None)
+                self._rpc_rooms.pop(rpc, None)
             if error == "moved":
                 self.owners.pop(code, None)
                 await asyncio.sleep(0.05 * (attempt + 1))
@@ -487,6 +490,10 @@ class ClusterManager(Manager):
 
     def _on_claimed(self, code: str, node: str) -> None:
         """``node`` adopted ``code``: our connections in it re-attach there (a fresh snapshot each)."""
+        for rpc, room in list(self._rpc_rooms.items()):  # sent to the old owner: send them again
+            future = self._rpcs.get(rpc)
+            if room == code and future is not None and not future.done():
+                future.set_result(("moved", None))
         if node == self.node:
             return
         self.owners[code] = node
