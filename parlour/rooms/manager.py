@@ -281,8 +281,11 @@ class Manager:
         role: str,
         origin: str | None = None,
     ) -> None:
-        """Join by code as ``role``; ``origin`` (a hash of the client's address) makes a kick stick."""
-        self._require_free(session)
+        """Join or spectate; joining the room the session is already in re-sends its snapshot.
+        ``origin`` (a hash of the client's address) makes a kick stick."""
+        current = self.session_rooms.get(session.id)
+        if current is None or code.strip().upper() != current.code:
+            self._require_free(session)
         room = self.rooms.get(normalize_code(code))
         if room is None:
             raise CommandError("room_not_found", f"no room with code {code.strip().upper()}")

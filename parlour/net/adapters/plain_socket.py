@@ -18,7 +18,7 @@ from typing import Any
 import orjson
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from parlour.net.connection import TokenBucket
+from parlour.net.connection import CLOSE_GRACE, TokenBucket
 from parlour.net.limits import client_key
 from parlour.net.websocket_protocol import ABORT, SEND_TEXT
 
@@ -130,6 +130,7 @@ class Outbox:
         self.limit = limit
         self.queue: deque[bytes] = deque()
         self.task: asyncio.Task[None] | None = None
+        self.closing: asyncio.Task[None] | None = None  # a close frame on its way
         self.alive = True
 
     async def send(self, frame: dict[str, Any]) -> None:
@@ -174,7 +175,7 @@ class Outbox:
             self.hangup_now()
         elif self.alive:
             self.alive = False
-            self.task = asyncio.get_running_loop().create_task(self._close())
+            self.closing = asyncio.get_running_loop().create_task(self._close())
 
     async def hangup(self) -> None:
         """The server drops the client (flood, overflow): close after what is queued, or at once."""
@@ -197,6 +198,12 @@ class Outbox:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
+        if self.closing is not None:
+            try:
+                await asyncio.wait_for(self.closing, CLOSE_GRACE)
+            except TimeoutError:  # the close frame is stuck behind data the peer never reads
+                if self._abort is not None:
+                    self._abort()
         with contextlib.suppress(Exception):
             await self.ws.close()
 

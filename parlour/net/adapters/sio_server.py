@@ -2,7 +2,8 @@
 
 A connection starts as a design-document client (it gets ``rooms-list`` at once); its first
 ``requestRoom`` turns it into a socket-uno tutorial client instead. Each connection's events are
-handled one at a time, in order, like a native websocket's frames.
+handled one at a time, in order, like a native websocket's frames. The Engine.IO handshake sets
+the browser cookie (``browser_cookie``) that a tutorial client's seat is reclaimed by.
 
 Every event passes one gate before anything else runs (``_GatedServer``): a rate limit per
 Engine.IO connection (a flooder loses the whole connection, not just the namespace, so sending
@@ -20,6 +21,7 @@ from urllib.parse import parse_qs
 
 import socketio
 
+from parlour.net.adapters.browser_cookie import BrowserCookie, browser_of
 from parlour.net.adapters.link import Connector
 from parlour.net.adapters.native_link import connector
 from parlour.net.adapters.plain_socket import Peer
@@ -37,10 +39,17 @@ class Connection:
     """The adapter client behind one socket id, and the lock that keeps its events in order."""
 
     def __init__(
-        self, client: DocClient | TutorialClient, connect: Connector, address: str, eio_sid: str
+        self,
+        client: DocClient | TutorialClient,
+        connect: Connector,
+        browser: str | None,
+        address: str,
+        eio_sid: str,
     ) -> None:
         self.client = client
         self.connect = connect
+        self.browser = browser
+        """The connection's browser cookie (None without one): a tutorial seat is reclaimed by it."""
         self.address = address
         self.eio_sid = eio_sid
         self.lock = asyncio.Lock()
@@ -134,7 +143,7 @@ class UnoSocketIO:
             token = (query.get("token") or [None])[0]
         connect = connector(state, scope)
         client = DocClient(connect, self._peer(sid), name, self.room_names, token)
-        conn = self.connections[sid] = Connection(client, connect, address, eio_sid)
+        conn = self.connections[sid] = Connection(client, connect, browser_of(environ), address, eio_sid)
         async with conn.lock:
             await client.start()
         return True
@@ -170,7 +179,7 @@ class UnoSocketIO:
                 await self._error(sid, "leave your room before requestRoom")
                 return
             await client.close()
-            client = conn.client = TutorialClient(conn.connect, self._peer(sid), self.directory)
+            client = conn.client = TutorialClient(conn.connect, self._peer(sid), self.directory, conn.browser)
         if isinstance(client, TutorialClient):
             if event == "requestRoom":
                 await client.request_room(data)
@@ -188,6 +197,7 @@ class UnoSocketIO:
     async def _error(self, sid: str, message: str) -> None:
         await self.sio.emit("error", {"message": message}, to=sid)
 
-    def asgi(self) -> socketio.ASGIApp:
-        """The ASGI app serving ``/socket.io/`` (mounted there; it sees the full path)."""
-        return socketio.ASGIApp(self.sio)
+    def asgi(self) -> BrowserCookie:
+        """The ASGI app serving ``/socket.io/`` (mounted there; it sees the full path), behind the
+        middleware that gives each browser its cookie on the Engine.IO handshake."""
+        return BrowserCookie(socketio.ASGIApp(self.sio))
