@@ -54,7 +54,9 @@ def start_server(data_dir: str) -> tuple[subprocess.Popen[bytes], str]:
 def measure(browser, base: str, size: int, moves: int) -> dict[str, float]:
     pages = []
     for _ in range(2):
-        context = browser.new_context(viewport={"width": 1280, "height": 800}, reduced_motion="reduce")
+        context = browser.new_context(
+            viewport={"width": 1280, "height": 800}, reduced_motion="reduce", bypass_csp=True
+        )
         page = context.new_page()
         page.goto(base + "/")
         pages.append(page)

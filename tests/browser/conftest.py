@@ -143,7 +143,9 @@ def open_page(browser, server) -> Iterator[Callable[..., object]]:
     contexts = []
 
     def _open(path: str = "/", viewport: dict[str, int] = DESKTOP, base: str = server):
-        context = browser.new_context(viewport=viewport, reduced_motion="reduce")
+        # Playwright evaluates string predicates with eval, which the page's Content-Security-Policy
+        # forbids (the client itself never evaluates strings; checked with the policy enforced).
+        context = browser.new_context(viewport=viewport, reduced_motion="reduce", bypass_csp=True)
         context.set_default_timeout(10_000)
         contexts.append(context)
         context.on("page", _track_errors)
