@@ -15,6 +15,7 @@ import statistics
 import sys
 import tempfile
 import time
+import warnings
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -58,6 +59,8 @@ def run_endpoint(
 
 
 def main() -> int:
+    # The harness's socket clients draw from ``random`` (websocket masks) while Hypothesis runs.
+    warnings.filterwarnings("ignore", message="Do not use the `random` module")
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )

@@ -31,6 +31,7 @@ def fuzzer(fuzz_server: Any) -> Iterator[tuple[LoopThread, Fuzzer]]:
     loop.stop()
 
 
+@pytest.mark.filterwarnings("ignore:Do not use the `random` module")  # the socket clients' masks
 @pytest.mark.parametrize("endpoint", ENDPOINTS)
 def test_hostile_frames_never_cost_a_connection_a_room_or_the_server(
     fuzzer: tuple[LoopThread, Fuzzer], endpoint: str
