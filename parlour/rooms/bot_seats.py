@@ -26,7 +26,7 @@ from typing import Any
 
 from parlour.bots.base import LEVELS, Bot, make_bot
 from parlour.rooms.commands import Command
-from parlour.rooms.enums import Phase
+from parlour.rooms.enums import PLAYING
 from parlour.rooms.members import BotFactory
 
 log = logging.getLogger("parlour.bots")
@@ -67,7 +67,7 @@ class BotDriver:
         if kind in ("game_started", "game"):
             self.events.append(message["events"])
             self._schedule()
-        elif kind == "room" and message.get("state") == Phase.PLAYING:
+        elif kind == "room" and message.get("state") == PLAYING:
             self._schedule()  # a snapshot mid-game: after a restart, or a seat taken over
 
     def close(self, code: int = 1000, reason: str = "") -> None:
@@ -83,7 +83,7 @@ class BotDriver:
 
     def _seat(self) -> int | None:
         room = self.room
-        if self.closed or room.state != Phase.PLAYING or room.game is None:
+        if self.closed or room.state != PLAYING or room.game is None:
             return None
         return room.game_seat(self.member)
 
