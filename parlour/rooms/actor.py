@@ -104,7 +104,7 @@ class RoomActor(RoomState):
 
     async def _process(self, cmd: Command) -> str | None:
         self._out, self._reply, self._record = [], None, None
-        log_before, logged_before = self.records, len(self.records)
+        records_before, count_before = self.records, len(self.records)
         try:
             accepted = self._apply(cmd)
         except CommandError as exc:
@@ -121,8 +121,8 @@ class RoomActor(RoomState):
                 await self.store.append(self.code, self.records[-1], self._record)
             except Exception:
                 # Not durable, so it never happened: drop the record; the caller rebuilds from the log.
-                del log_before[logged_before:]
-                self.records = log_before
+                del records_before[count_before:]
+                self.records = records_before
                 raise
         # Registry and lobby first: once a client reads a reply, the manager agrees with it.
         self.hooks.changed(cast("Room", self))
