@@ -25,6 +25,8 @@ class Config:
     outbound_queue: int = 256
     max_frame: int = 64 * 1024
     ws_deflate: bool = False
+    eio3_ping_interval: float = 25.0
+    eio3_ping_timeout: float = 20.0
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, **overrides: Any) -> Config:
