@@ -25,16 +25,23 @@ PINGING = {"PARLOUR_EIO3_PING_INTERVAL": "0.5", "PARLOUR_EIO3_PING_TIMEOUT": "10
 
 
 def packets(body: str) -> list[str]:
-    """A v3 polling body split by its ``<length>:`` prefixes (ASCII bodies only)."""
+    """A v3 polling body split by its ``<length>:`` prefixes, lengths in UTF-16 units as in JavaScript."""
     out = []
     while body:
         match = re.match(r"(\d+):", body)
         assert match, body
-        n = int(match.group(1))
-        start = match.end()
-        out.append(body[start : start + n])
-        body = body[start + n :]
+        units, end = int(match.group(1)), match.end()
+        while units > 0:
+            units -= 2 if ord(body[end]) > 0xFFFF else 1
+            end += 1
+        assert units == 0, body
+        out.append(body[match.end() : end])
+        body = body[end:]
     return out
+
+
+def js_length(text: str) -> int:
+    return len(text.encode("utf-16-le")) // 2
 
 
 async def countdown_and_deal(client: Recorder, sids: set[str]) -> None:
@@ -245,6 +252,11 @@ async def test_websocket_junk_closes_the_socket(server: Any) -> None:
         with pytest.raises(websockets.ConnectionClosed):
             while True:
                 await ws.recv()
+    async with websockets.connect(ws_base) as ws:  # a packet over PARLOUR_MAX_FRAME (64 KiB)
+        await ws.send('42["requestRoom","' + "x" * 70_000 + '"]')
+        with pytest.raises(websockets.ConnectionClosed):
+            while True:
+                await ws.recv()
     for bad in (f"{ws_base}&sid=nope", f"{ws_base.replace('websocket', 'carrier-pigeon')}"):
         with pytest.raises((websockets.InvalidStatus, websockets.ConnectionClosed)):
             async with websockets.connect(bad) as ws:
@@ -294,3 +306,26 @@ async def test_a_v2_and_a_v4_tutorial_client_share_quick_play(fresh_server: Any)
     assert await page.expect("responseRoom") == [code, 2, 10]
     await page.close()
     await v4.close()
+
+
+async def test_lengths_count_utf16_units_both_ways_and_acks_are_answered(server: Any) -> None:
+    """An astral character is two units in a v3 length, as JavaScript counts; ``421[...]`` gets ``431[]``."""
+    async with aiohttp.ClientSession() as http:
+        name = "Zoë😀"
+        url = f"{server.http}/socket.io/?EIO=3&transport=polling"
+        async with http.get(url, params={"name": name}) as r:
+            body = await r.text()
+        sid = orjson.loads(packets(body)[0][1:])["sid"]
+        session = next(p for p in packets(body) if p.startswith('42["session"'))
+        assert orjson.loads(session[2:])[1]["name"] == name
+        assert f"{js_length(session)}:{session}" in body
+        event = '421["requestRoom","Zoë😀"]'
+        async with http.post(f"{url}&sid={sid}", data=f"{js_length(event)}:{event}") as r:
+            assert r.status == 200
+        seen: list[str] = []
+        while not any(p.startswith('42["responseRoom"') for p in seen):
+            async with http.get(f"{url}&sid={sid}") as r:
+                seen += packets(await r.text())
+        assert "431[]" in seen
+        response = orjson.loads(next(p for p in seen if p.startswith('42["responseRoom"'))[2:])
+        assert response[1][1:] == [1, 10]
