@@ -338,17 +338,17 @@ class EngineIOv3:
         sid = query.get("sid")
         if sid is None:
             await websocket.accept()
-            session = await self._open(websocket.scope)
-            await session.switch_to(websocket, [session.open_packet([])])
-            await self._ws_loop(session, websocket)
+            fresh = await self._open(websocket.scope)
+            await fresh.switch_to(websocket, [fresh.open_packet([])])
+            await self._ws_loop(fresh, websocket)
             return
-        session = self.sessions.get(sid)
-        if session is None or session.transport is not Transport.POLLING or session.state is not State.OPEN:
+        polled = self.sessions.get(sid)
+        if polled is None or polled.transport is not Transport.POLLING or polled.state is not State.OPEN:
             await websocket.close(1008)
             return
         await websocket.accept()
-        if await self._upgrade(session, websocket):
-            await self._ws_loop(session, websocket)
+        if await self._upgrade(polled, websocket):
+            await self._ws_loop(polled, websocket)
 
     async def _upgrade(self, session: Session, websocket: WebSocket) -> bool:
         """Probe, noop the pending poll, then switch on ``5``; False leaves the session on polling."""

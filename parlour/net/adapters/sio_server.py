@@ -23,10 +23,10 @@ from starlette.types import Receive, Scope, Send
 from parlour.net.adapters.engineio_v3 import EngineIOv3, Timing, engine_version
 from parlour.net.adapters.link import Connector
 from parlour.net.adapters.native_link import connector
-from parlour.net.adapters.socket_uno import Directory, TutorialClient
+from parlour.net.adapters.plain_socket import Peer
 from parlour.net.adapters.socketio_v2 import SocketIOv2
-from parlour.net.adapters.uno_socketio import EVENTS, DocClient
-from parlour.net.adapters.wire import Peer
+from parlour.net.adapters.uno_document import EVENTS, DocClient
+from parlour.net.adapters.uno_tutorial import Directory, TutorialClient
 
 log = logging.getLogger(__name__)
 

@@ -20,7 +20,7 @@ import orjson
 from starlette.types import Scope
 
 from parlour.net.adapters.engineio_v3 import MESSAGE, Session
-from parlour.net.adapters.wire import Peer
+from parlour.net.adapters.plain_socket import Peer
 
 DEFAULT = "/"
 
