@@ -166,8 +166,7 @@ async def _gone(http: aiohttp.ClientSession, base: str, sid: str) -> bool:
     ],
     ids=["no-length", "short", "zero", "empty-length", "huge-length", "not-utf8", "length-past-end"],
 )
-async def test_a_badly_framed_post_is_400_and_closes_the_session(server_with: Any, body: bytes) -> None:
-    server = server_with({"PARLOUR_MAX_FRAME": "2048"})
+async def test_a_badly_framed_post_is_400_and_closes_the_session(server: Any, body: bytes) -> None:
     async with aiohttp.ClientSession() as http:
         sid = await _session(http, server.http)
         url = f"{server.http}/socket.io/?EIO=3&transport=polling&sid={sid}"
