@@ -7,6 +7,7 @@ import contextlib
 from collections.abc import Callable
 from typing import Any
 
+import aiohttp
 import socketio
 
 Event = tuple[str, Any]
@@ -53,11 +54,16 @@ class Recorder:
 
 
 class SioClient(Recorder):
-    """A python-socketio (Socket.IO v5 / Engine.IO v4) client, recording what it receives."""
+    """A python-socketio (Socket.IO v5 / Engine.IO v4) client, recording what it receives.
 
-    def __init__(self) -> None:
+    Each client is a browser of its own (a fresh cookie jar) unless given another one's ``jar``.
+    """
+
+    def __init__(self, jar: aiohttp.CookieJar | None = None) -> None:
         super().__init__()
-        self.sio = socketio.AsyncClient(reconnection=False)
+        self.jar = jar if jar is not None else aiohttp.CookieJar(unsafe=True)  # unsafe: 127.0.0.1
+        self.http = aiohttp.ClientSession(cookie_jar=self.jar)
+        self.sio = socketio.AsyncClient(reconnection=False, http_session=self.http)
         self.sio.on("*", self._on_any)
 
     @classmethod
@@ -80,3 +86,4 @@ class SioClient(Recorder):
 
     async def close(self) -> None:
         await self.sio.disconnect()
+        await self.http.close()

@@ -2,11 +2,12 @@
 
 A connection starts as a design-document client (it gets ``rooms-list`` at once); its first
 ``requestRoom`` turns it into a socket-uno tutorial client instead. Each connection's events are
-handled one at a time, in order, like a native websocket's frames.
+handled one at a time, in order, like a native websocket's frames. The Engine.IO handshake sets
+the browser cookie (``browser_cookie``) that a tutorial client's seat is reclaimed by.
 
 The same ``/socket.io/`` also serves socket.io 2.x clients (the tutorial's original page):
 requests with ``EIO=3`` go to ``engineio_v3`` + ``socketio_v2``, whose connections reach the
-very same ``attach``/``event``/``detach`` as python-socketio's.
+very same ``attach``/``event``/``detach`` as python-socketio's, behind the same cookie middleware.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from urllib.parse import parse_qs
 import socketio
 from starlette.types import Receive, Scope, Send
 
+from parlour.net.adapters.browser_cookie import BrowserCookie, from_header
 from parlour.net.adapters.engineio_v3 import EngineIOv3, Timing, engine_version
 from parlour.net.adapters.link import Connector
 from parlour.net.adapters.native_link import connector
@@ -36,10 +38,14 @@ _TUTORIAL_EVENTS = ("playCard", "drawCard")
 class Connection:
     """The adapter client behind one socket id, and the lock that keeps its events in order."""
 
-    def __init__(self, client: DocClient | TutorialClient, connect: Connector, peer: Peer) -> None:
+    def __init__(
+        self, client: DocClient | TutorialClient, connect: Connector, peer: Peer, browser: str | None
+    ) -> None:
         self.client = client
         self.connect = connect
         self.peer = peer
+        self.browser = browser
+        """The connection's browser cookie (None without one): a tutorial seat is reclaimed by it."""
         self.lock = asyncio.Lock()
 
 
@@ -88,7 +94,7 @@ class UnoSocketIO:
         """A new connection on either protocol version: a design-document client to start with."""
         connect = connector(scope["app"].state)
         client = DocClient(connect, peer, name or "Guest", self.room_names, token)
-        conn = self.connections[sid] = Connection(client, connect, peer)
+        conn = self.connections[sid] = Connection(client, connect, peer, _browser(scope))
         async with conn.lock:
             await client.start()
 
@@ -121,7 +127,7 @@ class UnoSocketIO:
                 await self._error(sid, "leave your room before requestRoom")
                 return
             await client.close()
-            client = conn.client = TutorialClient(conn.connect, conn.peer, self.directory)
+            client = conn.client = TutorialClient(conn.connect, conn.peer, self.directory, conn.browser)
         if isinstance(client, TutorialClient):
             if event == "requestRoom":
                 await client.request_room(data)
@@ -141,8 +147,9 @@ class UnoSocketIO:
         if conn is not None:
             await conn.peer.emit("error", {"message": message})
 
-    def asgi(self) -> Callable[[Scope, Receive, Send], Any]:
-        """The ASGI app serving ``/socket.io/``: ``EIO=3`` to the v3 layer, the rest to python-socketio."""
+    def asgi(self) -> BrowserCookie:
+        """The ASGI app serving ``/socket.io/``: ``EIO=3`` to the v3 layer, the rest to python-socketio,
+        both behind the middleware that gives each browser its cookie on the Engine.IO handshake."""
         v4 = socketio.ASGIApp(self.sio)
         v3 = EngineIOv3(SocketIOv2(self), _timing, _max_body)
 
@@ -152,7 +159,15 @@ class UnoSocketIO:
             else:
                 await v4(scope, receive, send)
 
-        return app
+        return BrowserCookie(app)
+
+
+def _browser(scope: Scope) -> str | None:
+    """The browser cookie a connection's handshake came with (or was just given)."""
+    for name, value in scope.get("headers", []):
+        if name.lower() == b"cookie" and (found := from_header(value.decode("latin-1"))) is not None:
+            return found
+    return None
 
 
 def _timing(scope: Scope) -> Timing:
