@@ -25,7 +25,8 @@ import random
 from collections import deque
 from typing import Any
 
-from parlour.bots.base import LEVELS, Bot, make_bot
+from parlour.bots.base import LEVELS, Bot
+from parlour.bots.catalog import make_bot
 from parlour.rooms.commands import Command
 
 log = logging.getLogger("parlour.bots")
@@ -132,16 +133,10 @@ class BotDriver:
         if action is None or self._seat() != seat:
             return
         # Bot members may send the engine action itself; a human's seat taken over sends the wire form.
-        payload = {"engine_action": action} if self.member.bot else {"action": wire_action(action)}
+        payload = {"engine_action": action} if self.member.bot else {"action": engine.format_action(action)}
         # Sent through this driver: once the seat's human is back (or the bot removed), the room
         # ignores a move that was still on its way.
         await self.room.submit(self.command("action", self.member.session, payload, self))
-
-
-def wire_action(action: Any) -> dict[str, Any]:
-    """An engine action in the native protocol's form: UNO and Cheat actions already are; a Dots
-    action is a line id."""
-    return {"type": "line", "line": action} if isinstance(action, int) else action
 
 
 def bot_factory(room: Any, member: Any) -> BotDriver:

@@ -17,7 +17,8 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from parlour.games import Event, IllegalAction, InvalidSettings, get_game
+from parlour.bots.catalog import get_game
+from parlour.games import Event, IllegalAction, InvalidSettings
 from parlour.rooms.commands import Command, CommandError
 from parlour.rooms.members import BotFactory, Member, Message, Sink
 from parlour.rooms.timers import Timers
@@ -573,7 +574,7 @@ class Room:
         seat = to_act[0]
         if self.turn is not None and self.turn[0] == seat and actor != seat:
             return
-        limit = getattr(self.rules, "turn_timer", 0) or 0
+        limit = self.engine.turn_timer(self.rules)
         self.turn = (seat, at + limit if limit else None)
 
     def grace_timer(self, member_id: str) -> Message | None:
