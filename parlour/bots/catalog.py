@@ -72,10 +72,15 @@ def get_game(name: str) -> Game:
     return CATALOG[name].game
 
 
+def bot_levels(name: str) -> tuple[str, ...]:
+    """The bot levels game ``name`` offers (none for an unknown game or one without bots)."""
+    listing = CATALOG.get(name)
+    return () if listing is None else tuple(listing.bots)
+
+
 def has_bots(name: str) -> bool:
     """Whether ``name`` is a registered game with at least one bot."""
-    listing = CATALOG.get(name)
-    return listing is not None and bool(listing.bots)
+    return bool(bot_levels(name))
 
 
 def make_bot(game: str, level: str, seat: int, rng: random.Random | None = None) -> Bot:

@@ -24,8 +24,8 @@ import random
 from collections import deque
 from typing import Any
 
-from parlour.bots.base import LEVELS, Bot
-from parlour.bots.catalog import make_bot
+from parlour.bots.base import Bot
+from parlour.bots.catalog import bot_levels, make_bot
 from parlour.rooms.commands import Command
 from parlour.rooms.enums import Phase
 from parlour.rooms.members import BotFactory
@@ -91,8 +91,11 @@ class BotDriver:
     def _ensure_bot(self, seat: int) -> Bot:
         if self.bot is None or self.bot.seat != seat:
             default = DEFAULT_LEVEL if self.member.bot else TAKEOVER_LEVEL
+            levels = bot_levels(self.room.game_name)
             level = self.member.bot_options.get("level") or default
-            self.bot = make_bot(self.room.game_name, level if level in LEVELS else default, seat, self.rng)
+            if level not in levels:
+                level = default if default in levels else levels[0]
+            self.bot = make_bot(self.room.game_name, level, seat, self.rng)
         return self.bot
 
     async def _act(self) -> None:
