@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from parlour.bots.base import Bot
+from parlour.bots.base import LEVELS, Bot
 from parlour.games.base import Game
 
 REGISTERED = ("uno", "cheat", "dots")
@@ -43,7 +43,7 @@ class Listing:
             "max_players": game.max_players,
             "default_capacity": game.default_capacity(defaults),
             "score_label": game.score_label,
-            "bots": list(self.bots),
+            "bots": [level for level in LEVELS if level in self.bots],  # offered to hosts
             "settings": [s.describe() for s in game.settings_schema],
         }
 
