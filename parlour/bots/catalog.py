@@ -20,7 +20,7 @@ from typing import Any
 from parlour.bots.base import LEVELS, Bot
 from parlour.games.base import Game
 
-REGISTERED = ("uno", "cheat", "dots")
+REGISTERED = ("uno", "cheat", "dots", "connect_four")
 """The games, in the order the lobby offers them."""
 
 
