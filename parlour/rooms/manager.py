@@ -14,7 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from parlour.games import InvalidSettings, get_game
+from parlour.bots.catalog import get_game
+from parlour.games import InvalidSettings
 from parlour.rooms import messages
 from parlour.rooms.commands import Command, CommandError
 from parlour.rooms.enums import BEFORE_START, CLOSED
@@ -228,7 +229,10 @@ class Manager:
     async def join(
         self, session: Session, sink: Sink, request_id: Any, code: str, password: str | None, role: str
     ) -> None:
-        self._require_free(session)
+        """Join or spectate; joining the room the session is already in re-sends its snapshot."""
+        current = self.session_rooms.get(session.id)
+        if current is None or code.strip().upper() != current.code:
+            self._require_free(session)
         room = self.rooms.get(normalize_code(code))
         if room is None:
             raise CommandError("room_not_found", f"no room with code {code.strip().upper()}")
