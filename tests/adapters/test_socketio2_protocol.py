@@ -192,8 +192,7 @@ async def test_junk_packets_close_only_that_session(server: Any, packet: str) ->
     assert server.alive() and "Traceback" not in server.log_path.read_text()
 
 
-async def test_bad_requests_get_400(server_with: Any) -> None:
-    server = server_with({"PARLOUR_MAX_FRAME": "2048"})
+async def test_bad_requests_get_400(server: Any) -> None:
     base = f"{server.http}/socket.io/?EIO=3"
     async with aiohttp.ClientSession() as http:
         sid = await _session(http, server.http)
@@ -208,8 +207,8 @@ async def test_bad_requests_get_400(server_with: Any) -> None:
         for method, url, body in refused:
             async with http.request(method, url, data=body) as r:
                 assert r.status == 400, (method, url)
-        async with http.post(f"{base}&transport=polling&sid={sid}", data=b"1:2" * 1000) as r:
-            assert r.status == 400  # larger than PARLOUR_MAX_FRAME
+        async with http.post(f"{base}&transport=polling&sid={sid}", data="1:2" * 25_000) as r:
+            assert r.status == 400  # larger than PARLOUR_MAX_FRAME (64 KiB)
         sid = await _session(http, server.http)
         binary = {"Content-Type": "application/octet-stream"}
         async with http.post(
