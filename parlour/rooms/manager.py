@@ -15,10 +15,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from parlour.games import InvalidSettings, get_game
+from parlour.bots.catalog import get_game
+from parlour.games import InvalidSettings
 from parlour.rooms import messages
 from parlour.rooms.commands import Command, CommandError
-from parlour.rooms.enums import BEFORE_START, Phase
+from parlour.rooms.enums import BEFORE_START, CLOSED
 from parlour.rooms.members import BotFactory, Message, Sink
 from parlour.rooms.room import Room, Timings
 from parlour.rooms.validate import (
@@ -103,7 +104,7 @@ class Manager:
                 self.quarantined.append(record.code)
                 await self.store.close_room(record.code, "recovery_failed")
                 continue
-            if room.state == Phase.CLOSED:
+            if room.state == CLOSED:
                 await self.store.close_room(record.code, room.config.get("closed_reason", "closed"))
                 continue
             self.rooms[room.code] = room
@@ -129,7 +130,7 @@ class Manager:
             self.session_rooms[session] = room
 
     def changed(self, room: Room) -> None:
-        if room.state == Phase.CLOSED:
+        if room.state == CLOSED:
             self.rooms.pop(room.code, None)
             self._guesses.pop(room.code, None)
             owner = self.owners.pop(room.code, None)
@@ -419,7 +420,7 @@ class Manager:
 
     def _listed_update(self, room: Room) -> None:
         """Keep the public list current and push differences to lobby subscribers."""
-        listed = room.public and room.state != Phase.CLOSED
+        listed = room.public and room.state != CLOSED
         summary = room.summary() if listed else None
         previous = self._listed.get(room.code)
         if summary == previous:

@@ -5,10 +5,15 @@ A connection starts as a design-document client (it gets ``rooms-list`` at once)
 handled one at a time, in order, like a native websocket's frames. The Engine.IO handshake sets
 the browser cookie (``browser_cookie``) that a tutorial client's seat is reclaimed by.
 
-Every event passes one gate before anything else runs (``_GatedServer``): a rate limit per
-Engine.IO connection (a flooder loses the whole connection, not just the namespace, so sending
-``40`` again does not buy a fresh allowance), and a refusal of events a client may not send
-(the reserved ``connect``/``disconnect``, non-string names, more than one argument).
+The same ``/socket.io/`` also serves socket.io 2.x clients (the tutorial's original page):
+requests with ``EIO=3`` go to ``engineio_v3`` + ``socketio_v2``, whose connections reach the
+very same ``attach``/``event``/``detach`` as python-socketio's, behind the same cookie middleware.
+
+Every python-socketio event passes one gate before anything else runs (``_GatedServer``): a rate
+limit per Engine.IO connection (a flooder loses the whole connection, not just the namespace, so
+sending ``40`` again does not buy a fresh allowance), and a refusal of events a client may not send
+(the reserved ``connect``/``disconnect``, non-string names, more than one argument). ``attach``
+counts the connection against its address (``PARLOUR_CONNECTIONS_PER_IP``) on both versions.
 """
 
 from __future__ import annotations
@@ -20,11 +25,14 @@ from typing import Any
 from urllib.parse import parse_qs
 
 import socketio
+from starlette.types import Receive, Scope, Send
 
-from parlour.net.adapters.browser_cookie import BrowserCookie, browser_of
+from parlour.net.adapters.browser_cookie import BrowserCookie, from_header
+from parlour.net.adapters.engineio_v3 import EngineIOv3, Timing, engine_version
 from parlour.net.adapters.link import Connector
 from parlour.net.adapters.native_link import connector
 from parlour.net.adapters.plain_socket import Peer
+from parlour.net.adapters.socketio_v2 import SocketIOv2
 from parlour.net.adapters.uno_document import EVENTS, DocClient
 from parlour.net.adapters.uno_tutorial import Directory, TutorialClient
 from parlour.net.connection import TokenBucket
@@ -42,16 +50,16 @@ class Connection:
         self,
         client: DocClient | TutorialClient,
         connect: Connector,
+        peer: Peer,
         browser: str | None,
         address: str,
-        eio_sid: str,
     ) -> None:
         self.client = client
         self.connect = connect
+        self.peer = peer
         self.browser = browser
         """The connection's browser cookie (None without one): a tutorial seat is reclaimed by it."""
         self.address = address
-        self.eio_sid = eio_sid
         self.lock = asyncio.Lock()
 
 
@@ -82,6 +90,7 @@ class UnoSocketIO:
         self.sio = _GatedServer(async_mode="asgi", cors_allowed_origins="*")
         self.sio.gate = self._gate
         self.allowances: dict[str, _Allowance] = {}  # by Engine.IO sid
+        self.state: Any = None  # the app's state, from the first connection
         self.connections: dict[str, Connection] = {}
         self.directory = Directory()
         self.room_names: dict[str, str] = {}
@@ -101,9 +110,8 @@ class UnoSocketIO:
 
     async def _gate(self, eio_sid: str, namespace: str, data: Any) -> bool:
         """True if the event may be handled; a flooder's Engine.IO connection is closed."""
-        state = self._state
         allowance = self.allowances.get(eio_sid)
-        if allowance is None or state is None:
+        if allowance is None:
             return False
         if not allowance.bucket.take():
             if not allowance.patience.take():
@@ -123,17 +131,10 @@ class UnoSocketIO:
             return False
         return True
 
-    _state: Any = None
-
     async def _connect(self, sid: str, environ: dict[str, Any], auth: Any = None) -> bool:
-        scope = environ["asgi.scope"]
-        state = self._state = scope["app"].state
-        address = client_key(scope)
-        if not state.limits.connect(address):
-            return False  # the namespace connection is refused (connect_error)
+        config = environ["asgi.scope"]["app"].state.config
         eio_sid = self.sio.manager.eio_sid_from_sid(sid, "/")
-        self.allowances[eio_sid] = _Allowance(state.config.rate_per_second, state.config.rate_burst)
-        state.metrics.connected(1)
+        self.allowances[eio_sid] = _Allowance(config.rate_per_second, config.rate_burst)
         query = parse_qs(environ.get("QUERY_STRING", ""))
         name = auth.get("name") if isinstance(auth, dict) else None
         if not isinstance(name, str):
@@ -141,35 +142,55 @@ class UnoSocketIO:
         token = auth.get("token") if isinstance(auth, dict) else None
         if not isinstance(token, str):
             token = (query.get("token") or [None])[0]
+        return await self.attach(sid, self._peer(sid), environ["asgi.scope"], name, token)
+
+    async def _disconnect(self, sid: str, reason: Any = None) -> None:
+        self.allowances.pop(self.sio.manager.eio_sid_from_sid(sid, "/") or "", None)
+        await self.detach(sid)
+
+    def _handler(self, event: str) -> Callable[..., Any]:
+        async def handle(sid: str, data: Any = None) -> None:
+            await self.event(sid, event, data)
+
+        return handle
+
+    async def attach(self, sid: str, peer: Peer, scope: Scope, name: str | None, token: str | None) -> bool:
+        """A new connection on either protocol version: a design-document client to start with.
+        False (nothing attached) when its address already holds as many connections as it may."""
+        state = self.state = scope["app"].state
+        address = client_key(scope)
+        if not state.limits.connect(address):
+            return False
+        state.metrics.connected(1)
         connect = connector(state, scope)
-        client = DocClient(connect, self._peer(sid), name, self.room_names, token)
-        conn = self.connections[sid] = Connection(client, connect, browser_of(environ), address, eio_sid)
+        client = DocClient(connect, peer, name or "Guest", self.room_names, token)
+        conn = self.connections[sid] = Connection(client, connect, peer, _browser(scope), address)
         async with conn.lock:
             await client.start()
         return True
 
-    async def _disconnect(self, sid: str, reason: Any = None) -> None:
+    async def event(self, sid: str, event: str, data: Any) -> None:
+        """One event from a connection, after the ones before it."""
+        conn = self.connections.get(sid)
+        if conn is None:
+            return
+        if event != "requestRoom" and event not in _TUTORIAL_EVENTS and event not in EVENTS:
+            return  # as python-socketio does with an event that has no handler
+        async with conn.lock:
+            try:
+                await self._dispatch(conn, sid, event, data)
+            except Exception:
+                log.exception("socket.io event %s failed", event)
+                await self._error(sid, "internal error")
+
+    async def detach(self, sid: str) -> None:
+        """The connection is gone (either version)."""
         conn = self.connections.pop(sid, None)
         if conn is not None:
-            self._state.limits.disconnect(conn.address)
-            self._state.metrics.connected(-1)
-            self.allowances.pop(conn.eio_sid, None)
+            self.state.limits.disconnect(conn.address)
+            self.state.metrics.connected(-1)
             async with conn.lock:
                 await conn.client.close()
-
-    def _handler(self, event: str) -> Callable[..., Any]:
-        async def handle(sid: str, data: Any = None) -> None:
-            conn = self.connections.get(sid)
-            if conn is None:
-                return
-            async with conn.lock:
-                try:
-                    await self._dispatch(conn, sid, event, data)
-                except Exception:
-                    log.exception("socket.io event %s failed", event)
-                    await self._error(sid, "internal error")
-
-        return handle
 
     async def _dispatch(self, conn: Connection, sid: str, event: str, data: Any) -> None:
         """Route one event to the connection's client; ``requestRoom`` makes it a tutorial client."""
@@ -179,7 +200,7 @@ class UnoSocketIO:
                 await self._error(sid, "leave your room before requestRoom")
                 return
             await client.close()
-            client = conn.client = TutorialClient(conn.connect, self._peer(sid), self.directory, conn.browser)
+            client = conn.client = TutorialClient(conn.connect, conn.peer, self.directory, conn.browser)
         if isinstance(client, TutorialClient):
             if event == "requestRoom":
                 await client.request_room(data)
@@ -195,9 +216,37 @@ class UnoSocketIO:
             await client.on_event(event, data)
 
     async def _error(self, sid: str, message: str) -> None:
-        await self.sio.emit("error", {"message": message}, to=sid)
+        conn = self.connections.get(sid)
+        if conn is not None:
+            await conn.peer.emit("error", {"message": message})
 
     def asgi(self) -> BrowserCookie:
-        """The ASGI app serving ``/socket.io/`` (mounted there; it sees the full path), behind the
-        middleware that gives each browser its cookie on the Engine.IO handshake."""
-        return BrowserCookie(socketio.ASGIApp(self.sio))
+        """The ASGI app serving ``/socket.io/``: ``EIO=3`` to the v3 layer, the rest to python-socketio,
+        both behind the middleware that gives each browser its cookie on the Engine.IO handshake."""
+        v4 = socketio.ASGIApp(self.sio)
+        v3 = EngineIOv3(SocketIOv2(self), _timing, _max_body)
+
+        async def app(scope: Scope, receive: Receive, send: Send) -> None:
+            if scope["type"] in ("http", "websocket") and engine_version(scope) == "3":
+                await v3(scope, receive, send)
+            else:
+                await v4(scope, receive, send)
+
+        return BrowserCookie(app)
+
+
+def _browser(scope: Scope) -> str | None:
+    """The browser cookie a connection's handshake came with (or was just given)."""
+    for name, value in scope.get("headers", []):
+        if name.lower() == b"cookie" and (found := from_header(value.decode("latin-1"))) is not None:
+            return found
+    return None
+
+
+def _timing(scope: Scope) -> Timing:
+    config = scope["app"].state.config
+    return Timing(config.eio3_ping_interval, config.eio3_ping_timeout)
+
+
+def _max_body(scope: Scope) -> int:
+    return int(scope["app"].state.config.max_frame)

@@ -22,7 +22,7 @@ from typing import Any
 
 import orjson
 
-from parlour.games import get_game
+from parlour.bots.catalog import get_game
 from parlour.rooms.cluster.bus import Bus, Item
 from parlour.rooms.cluster.remote import RemoteRoom, RemoteSink
 from parlour.rooms.commands import Command, CommandError
@@ -321,6 +321,10 @@ class ClusterManager(Manager):
                 continue
             sid = session.id if session is not None else body[2] if op == "cmd" else None
             if sid is not None and error != "full":
+                if room is None:
+                    # "Not in a room" may come from an owner that has just lost the room: believe
+                    # only what the room's real owner committed.
+                    room = await self.store.session_room(sid)
                 self._note_membership(sid, room)
             return error
         raise CommandError("room_unavailable", "the room is moving to another server; try again")
@@ -620,5 +624,10 @@ class ClusterManager(Manager):
     async def _claim_orphans(self) -> None:
         orphans = await self.store.orphans()
         random.shuffle(orphans)  # nodes claiming at once spread the rooms between them
-        for code in orphans:
-            await self._claim(code)
+        gate = asyncio.Semaphore(16)  # a dead node's rooms come back in parallel, not one by one
+
+        async def claim(code: str) -> None:
+            async with gate:
+                await self._claim(code)
+
+        await asyncio.gather(*(claim(code) for code in orphans))
