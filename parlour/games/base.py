@@ -147,3 +147,7 @@ class Game(Protocol):
 
     def outcome(self, state: Any) -> Outcome | None:
         """The result once the game is over, else None."""
+
+    def describe(self, event: Event) -> dict[str, Any] | None:
+        """The game-log entry for ``event`` from its public fields (``parlour.games.words``), or None
+        for an event not worth a line (whose turn it is)."""

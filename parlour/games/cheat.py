@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from parlour.games.base import Event, IllegalAction, InvalidSettings, Outcome
+from parlour.games.words import LogEntry, entry, named, plural
 
 # --- Cards -----------------------------------------------------------------
 
@@ -509,6 +510,60 @@ def outcome(state: State) -> Outcome | None:
 # --- The engine object the room layer uses ---------------------------------
 
 
+def describe(event: Event) -> LogEntry | None:
+    """The game-log entry for ``event``: public fields only (a placement's cards stay hidden until a
+    call reveals them, and then everyone saw them)."""
+    kind, p = event.type, event.public
+    if kind == "played":
+        return entry(
+            kind,
+            p["seat"],
+            "place",
+            named(p["seat"]),
+            f" placed {p['count']} as ",
+            {"rank": RANK_NAMES[p["rank"]]},
+            "s",
+        )
+    if kind == "called":
+        verdict = " — it was true" if p["truthful"] else " — caught cheating!"
+        return entry(
+            kind,
+            p["caller"],
+            "reveal",
+            named(p["caller"]),
+            " called Cheat! on ",
+            named(p["placer"]),
+            verdict,
+            reveal={
+                "placer": p["placer"],
+                "rank": RANK_NAMES[p["rank"]],
+                "cards": p["cards"],
+                "truthful": p["truthful"],
+            },
+        )
+    if kind == "picked_up":
+        return entry(
+            kind, p["seat"], "pickup", named(p["seat"]), f" picked up the pile ({plural(p['count'], 'card')})"
+        )
+    if kind == "dealt":
+        return entry(
+            kind, None, "deal", f"{plural(p['decks'], 'deck')} dealt; ", named(p["first"]), " starts"
+        )
+    if kind == "left":
+        return entry(
+            kind,
+            p["seat"],
+            "leave",
+            named(p["seat"]),
+            f" left; {plural(p['to_pile'], 'card')} went to the pile",
+        )
+    if kind == "timed_out":
+        return entry(kind, p["seat"], "timeout", named(p["seat"]), " ran out of time")
+    if kind == "game_over" and p["winner"] is not None:
+        return entry(kind, p["winner"], "win", named(p["winner"]), " won the game")
+    return None
+
+
 class Cheat:
     """The ``Game`` protocol, delegating to the rule functions above."""
 
@@ -521,6 +576,9 @@ class Cheat:
 
     def default_capacity(self, settings: Settings) -> int:
         return settings.max_players
+
+    def describe(self, event: Event) -> LogEntry | None:
+        return describe(event)
 
     def setup(self, settings: Settings | dict[str, Any] | None, players: int, rng: random.Random) -> State:
         if not isinstance(settings, Settings):

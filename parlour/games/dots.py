@@ -52,6 +52,7 @@ from parlour.games.base import (
     check_int_setting,
     shared_event,
 )
+from parlour.games.words import LogEntry, entry, named
 
 MIN_DOTS = 2
 MAX_DOTS = 50
@@ -240,6 +241,37 @@ def _int_field(raw: dict[str, Any], key: str) -> int:
     return value
 
 
+def describe(event: Event) -> LogEntry | None:
+    """The game-log entry for ``event``; lines and boxes carry their place so a client can mark them."""
+    kind, p = event.type, event.public
+    if kind == "line":
+        where = "across" if p["d"] == 0 else "down"
+        return entry(
+            kind,
+            p["seat"],
+            "line",
+            named(p["seat"]),
+            f" drew a line {where} from dot ({p['x']}, {p['y']})",
+            line=[p["x"], p["y"], p["d"]],
+        )
+    if kind == "capture":
+        return entry(
+            kind,
+            p["seat"],
+            "box",
+            named(p["seat"]),
+            f" completed the box at ({p['x']}, {p['y']})",
+            box=[p["x"], p["y"]],
+        )
+    if kind == "game_over" and p["winners"]:
+        best = p["scores"][p["winners"][0]]
+        boxes = "1 box" if best == 1 else f"{best} boxes"
+        if p["tie"]:
+            return entry(kind, None, "win", f"A tie at {boxes} each")
+        return entry(kind, p["winners"][0], "win", named(p["winners"][0]), f" won with {boxes}")
+    return None
+
+
 class DotsGame:
     """The Dots & Boxes engine (see the module docstring for coordinates and ids)."""
 
@@ -264,6 +296,9 @@ class DotsGame:
     def default_capacity(self, settings: Settings) -> int:
         """The room offers ``max_players`` seats."""
         return settings.max_players
+
+    def describe(self, event: Event) -> LogEntry | None:
+        return describe(event)
 
     def setup(self, settings: Settings, players: int, rng: random.Random) -> State:
         """An empty board; seat 0 (the first to join) draws first."""

@@ -69,6 +69,7 @@ from parlour.games.base import (
     check_int_setting,
     shared_event,
 )
+from parlour.games.words import LogEntry, entry, named, plural
 
 COLORS = ("red", "yellow", "green", "blue")
 _COLOR_INDEX = {name: i for i, name in enumerate(COLORS)}
@@ -428,6 +429,105 @@ def _turn_event(st: State) -> Event:
     return _TURN_EVENTS[st.direction][st.turn]
 
 
+# ----------------------------------------------------------------- the game log, in words
+
+_DRAW_WHY = {
+    "draw2": "Draw Two",
+    "wild_draw4": "Wild Draw Four",
+    "stack": "stacked penalty",
+    "challenge_lost": "lost the challenge",
+    "challenge_guilty": "caught bluffing",
+    "uno_penalty": "no UNO call",
+    "last_card": "last card",
+    "timeout": "out of time",
+}
+
+
+def describe(event: Event) -> LogEntry | None:
+    """The game-log entry for ``event`` (its public fields only), or None for bookkeeping events."""
+    kind, p = event.type, event.public
+    if kind == "play":
+        verb = " jumped in with " if p["jump_in"] else " played "
+        text: list[Any] = [named(p["seat"]), verb, {"card": p["card"]}]
+        if p["card"]["color"] == "wild":
+            text += [" and named ", {"color": p["color"]}]
+        if p["uno"]:
+            text.append(" — UNO!")
+        return entry(kind, p["seat"], "play", *text)
+    if kind == "draw":
+        if not p["count"]:
+            return None
+        why = _DRAW_WHY.get(p["reason"])
+        return entry(
+            kind,
+            p["seat"],
+            "draw",
+            named(p["seat"]),
+            f" drew {plural(p['count'], 'card')}",
+            f" ({why})" if why else "",
+        )
+    if kind == "skip":
+        return entry(kind, p["seat"], "skip", named(p["seat"]), " is skipped")
+    if kind == "reverse":
+        way = "clockwise" if p["direction"] == 1 else "counter-clockwise"
+        return entry(kind, None, "reverse", f"Direction reversed: play goes {way}")
+    if kind == "pass":
+        return entry(kind, p["seat"], "pass", named(p["seat"]), " kept the drawn card and passed")
+    if kind == "uno_called":
+        return entry(kind, p["seat"], "uno", named(p["seat"]), " called UNO!")
+    if kind == "uno_caught":
+        return entry(
+            kind,
+            p["seat"],
+            "catch",
+            named(p["seat"]),
+            " caught ",
+            named(p["target"]),
+            f" without UNO: +{p['penalty']}",
+        )
+    if kind == "challenge":
+        verdict = " — guilty: the bluffer draws" if p["guilty"] else " — innocent: the challenger draws"
+        return entry(
+            kind,
+            p["seat"],
+            "challenge",
+            named(p["seat"]),
+            " challenged ",
+            named(p["offender"]),
+            "'s Wild Draw Four",
+            verdict,
+        )
+    if kind == "accept":
+        return entry(kind, p["seat"], "accept", named(p["seat"]), " accepted the Wild Draw Four")
+    if kind == "swap":
+        return entry(kind, p["seat"], "swap", named(p["seat"]), " swapped hands with ", named(p["target"]))
+    if kind == "rotate":
+        return entry(kind, None, "rotate", "Zero! Every hand passed to the next player")
+    if kind == "first_card":
+        return entry(kind, None, "deal", "First card: ", {"card": p["card"]})
+    if kind == "deal":
+        return entry(
+            kind,
+            None,
+            "deal",
+            f"Round {p['round']}: {plural(p['counts'][0], 'card')} each, dealt by ",
+            named(p["dealer"]),
+        )
+    if kind == "reshuffle":
+        return entry(kind, None, "deal", "The discard pile was shuffled into a new draw pile")
+    if kind == "round_over":
+        return entry(
+            kind, p["winner"], "win", named(p["winner"]), f" won round {p['round']}: +{p['points']} points"
+        )
+    if kind == "timeout":
+        return entry(kind, p["seat"], "timeout", named(p["seat"]), " ran out of time")
+    if kind == "player_left":
+        return entry(kind, p["seat"], "leave", named(p["seat"]), " left; their cards went into the draw pile")
+    if kind == "game_over" and p["winners"]:
+        return entry(kind, p["winners"][0], "win", named(p["winners"][0]), " won the game")
+    return None
+
+
 class Uno:
     """The UNO engine (see the module docstring for actions, codes and events)."""
 
@@ -443,6 +543,10 @@ class Uno:
 
     def default_capacity(self, settings: Settings) -> int:
         return settings.max_players
+
+    def describe(self, event: Event) -> LogEntry | None:
+        """The game-log entry for an event (see ``describe``)."""
+        return describe(event)
 
     def setup(self, settings: Settings, players: Any, rng: random.Random) -> State:
         """Pick the dealer by turning cards, then deal the first round."""

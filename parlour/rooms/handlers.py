@@ -13,7 +13,7 @@ from collections.abc import Callable
 from parlour.rooms.commands import Command, CommandError
 from parlour.rooms.members import Member
 from parlour.rooms.room import Room
-from parlour.rooms.validate import check_password, clean_chat, hash_password
+from parlour.rooms.validate import check_catch_delay, check_password, clean_chat, hash_password
 
 Handler = Callable[[Room, Command], bool | None]
 HANDLERS: dict[str, Handler] = {}
@@ -263,12 +263,14 @@ def update_settings(room: Room, cmd: Command) -> bool | None:
         raise CommandError(
             "invalid_capacity", f"capacity must fit {players} to {room.engine.max_players} players"
         )
+    catch_delay = check_catch_delay(payload.get("bot_catch_delay", room.bot_catch_delay))
     if "password" in payload:
         password = payload.pop("password")
         payload["password_hash"] = hash_password(password) if password else None
     if "settings" in payload:
         room.settings_raw, room.rules = dict(payload["settings"]), rules
     room.capacity = capacity
+    room.bot_catch_delay = catch_delay
     room.public = payload.get("public", room.public)
     room.bots_take_over = bool(payload.get("bots_take_over", room.bots_take_over))
     if "password_hash" in payload:
@@ -281,6 +283,7 @@ def update_settings(room: Room, cmd: Command) -> bool | None:
             "capacity": room.capacity,
             "has_password": room.password_hash is not None,
             "bots_take_over": room.bots_take_over,
+            "bot_catch_delay": room.bot_catch_delay,
         }
     )
     for member in room.players():

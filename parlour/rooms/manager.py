@@ -19,6 +19,7 @@ from parlour.rooms.commands import Command, CommandError
 from parlour.rooms.members import BotFactory, Message, Sink
 from parlour.rooms.room import Room, Timings
 from parlour.rooms.validate import (
+    check_catch_delay,
     check_password,
     clean_name,
     hash_password,
@@ -171,10 +172,13 @@ class Manager:
         capacity: int | None = None,
         quick_play: bool = False,
         bots_take_over: bool = True,
+        bot_catch_delay: float = 2.0,
     ) -> None:
         """Open a room with the creator in seat 0 as host."""
         self._require_free(session)
-        room = await self._open_room(game, settings, public, password, capacity, quick_play, bots_take_over)
+        room = await self._open_room(
+            game, settings, public, password, capacity, quick_play, bots_take_over, bot_catch_delay
+        )
         payload = {"name": session.name, "creator": True}
         await room.submit(Command("join", session.id, payload, sink, request_id))
 
@@ -187,6 +191,7 @@ class Manager:
         capacity: int | None,
         quick_play: bool,
         bots_take_over: bool,
+        bot_catch_delay: float = 2.0,
     ) -> Room:
         try:
             engine = get_game(game)
@@ -211,6 +216,7 @@ class Manager:
             "capacity": capacity,
             "quick_play": quick_play,
             "bots_take_over": bots_take_over,
+            "bot_catch_delay": check_catch_delay(bot_catch_delay),
             "created_at": time.time(),
         }
         while True:

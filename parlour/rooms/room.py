@@ -27,6 +27,11 @@ from parlour.store import GameRecord, Store
 log = logging.getLogger("parlour.rooms")
 
 CHAT_HISTORY = 50
+BOT_CATCH_DELAY = 2.0
+"""Seconds a bot waits, after a human's play left them one card, before it may catch them without
+UNO (humans may catch at once): a person needs a moment to press UNO!."""
+TABLE_LOG_HISTORY = 200
+"""Game-log entries a snapshot carries: the current game's most recent ones (a reload shows them)."""
 _OK = {"type": "ok"}
 
 
@@ -103,6 +108,7 @@ class Room:
         self.rules = self.engine.settings(self.settings_raw)
         self.public: bool = config.get("public", False)
         self.bots_take_over: bool = config.get("bots_take_over", True)
+        self.bot_catch_delay: float = config.get("bot_catch_delay", BOT_CATCH_DELAY)
         self.password_hash: str | None = config.get("password_hash")
         self.capacity: int = config["capacity"]
         self.state = "waiting"
@@ -119,6 +125,8 @@ class Room:
         self.seed = 0
         self.started_at = 0.0
         self.game_log: list[dict[str, Any]] = []
+        self.table_log: deque[Message] = deque(maxlen=TABLE_LOG_HISTORY)
+        self.table_log_count = 0
         self.outcome: Message | None = None
         self.countdown: tuple[str, float] | None = None
         self.turn: tuple[int, float | None] | None = None
@@ -500,6 +508,8 @@ class Room:
         self.seed, self.started_at, self.seq = seed, cmd.at, 0
         self.games_played += 1
         self.game_log, self.outcome, self.countdown = [], None, None
+        self.table_log.clear()
+        self.table_log_count = 0
         self.state = "playing"
         self.turn = None
         self.set_turn(cmd.at, None)
@@ -514,7 +524,21 @@ class Room:
         self._broadcast_game("game", events)
         self.check_over(at)
 
+    def describe(self, events: list[Event]) -> list[Message]:
+        """The game-log entries for ``events`` (public, numbered), kept for snapshots; built while
+        replaying too, so a room brought back after a restart still shows its history."""
+        entries = []
+        for event in events:
+            entry = self.engine.describe(event)
+            if entry is not None:
+                entry["n"] = self.table_log_count
+                self.table_log_count += 1
+                self.table_log.append(entry)
+                entries.append(entry)
+        return entries
+
     def _broadcast_game(self, kind: str, events: list[Event]) -> None:
+        entries = self.describe(events)
         if self.replaying:
             return
         engine, game = self.engine, self.game
@@ -557,6 +581,7 @@ class Room:
                 "type": kind,
                 "seq": self.seq,
                 "events": mine,
+                "log": entries,
                 "view": view,
                 "turn": turn,
             }
@@ -627,6 +652,7 @@ class Room:
             "settings": self.settings_raw,
             "public": self.public,
             "bots_take_over": self.bots_take_over,
+            "bot_catch_delay": self.bot_catch_delay,
             "password_hash": self.password_hash,
             "capacity": self.capacity,
             "members": [
@@ -667,6 +693,7 @@ class Room:
             data["capacity"],
         )
         self.bots_take_over = data.get("bots_take_over", self.bots_take_over)
+        self.bot_catch_delay = data.get("bot_catch_delay", self.bot_catch_delay)
         self.members = {m["id"]: Member(**m) for m in data["members"]}
         self.member_count, self.host = data["member_count"], data["host"]
         self.chat.extend(data["chat"])
@@ -688,6 +715,7 @@ class Room:
                 "seats": self.seats,
                 "view": self.engine.view(self.game, seat),
                 "turn": self.turn_info(),
+                "log": list(self.table_log),
             }
         return {
             "type": "room",
@@ -716,6 +744,7 @@ class Room:
             "capacity": self.capacity,
             "quick_play": self.quick_play,
             "bots_take_over": self.bots_take_over,
+            "bot_catch_delay": self.bot_catch_delay,
         }
 
     def summary(self) -> Message:

@@ -1,6 +1,7 @@
 // Parlour browser client: session, routing and the native protocol's messages.
 // The server is the authority; this file keeps its latest snapshot and renders it.
 
+import { noteEntries, resetLog, toggleLog } from "./gamelog.js";
 import { initLobby, presetCode, renderRooms } from "./lobby.js";
 import { Connection } from "./net.js";
 import { TABLES, appendChat, renderRoom, tableContext, updateTimers } from "./room.js";
@@ -49,6 +50,7 @@ function normalise(msg) {
     countdown: withDeadline(msg.timers?.countdown),
     grace: Object.fromEntries(Object.entries(msg.timers?.grace ?? {}).map(([member, timer]) => [member, localDeadline(timer)])),
     play: msg.table ? { ...msg.table, turn: withDeadline(msg.table.turn) } : null,
+    log: msg.table?.log ?? [],
     outcome: msg.outcome,
   };
 }
@@ -165,10 +167,13 @@ async function onOpen() {
 async function startSession() {
   if (store.token) {
     try {
+      S.resuming = true;
       onWelcome(await conn.request("resume", { token: store.token }));
       await conn.request("ping"); // replies are ordered: any room snapshot has arrived by now
     } catch (err) {
       if (err.code === "invalid_token") store.token = null;
+    } finally {
+      S.resuming = false;
     }
   }
   const name = localStorage.getItem("parlour.name");
@@ -202,7 +207,9 @@ async function pollLobby() {
 
 const handlers = {
   room(msg) {
+    const resumed = S.room?.code === msg.code || Boolean(S.resuming);
     S.room = normalise(msg);
+    resetLog(S.room.log, resumed && msg.state === "playing");
     for (const table of Object.values(TABLES)) table.reset();
     fill($("#chat-log"));
     for (const message of msg.chat ?? []) appendChat(message, S.room);
@@ -260,6 +267,8 @@ const handlers = {
     S.room.countdown = null;
     S.room.outcome = null;
     S.room.play = { seq: msg.seq, seats: msg.seats, view: msg.view, turn: withDeadline(msg.turn) };
+    S.room.log = [...(msg.log ?? [])];
+    resetLog([], false);
     toast("The game has started!", "good");
     beep("good");
     gameEvents(msg.events);
@@ -274,6 +283,9 @@ const handlers = {
     const seat = tableContext(S.room, app).seat;
     const wasMyTurn = seat !== null && play.turn?.seat === seat;
     Object.assign(play, { seq: msg.seq, view: msg.view, turn: withDeadline(msg.turn) });
+    S.room.log.push(...(msg.log ?? []));
+    if (S.room.log.length > 200) S.room.log.splice(0, S.room.log.length - 200);
+    noteEntries(msg.log ?? []);
     gameEvents(msg.events);
     if (!wasMyTurn && seat !== null && play.turn?.seat === seat) beep("turn");
     render();
@@ -332,7 +344,7 @@ function gameEvents(events) {
     const note = table.onEvent(event, ctx.name, ctx.seat);
     if (!note) continue;
     if (note.sound) beep(note.sound);
-    if (!note.quiet) toast(note.text, note.kind ?? "info", 2500);
+    if (!note.quiet) toast(note.text, note.kind ?? "info", 2500, true);
   }
 }
 
@@ -392,6 +404,11 @@ $("#copy-link").addEventListener("click", async () => {
   } catch {
     toast(`Share this link: ${link}`, "info", 8000);
   }
+});
+
+$("#log-toggle").addEventListener("click", () => {
+  toggleLog();
+  render();
 });
 
 $("#leave").addEventListener("click", async () => {

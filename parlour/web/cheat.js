@@ -1,6 +1,6 @@
 // Cheat table: sorted hand, pick 1–4 cards, announce, and a big Cheat button.
 
-import { el, fill } from "./ui.js";
+import { choose, el, fill } from "./ui.js";
 
 const RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"];
 const SUITS = [
@@ -14,8 +14,10 @@ const RANK_WORDS = ["Ace", "2", "3", "4", "5", "6", "7", "8", "9", "10", "Jack",
 const rankWord = (rank, count = 1) => (count === 1 ? RANK_WORDS[rank] : `${RANK_WORDS[rank]}s`);
 
 // Local UI state that survives re-renders: the selected cards, the chosen rank
-// and the last reveal (the `called` event), shown until the next play.
-const local = { selected: new Set(), rank: null, reveal: null };
+// and the last reveal (the `called` event), shown until the next reveal or, at the earliest,
+// the first play that comes REVEAL_MS after it (bots play fast; people need time to read it).
+const local = { selected: new Set(), rank: null, reveal: null, revealAt: 0 };
+const REVEAL_MS = 4000;
 
 export function reset() {
   local.selected.clear();
@@ -38,12 +40,13 @@ function cardFace(card, attrs = {}) {
 export function onEvent(event, names, seat) {
   if (event.type === "called") {
     local.reveal = event;
+    local.revealAt = Date.now();
     const who = names(event.picked_up_by);
     const verdict = event.truthful ? `${names(event.placer)} told the truth` : `${names(event.placer)} was cheating`;
     return { text: `${names(event.caller)} called Cheat! ${verdict} — ${who} picks up ${event.pile_count}.`, kind: event.truthful ? "info" : "good", sound: "bad" };
   }
   if (event.type === "played") {
-    local.reveal = null;
+    if (Date.now() - local.revealAt >= REVEAL_MS) local.reveal = null;
     return { text: `${names(event.seat)} placed ${event.count} × ${rankWord(event.rank, event.count)}`, sound: "play", quiet: event.seat === seat };
   }
   if (event.type === "left") return { text: `${names(event.seat)}'s ${event.to_pile} cards went onto the pile` };
@@ -125,6 +128,19 @@ function revealBox(ctx) {
     el("div", { class: "reveal-cards" }, call.cards.map((c) => cardFace(c, { class: c.rank === call.rank ? "" : "liar" }))),
     el("p", {}, el("strong", {}, call.truthful ? "Truth ✓" : "Lie ✗"), ` ${ctx.name(call.picked_up_by)} picked up ${call.pile_count} cards.`),
   );
+}
+
+/** Reopen a reveal from its game-log entry: the cards a call turned over, in a dialog. */
+export function showReveal(entry, ctx) {
+  const { placer, rank, cards, truthful } = entry.reveal;
+  const body = el(
+    "div",
+    { class: `reveal ${truthful ? "truth" : "lie"}`, dataset: { testid: "reveal-again" } },
+    el("p", {}, `${ctx.name(entry.seat)} called Cheat on ${ctx.name(placer)}, who claimed ${rank}s:`),
+    el("div", { class: "reveal-cards" }, cards.map((c) => cardFace(c, { class: RANKS[c.rank] === rank ? "" : "liar" }))),
+    el("p", {}, el("strong", {}, truthful ? "Truth ✓" : "Lie ✗")),
+  );
+  return choose("Revealed cards", body, [{ label: "Close", value: "close", class: "primary" }]);
 }
 
 function handArea(view, hand, myTurn, ctx) {

@@ -3,6 +3,7 @@
 
 import * as cheat from "./cheat.js";
 import * as dots from "./dots.js";
+import { renderLog } from "./gamelog.js";
 import { GAMES, capacityField, describeSettings, readSettings, settingsFields } from "./settings.js";
 import { $, choose, confirmDialog, el, fill, morph } from "./ui.js";
 import * as uno from "./uno.js";
@@ -33,6 +34,7 @@ export function renderRoom(room, app) {
   morph($("#host-tools"), isHost(room) ? hostTools(room, app) : null);
   renderMembers(room, app);
   renderStage(room, app);
+  renderLog(room, tableContext(room, app));
 }
 
 /** The host's room-wide controls, each behind a confirmation. */

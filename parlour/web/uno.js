@@ -8,12 +8,16 @@ const COLOURS = ["red", "yellow", "green", "blue"];
 const SYMBOL = { skip: "⊘", reverse: "⇄", draw2: "+2", wild: "W", "wild-draw4": "+4" };
 const NAME = { skip: "Skip", reverse: "Reverse", draw2: "Draw Two", wild: "Wild", "wild-draw4": "Wild Draw Four" };
 
-const cardName = (card) =>
+export const cardName = (card) =>
   card.type === "number" ? `${cap(card.color)} ${card.value}` : card.color === "wild" ? NAME[card.type] : `${cap(card.color)} ${NAME[card.type]}`;
 const cap = (s) => s[0].toUpperCase() + s.slice(1);
 
-/** UNO keeps no local state between renders (the table interface asks for it). */
-export function reset() {}
+// UNO! pressed before playing the second-last card: the play then carries `uno: true`.
+const local = { armed: false };
+
+export function reset() {
+  local.armed = false;
+}
 
 function unoCard(card, attrs = {}) {
   const symbol = card.type === "number" ? String(card.value) : SYMBOL[card.type];
@@ -113,9 +117,7 @@ export function render(stage, view, ctx) {
     has("accept") ? el("button", { class: "big", onclick: () => ctx.act({ type: "accept" }) }, `Accept +${pending.draw_stack}`) : null,
     has("draw") ? el("button", { class: "big", onclick: () => ctx.act({ type: "draw" }) }, pending.draw_stack ? `Draw ${pending.draw_stack}` : "Draw") : null,
     has("pass") ? el("button", { class: "big", onclick: () => ctx.act({ type: "pass" }), dataset: { testid: "pass" } }, "Keep & pass") : null,
-    ctx.seat !== null
-      ? el("button", { class: "uno-btn", disabled: !has("call_uno"), onclick: () => ctx.act({ type: "call_uno" }), dataset: { testid: "uno" }, "aria-label": "Call UNO" }, "UNO!")
-      : null,
+    ctx.seat !== null ? unoButton(view, has, playsFor, ctx) : null,
   );
 
   const hand = view.hand ? handArea(view, ctx, playsFor, myTurn, hint(view, has, playsFor, myTurn)) : null;
@@ -137,6 +139,32 @@ export function render(stage, view, ctx) {
       hand ? controls : null,
       hand,
     ),
+  );
+}
+
+/** UNO!: call it right after playing down to one card, or press it first to arm the next play. */
+function unoButton(view, has, playsFor, ctx) {
+  const canArm = view.hand?.length === 2 && view.hand.some((c) => playsFor(c.id).length);
+  if (!canArm) local.armed = false;
+  const callNow = has("call_uno");
+  return el(
+    "button",
+    {
+      class: `uno-btn ${local.armed ? "armed" : ""}`,
+      disabled: !callNow && !canArm,
+      "aria-pressed": callNow ? null : String(local.armed),
+      "aria-label": callNow ? "Call UNO" : local.armed ? "UNO! is armed: your next card calls it" : "Arm UNO! before playing your second-last card",
+      title: callNow ? "Call UNO now" : "Press before playing your second-last card",
+      dataset: { testid: "uno" },
+      onclick: () => {
+        if (callNow) ctx.act({ type: "call_uno" });
+        else {
+          local.armed = !local.armed;
+          ctx.rerender();
+        }
+      },
+    },
+    local.armed ? "UNO! ✓" : "UNO!",
   );
 }
 
@@ -216,6 +244,7 @@ const CANCEL = { label: "Cancel", value: "cancel", class: "cancel" };
 async function play(card, plays, view, ctx) {
   if (!plays.length) return;
   const action = { type: "play", card: card.id };
+  if (local.armed && view.hand.length === 2) action.uno = true;
   if (card.color === "wild") {
     const colour = await choose("Choose a colour", null, [
       ...COLOURS.map((c) => ({ label: cap(c), value: c, class: `colour-pick ${c}` })),
@@ -233,5 +262,6 @@ async function play(card, plays, view, ctx) {
     if (!target || target === CANCEL.value) return;
     action.target = Number(target);
   }
+  local.armed = false;
   ctx.act(action);
 }
