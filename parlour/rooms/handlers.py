@@ -207,8 +207,11 @@ def rematch(room: Room, cmd: Command) -> bool | None:
     if room.state != "finished":
         raise CommandError("invalid_state", "a rematch follows a finished game")
     room.to_waiting()
+    member.ready = True  # asking is accepting: the others accept by readying up
     room.broadcast_snapshots()
     room.broadcast({"type": "state_changed", "state": "waiting"})
+    room.broadcast({"type": "rematch_offer", "member": member.id, "name": member.name})
+    room.update_countdown(cmd.at)
     return True
 
 

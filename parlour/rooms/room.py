@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from parlour.games import Event, IllegalAction, InvalidSettings, get_game
+from parlour.rooms import scoreboard
 from parlour.rooms.commands import Command, CommandError
 from parlour.rooms.members import BotFactory, Member, Message, Sink
 from parlour.rooms.timers import Timers
@@ -127,6 +128,7 @@ class Room:
         self.game_log: list[dict[str, Any]] = []
         self.table_log: deque[Message] = deque(maxlen=TABLE_LOG_HISTORY)
         self.table_log_count = 0
+        self.scoreboard: scoreboard.Scoreboard = {}
         self.outcome: Message | None = None
         self.countdown: tuple[str, float] | None = None
         self.turn: tuple[int, float | None] | None = None
@@ -618,7 +620,15 @@ class Room:
             return
         self.outcome = outcome_json(outcome)
         self.end_game(at, self.outcome)
-        self.broadcast({"type": "game_over", "outcome": self.outcome, "seats": self.seats})
+        scoreboard.record(self.scoreboard, self.game_name, self.seats, self.outcome)
+        self.broadcast(
+            {
+                "type": "game_over",
+                "outcome": self.outcome,
+                "seats": self.seats,
+                "scoreboard": scoreboard.as_list(self.scoreboard),
+            }
+        )
         self.release_replaced(at)
 
     def end_game(self, at: float, result: Message) -> None:
@@ -675,6 +685,7 @@ class Room:
             "chat": list(self.chat),
             "banned": sorted(self.banned),
             "games_played": self.games_played,
+            "scoreboard": self.scoreboard,
             "grace": self.grace,
             "idle": self.idle,
         }
@@ -699,6 +710,7 @@ class Room:
         self.chat.extend(data["chat"])
         self.banned = set(data["banned"])
         self.games_played, self.grace, self.idle = data["games_played"], dict(data["grace"]), data["idle"]
+        self.scoreboard = {mid: dict(line) for mid, line in data.get("scoreboard", {}).items()}
         for member in self.members.values():
             if not member.bot:
                 self.hooks.membership(member.session, self)
@@ -732,6 +744,7 @@ class Room:
             },
             "table": table,
             "outcome": self.outcome,
+            "scoreboard": scoreboard.as_list(self.scoreboard),
         }
 
     def meta(self) -> Message:

@@ -52,6 +52,7 @@ function normalise(msg) {
     play: msg.table ? { ...msg.table, turn: withDeadline(msg.table.turn) } : null,
     log: msg.table?.log ?? [],
     outcome: msg.outcome,
+    scoreboard: msg.scoreboard ?? [],
   };
 }
 
@@ -208,7 +209,10 @@ async function pollLobby() {
 const handlers = {
   room(msg) {
     const resumed = S.room?.code === msg.code || Boolean(S.resuming);
+    const results = S.room?.code === msg.code ? S.room.results : null;
     S.room = normalise(msg);
+    // The results stay on screen until this player leaves them, whoever asked for a rematch.
+    S.room.results = msg.state === "finished" && msg.outcome && S.room.play ? resultsOf(S.room) : results;
     resetLog(S.room.log, resumed && msg.state === "playing");
     for (const table of Object.values(TABLES)) table.reset();
     fill($("#chat-log"));
@@ -268,6 +272,8 @@ const handlers = {
     S.room.outcome = null;
     S.room.play = { seq: msg.seq, seats: msg.seats, view: msg.view, turn: withDeadline(msg.turn) };
     S.room.log = [...(msg.log ?? [])];
+    S.room.results = null;
+    S.room.rematch = null;
     resetLog([], false);
     toast("The game has started!", "good");
     beep("good");
@@ -294,9 +300,17 @@ const handlers = {
     clearToasts(); // the game-over panel says it all
     S.room.state = "finished";
     S.room.outcome = msg.outcome;
+    S.room.scoreboard = msg.scoreboard ?? S.room.scoreboard;
     if (S.room.play) S.room.play.seats = msg.seats;
+    if (S.room.play) S.room.results = resultsOf(S.room);
     const won = msg.outcome.winners.includes(tableContext(S.room, app).seat);
     beep(won ? "good" : "play");
+    render();
+  },
+  rematch_offer({ member, name }) {
+    S.room.rematch = { member, name };
+    if (member === S.room.you.member) S.room.results = null; // you asked: on to the waiting room
+    else toast(`${name} asks for a rematch`, "info", 4000);
     render();
   },
   state_changed({ state }) {
@@ -328,6 +342,11 @@ const handlers = {
     conn.stop();
   },
 };
+
+/** What the results screen shows: kept apart from the room, which moves on to the next game. */
+function resultsOf(room) {
+  return { outcome: room.outcome, play: room.play, log: room.log, scoreboard: room.scoreboard };
+}
 
 function upsertMember(member) {
   const i = S.room.members.findIndex((m) => m.id === member.id);

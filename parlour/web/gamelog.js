@@ -48,7 +48,8 @@ function item(entry, ctx) {
 
 /** Draw the log of `room` (the current or last game) into the side panel. */
 export function renderLog(room, ctx) {
-  const entries = room.play ? room.log ?? [] : [];
+  const shown = room.play ?? room.results?.play;
+  const entries = room.play ? room.log ?? [] : room.results?.log ?? [];
   const list = $("#game-log");
   const atBottom = list.scrollHeight - list.scrollTop - list.clientHeight < 40;
   const items = [];
@@ -58,9 +59,9 @@ export function renderLog(room, ctx) {
   }
   morph(list, items.length ? items : el("li", { class: "muted", dataset: { id: "empty" } }, "Moves will show here."));
   if (atBottom) list.scrollTop = list.scrollHeight;
-  $("#log-panel").hidden = !room.play;
+  $("#log-panel").hidden = !shown;
   const toggle = $("#log-toggle");
-  toggle.hidden = !room.play;
+  toggle.hidden = !shown;
   morph(toggle, "Log", local.unread && !local.open ? el("span", { class: "unread", "aria-label": `${local.unread} new` }, String(local.unread)) : null);
   toggle.setAttribute("aria-expanded", String(local.open));
 }

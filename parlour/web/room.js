@@ -34,7 +34,7 @@ export function renderRoom(room, app) {
   morph($("#host-tools"), isHost(room) ? hostTools(room, app) : null);
   renderMembers(room, app);
   renderStage(room, app);
-  renderLog(room, tableContext(room, app));
+  renderLog(room, tableContext(room.play ? room : { ...room, play: room.results?.play }, app));
 }
 
 /** The host's room-wide controls, each behind a confirmation. */
@@ -106,9 +106,10 @@ export function renderStage(room, app) {
     const table = el("div", { class: "table-host" });
     TABLES[room.kind].render(table, room.play.view, tableContext(room, app));
     morph(stage, turnTimer(room), table);
-  } else if (room.state === "finished" && room.play) {
+  } else if (room.results) {
+    const shown = { ...room, play: room.results.play };
     const table = el("div", { class: "table-host final" });
-    TABLES[room.kind].render(table, room.play.view, tableContext(room, app));
+    TABLES[room.kind].render(table, room.results.play.view, tableContext(shown, app));
     morph(stage, gameOver(room, app), table);
   } else {
     morph(stage, waiting(room, app));
@@ -142,6 +143,8 @@ function waiting(room, app) {
         : el("button", { class: "big", disabled: true }, "Waiting for the host to start"),
     ),
     enough ? null : el("p", { class: "muted" }, `${GAMES[room.kind].label} needs at least ${GAMES[room.kind].min} players.`),
+    room.rematch && room.rematch.member !== room.you?.member ? el("p", { class: "alert" }, `${room.rematch.name} asked for a rematch: ready up to accept.`) : null,
+    scoreTable(room.kind, room.scoreboard),
     el("details", { class: "rules" }, el("summary", {}, `How to play ${GAMES[room.kind].label}`), el("p", {}, GAMES[room.kind].rules)),
     el(
       "div",
@@ -180,23 +183,47 @@ async function editSettings(room, app) {
   app.send("update_settings", fields);
 }
 
+/** The results of the last game, on screen until this player leaves them (a rematch is an offer). */
 function gameOver(room, app) {
-  const outcome = room.outcome ?? { winners: [], scores: {} };
-  const ctx = tableContext(room, app);
+  const results = room.results;
+  const outcome = results.outcome ?? { winners: [], scores: {} };
+  const ctx = tableContext({ ...room, play: results.play }, app);
   const winners = outcome.winners.map(ctx.name);
   const headline = outcome.tie ? `Tie: ${winners.join(" & ")}` : winners.length ? `${winners[0]} wins!` : "Nobody won";
   const you = room.members.find((m) => m.id === room.you?.member);
-  const seats = room.play.seats.map((s) => s.seat);
-  const scoreLabel = { uno: "points", cheat: "cards left", dots: "boxes" }[room.kind] ?? "score";
+  const seats = results.play.seats.map((s) => s.seat);
+  const view = results.play.view;
+  const score = (seat) => String(outcome.scores[seat] ?? outcome.scores[String(seat)] ?? "–");
+  // Per game: what a finished hand or board says about each player.
+  const columns = {
+    uno: [["Points", score], ["Cards left", (seat) => String(view.counts?.[seat] ?? "–")]],
+    cheat: [["Cards left", score]],
+    dots: [["Boxes", score]],
+  }[room.kind] ?? [["Score", score]];
+  const offer = room.rematch && room.rematch.member !== room.you?.member ? room.rematch : null;
+  const leave = () => {
+    room.results = null;
+    renderRoom(room, app);
+  };
+  let actions;
+  if (you?.role !== "player") actions = [room.state === "finished" ? null : el("button", { class: "big", onclick: leave }, "Back to the room")];
+  else if (room.state === "finished") actions = [el("button", { class: "big primary", onclick: () => app.send("rematch") }, "Rematch")];
+  else {
+    actions = [
+      el("button", { class: "big primary", onclick: () => { leave(); if (!you.ready) app.send("ready", { ready: true }); } }, offer ? "Accept rematch" : "Play again"),
+      el("button", { class: "big", onclick: leave }, "Back to the room"),
+    ];
+  }
   return el(
     "section",
     { class: "panel game-over", "aria-labelledby": "over-title" },
     el("h2", { id: "over-title" }, "★ ", headline),
     outcome.reason && outcome.reason !== "finished" ? el("p", { class: "muted" }, reasonText(outcome.reason)) : null,
+    offer ? el("p", { class: "alert", dataset: { testid: "rematch-offer" } }, `${offer.name} asks for a rematch.`) : null,
     el(
       "table",
-      { class: "scores" },
-      el("thead", {}, el("tr", {}, el("th", {}, "Player"), el("th", {}, scoreLabel))),
+      { class: "scores", dataset: { testid: "results" } },
+      el("thead", {}, el("tr", {}, el("th", {}, "Player"), columns.map(([label]) => el("th", {}, label)))),
       el(
         "tbody",
         {},
@@ -205,12 +232,36 @@ function gameOver(room, app) {
             "tr",
             { class: outcome.winners.includes(seat) ? "winner" : "" },
             el("td", {}, ctx.name(seat), outcome.winners.includes(seat) ? " ★ winner" : ""),
-            el("td", {}, String(outcome.scores[seat] ?? outcome.scores[String(seat)] ?? "–")),
+            columns.map(([, value]) => el("td", {}, value(seat))),
           ),
         ),
       ),
     ),
-    you?.role === "player" ? el("button", { class: "big primary", onclick: () => app.send("rematch") }, "Rematch") : null,
+    scoreTable(room.kind, room.scoreboard),
+    el("div", { class: "row wrap" }, actions),
+  );
+}
+
+/** Wins (and UNO points) across every game this room has played. */
+function scoreTable(kind, board) {
+  if (!board?.length) return null;
+  const points = kind === "uno";
+  return el(
+    "details",
+    { class: "scoreboard", open: true },
+    el("summary", {}, "Scoreboard — this room"),
+    el(
+      "table",
+      { class: "scores", dataset: { testid: "scoreboard" } },
+      el("thead", {}, el("tr", {}, el("th", {}, "Player"), el("th", {}, "Wins"), el("th", {}, "Games"), points ? el("th", {}, "Points") : null)),
+      el(
+        "tbody",
+        {},
+        board.map((line) =>
+          el("tr", {}, el("td", {}, line.name), el("td", {}, String(line.wins)), el("td", {}, String(line.games)), points ? el("td", {}, String(line.points)) : null),
+        ),
+      ),
+    ),
   );
 }
 

@@ -99,7 +99,8 @@ export function render(stage, view, ctx) {
   const discard = el(
     "div",
     { class: "discard" },
-    unoCard(view.top, { class: "top", dataset: { testid: "top" } }),
+    // Keyed by card id: a new top card is a new element, which slides onto the pile (styles.css).
+    unoCard(view.top, { class: "top", dataset: { testid: "top", id: `top-${view.top.id}` } }),
     el("span", { class: `colour-chip ${view.color}`, dataset: { testid: "colour" } }, `Colour: ${view.color}`),
   );
 
