@@ -9,3 +9,13 @@ def test_ws_deflate_defaults_off_and_reads_booleans() -> None:
         assert Config.from_env({"PARLOUR_WS_DEFLATE": raw}).ws_deflate is value
     with pytest.raises(SystemExit):
         Config.from_env({"PARLOUR_WS_DEFLATE": "maybe"})
+
+
+def test_bot_delay_reads_one_value_or_a_range() -> None:
+    assert Config.from_env({}).bot_delay == (0.6, 1.6)
+    assert Config.from_env({"PARLOUR_BOT_DELAY": "0"}).bot_delay == (0.0, 0.0)
+    assert Config.from_env({"PARLOUR_BOT_DELAY": "0.5"}).bot_delay == (0.5, 0.5)
+    assert Config.from_env({"PARLOUR_BOT_DELAY": "0.6,1.8"}).bot_delay == (0.6, 1.8)
+    for bad in ["fast", "2,1", "-1", "1,2,3"]:
+        with pytest.raises(SystemExit):
+            Config.from_env({"PARLOUR_BOT_DELAY": bad})

@@ -25,7 +25,16 @@ from typing import Any, ClassVar
 from starlette.websockets import WebSocket
 
 from parlour.net.adapters.link import Bridge, Connector, Message
-from parlour.net.adapters.wire import BadFrame, Hangup, Send, closer, decode, run_socket, sender, text_field
+from parlour.net.adapters.plain_socket import (
+    BadFrame,
+    Hangup,
+    Send,
+    closer,
+    decode,
+    run_socket,
+    sender,
+    text_field,
+)
 
 log = logging.getLogger(__name__)
 
@@ -174,7 +183,7 @@ class DotsClient:
             await handler(self, packet)
         except Exception:
             log.exception("dots packet %s failed", kind)
-            await self._error(kind, "internal error", "internal_error")
+            await self._error(str(kind), "internal error", "internal_error")
 
     async def close(self) -> None:
         """The socket closed: no resume in this protocol, so leave at once."""
@@ -422,8 +431,8 @@ class DotsClient:
         self.view = game.get("view") or {}
 
     def _board(self) -> Message:
-        players: dict[int, str] = {}
-        spectators: dict[int, str] = {}
+        players: dict[int | None, str] = {}
+        spectators: dict[int | None, str] = {}
         for mid, member in self.members.items():
             if self.room is not None and mid == self.room.admin_member:
                 continue

@@ -19,7 +19,7 @@ from typing import Any, ClassVar
 
 from parlour.games.uno import CARDS
 from parlour.net.adapters.link import Bridge, Connector, Message
-from parlour.net.adapters.wire import Peer
+from parlour.net.adapters.plain_socket import Peer
 
 SETTING_NAMES = {
     "maxPlayers": "max_players",
@@ -76,7 +76,8 @@ def engine_settings(raw: Any) -> dict[str, Any]:
     """The document's settings keys as the engine's; unknown keys pass through for the engine to refuse."""
     if not isinstance(raw, dict):
         return {}
-    return {SETTING_NAMES.get(k, k): v for k, v in raw.items()}
+    settings: dict[str, Any] = raw  # JSON object keys are strings
+    return {SETTING_NAMES.get(k, k): v for k, v in settings.items()}
 
 
 class DocClient:
