@@ -97,6 +97,26 @@ const app = {
     }
   },
 
+  /** Copy the invite link (the server's, which knows the public or LAN address). */
+  async copyLink() {
+    const link = inviteUrl();
+    try {
+      await navigator.clipboard.writeText(link);
+      toast("Link copied — send it to your friends", "good");
+    } catch {
+      toast(`Share this link: ${link}`, "info", 8000);
+    }
+  },
+
+  /** The phone's share sheet, where there is one. */
+  async share() {
+    try {
+      await navigator.share({ title: "Parlour", text: `Join my game — room ${S.room.code}`, url: inviteUrl() });
+    } catch {
+      // Dismissed, or not allowed here: nothing to say.
+    }
+  },
+
   async kick(member) {
     if (await confirmDialog(`Kick ${member.name}?`, "They will not be able to rejoin this room.", "Kick")) {
       app.send("kick", { member: member.id });
@@ -210,7 +230,10 @@ const handlers = {
   room(msg) {
     const resumed = S.room?.code === msg.code || Boolean(S.resuming);
     const results = S.room?.code === msg.code ? S.room.results : null;
+    const invite = S.room?.code === msg.code ? S.room.invite : null;
     S.room = normalise(msg);
+    S.room.invite = invite;
+    if (!invite) loadInvite(S.room.code);
     // The results stay on screen until this player leaves them, whoever asked for a rematch.
     S.room.results = msg.state === "finished" && msg.outcome && S.room.play ? resultsOf(S.room) : results;
     resetLog(S.room.log, resumed && msg.state === "playing");
@@ -348,6 +371,23 @@ function resultsOf(room) {
   return { outcome: room.outcome, play: room.play, log: room.log, scoreboard: room.scoreboard };
 }
 
+const inviteUrl = () => S.room.invite?.url ?? `${location.origin}/r/${S.room.code}`;
+
+/** The invite link, QR code and reachability of a room, as the server sees them. */
+async function loadInvite(code) {
+  try {
+    const reply = await fetch(`/api/invite/${code}`);
+    if (!reply.ok) return;
+    const invite = await reply.json();
+    if (S.room?.code === code) {
+      S.room.invite = invite;
+      render();
+    }
+  } catch {
+    // Offline: the link falls back to this page's address.
+  }
+}
+
 function upsertMember(member) {
   const i = S.room.members.findIndex((m) => m.id === member.id);
   if (i >= 0) S.room.members[i] = member;
@@ -415,15 +455,7 @@ $("#chat-form").addEventListener("submit", (e) => {
   app.send("chat", { text });
 });
 
-$("#copy-link").addEventListener("click", async () => {
-  const link = `${location.origin}/r/${S.room.code}`;
-  try {
-    await navigator.clipboard.writeText(link);
-    toast("Link copied — send it to your friends", "good");
-  } catch {
-    toast(`Share this link: ${link}`, "info", 8000);
-  }
-});
+$("#copy-link").addEventListener("click", () => app.copyLink());
 
 $("#log-toggle").addEventListener("click", () => {
   toggleLog();

@@ -128,7 +128,7 @@ function waiting(room, app) {
     { class: "panel waiting" },
     el("h2", {}, `${GAMES[room.kind].label} — ${players.length}/${room.capacity} players`),
     el("p", { class: "settings-summary" }, describeSettings(room.kind, room.settings)),
-    el("p", { class: "muted" }, `${room.public ? "Public" : "Private"} room${room.has_password ? " · password" : ""}${room.bots_take_over ? " · bots replace dropouts" : ""} · share the code or the link to invite friends`),
+    el("p", { class: "muted" }, `${room.public ? "Public" : "Private"} room${room.has_password ? " · password" : ""}${room.bots_take_over ? " · bots replace dropouts" : ""}`),
     countdown
       ? el("p", { class: "countdown", role: "timer" }, "Starting in ", el("strong", { class: "timer-text", dataset: { deadline: countdown.localDeadline } }, ""), " s")
       : null,
@@ -143,6 +143,7 @@ function waiting(room, app) {
         : el("button", { class: "big", disabled: true }, "Waiting for the host to start"),
     ),
     enough ? null : el("p", { class: "muted" }, `${GAMES[room.kind].label} needs at least ${GAMES[room.kind].min} players.`),
+    invitePanel(room, app),
     room.rematch && room.rematch.member !== room.you?.member ? el("p", { class: "alert" }, `${room.rematch.name} asked for a rematch: ready up to accept.`) : null,
     scoreTable(room.kind, room.scoreboard),
     el("details", { class: "rules" }, el("summary", {}, `How to play ${GAMES[room.kind].label}`), el("p", {}, GAMES[room.kind].rules)),
@@ -154,6 +155,33 @@ function waiting(room, app) {
       host && players.length < room.capacity ? el("button", { onclick: () => app.send("add_bot", { level: "hard" }) }, "Add hard bot") : null,
       you?.role === "spectator" && players.length < room.capacity ? el("button", { onclick: () => app.send("take_seat") }, "Take a seat") : null,
       you?.role === "player" ? el("button", { onclick: () => app.send("become_spectator") }, "Just watch") : null,
+    ),
+  );
+}
+
+/** Getting friends in: the link, its QR code, the share sheet, and whether anyone else can reach us. */
+function invitePanel(room, app) {
+  const invite = room.invite;
+  if (!invite) return null;
+  return el(
+    "div",
+    { class: "invite", dataset: { testid: "invite" } },
+    el("img", { class: "qr", src: invite.qr, alt: `QR code of the invite link ${invite.url}`, width: 148, height: 148, dataset: { testid: "qr" } }),
+    el(
+      "div",
+      { class: "invite-text" },
+      el("p", {}, "Invite friends with this link or the QR code:"),
+      el("p", {}, el("code", { class: "invite-url", dataset: { testid: "invite-url" } }, invite.url)),
+      el(
+        "div",
+        { class: "row wrap" },
+        el("button", { onclick: () => app.copyLink() }, "Copy link"),
+        navigator.share ? el("button", { onclick: () => app.share() }, "Share…") : null,
+      ),
+      invite.local_only
+        ? el("p", { class: "alert", dataset: { testid: "local-only" } }, "Only this computer can join: start the server with --host 0.0.0.0 (or --public-url) to invite others.")
+        : null,
+      invite.lan.length > 1 ? el("p", { class: "muted" }, "Also on this network: ", invite.lan.slice(1).join(" · ")) : null,
     ),
   );
 }
