@@ -231,6 +231,7 @@ const handlers = {
     const resumed = S.room?.code === msg.code || Boolean(S.resuming);
     const results = S.room?.code === msg.code ? S.room.results : null;
     const invite = S.room?.code === msg.code ? S.room.invite : null;
+    if (S.room?.code !== msg.code) clearToasts(); // stale notices from the start page stay there
     S.room = normalise(msg);
     S.room.invite = invite;
     if (!invite) loadInvite(S.room.code);

@@ -111,8 +111,11 @@ def test_dots_large_board_fits_a_phone(open_page):
     ada.locator('[data-testid="dots-board"]').wait_for()
     assert ada.locator(".dots-board.mine g.free").count() == 19 * 14 + 20 * 13
     assert no_horizontal_scroll(ada)
+    # The page never scrolls sideways: the board's frame does, with lines at least 32 px apart.
+    frame = ada.locator(".board-wrap").bounding_box()
+    assert frame["width"] <= PHONE["width"]
     box = ada.locator('[data-testid="dots-board"]').bounding_box()
-    assert box["width"] <= PHONE["width"]
+    assert box["width"] / 19 >= 32
     shots(ada, "dots-large-board")
 
     # A move changes a few nodes of a board, not thousands: the other free lines are the same elements.
