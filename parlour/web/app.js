@@ -22,6 +22,7 @@ const S = {
   session: null, // {name, session} once identified on this connection
   room: null, // the normalised room snapshot, kept current by events
   lobby: new Map(), // public rooms by code
+  unreadChat: 0, // chat that arrived while the tab was hidden
   wantedCode: roomCodeFromPath(),
 };
 
@@ -286,7 +287,11 @@ const handlers = {
   },
   chat({ message }) {
     appendChat(message, S.room);
-    if (message.member !== S.room.you.member) beep("chat");
+    if (message.member !== S.room.you.member) {
+      beep("chat");
+      if (document.hidden) S.unreadChat += 1;
+      updateTitle();
+    }
   },
   game_started(msg) {
     for (const table of Object.values(TABLES)) table.reset();
@@ -312,12 +317,15 @@ const handlers = {
     }
     const seat = tableContext(S.room, app).seat;
     const wasMyTurn = seat !== null && play.turn?.seat === seat;
+    const news = msg.log ?? [];
     Object.assign(play, { seq: msg.seq, view: msg.view, turn: withDeadline(msg.turn) });
     S.room.log.push(...(msg.log ?? []));
     if (S.room.log.length > 200) S.room.log.splice(0, S.room.log.length - 200);
     noteEntries(msg.log ?? []);
     gameEvents(msg.events);
-    if (!wasMyTurn && seat !== null && play.turn?.seat === seat) beep("turn");
+    const myTurn = !wasMyTurn && seat !== null && play.turn?.seat === seat;
+    if (myTurn) yourTurn();
+    announce(news, myTurn);
     render();
   },
   game_over(msg) {
@@ -409,7 +417,48 @@ function gameEvents(events) {
 }
 
 function render() {
-  if (S.room) renderRoom(S.room, app);
+  if (!S.room) return;
+  renderRoom(S.room, app);
+  updateTitle();
+  keepFocus();
+}
+
+/** Turn alerts: a sound, a buzz on phones that have one, and the tab title. */
+function yourTurn() {
+  beep("turn");
+  if (document.hidden) navigator.vibrate?.(150);
+}
+
+function isMyTurn() {
+  const seat = S.room ? tableContext(S.room, app).seat : null;
+  return S.room?.state === "playing" && seat !== null && S.room.play?.turn?.seat === seat;
+}
+
+/** "Your turn" and the count of unread chat in the tab title, for a player in another tab. */
+function updateTitle() {
+  if (!S.room) return;
+  const unread = S.unreadChat ? `(${S.unreadChat}) ` : "";
+  document.title = `${unread}${isMyTurn() ? "Your turn — " : ""}Parlour — ${S.room.code}`;
+}
+
+/** Screen readers hear the table's news (the game log's words) and their turn. */
+function announce(entries, myTurn) {
+  const ctx = tableContext(S.room, app);
+  const words = entries.map((e) => e.text.map((p) => (typeof p === "string" ? p : p.seat !== undefined ? (p.seat === ctx.seat ? "You" : ctx.name(p.seat)) : p.card ? cardWords(p.card) : p.color ?? p.rank ?? "")).join(""));
+  if (myTurn) words.push("Your turn.");
+  if (words.length) fill($("#announce"), words.slice(-4).join(". "));
+}
+
+const cardWords = (card) => (card.type === "number" ? `${card.color} ${card.value}` : `${card.color === "wild" ? "" : `${card.color} `}${card.type.replace("-", " ")}`);
+
+/** After an action the control pressed may be gone (a played card, a hidden screen): focus never
+ * falls back to <body>, it goes to the next sensible control. */
+function keepFocus() {
+  const active = document.activeElement;
+  if (active && active !== document.body && active.isConnected && active.offsetParent !== null) return;
+  if ($("#dialog").open) return;
+  const next = $('#stage [data-testid="hand"] button:not([disabled])') ?? $("#stage button:not([disabled])") ?? $("#copy-link");
+  next?.focus({ preventScroll: true });
 }
 
 function leftRoom() {
@@ -483,6 +532,13 @@ mute.addEventListener("click", () => {
   showMute();
 });
 showMute();
+
+document.addEventListener("visibilitychange", () => {
+  if (!document.hidden) {
+    S.unreadChat = 0;
+    updateTitle();
+  }
+});
 
 setInterval(updateTimers, 250);
 // Visitors without a session cannot subscribe to the live lobby: poll the HTTP list instead.

@@ -111,6 +111,7 @@ function seatsRow(view, ctx) {
         },
         el("span", { class: "seat-name" }, ctx.name(seat)),
         seat === ctx.seat ? el("span", { class: "badge you" }, "you") : null,
+        ctx.presence(seat),
         el("span", { class: "count cards", "aria-label": `${size} cards` }, String(size)),
         view.turn === seat ? el("span", { class: "badge turn" }, "to play") : null,
       ),
@@ -197,8 +198,9 @@ function handArea(view, hand, myTurn, ctx) {
   );
   return el(
     "div",
-    { class: "hand-area" },
-    el("div", { class: "controls" }, rankPicker, place, cheat),
+    { class: "hand-area dock", dataset: { testid: "dock" } },
+    // Cheat! stands apart from Place, so a hurried thumb does not call instead of playing.
+    el("div", { class: "controls" }, rankPicker, place, el("span", { class: "spacer" }), cheat),
     el("p", { class: "muted hint" }, myTurn ? "Select 1–4 cards, then place them." : `Your hand: ${hand.length} cards`),
     el("div", { class: "hand", role: "group", "aria-label": "Your hand", dataset: { testid: "hand" } }, cards),
   );

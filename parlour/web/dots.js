@@ -240,6 +240,7 @@ function scoreboard(view, ctx) {
         el("span", { class: "swatch", "aria-hidden": "true" }, initials(ctx.name(seat))),
         el("span", { class: "seat-name" }, ctx.name(seat)),
         seat === ctx.seat ? el("span", { class: "badge you" }, "you") : null,
+        ctx.presence(seat),
         el("span", { class: "count", "aria-label": `${score} boxes` }, String(score)),
         view.turn === seat ? el("span", { class: "badge turn" }, "to play") : null,
       ),

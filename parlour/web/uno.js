@@ -137,8 +137,8 @@ export function render(stage, view, ctx) {
         el("div", { class: "match muted" }, `Round ${view.round}`, view.target_score ? ` · first to ${view.target_score}` : " · one round"),
       ),
       alerts,
-      hand ? controls : null,
-      hand,
+      // The dock: buttons and hand, kept at the bottom of a phone's screen (styles.css).
+      hand ? el("div", { class: "dock", dataset: { testid: "dock" } }, controls, hand) : null,
     ),
   );
 }
@@ -186,6 +186,7 @@ function opponents(view, ctx, legal) {
         },
         el("span", { class: "seat-name" }, ctx.name(seat)),
         seat === ctx.seat ? el("span", { class: "badge you" }, "you") : null,
+        ctx.presence(seat),
         el("span", { class: "count cards", "aria-label": `${view.counts[seat]} cards` }, String(view.counts[seat])),
         view.uno_called[seat] ? el("span", { class: "badge uno" }, "UNO") : null,
         view.turn === seat ? el("span", { class: "badge turn" }, "to play") : null,

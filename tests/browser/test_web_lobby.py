@@ -127,6 +127,7 @@ def test_waiting_room_markers_link_chat_and_host_controls(open_page, server):
 
 def test_join_errors_and_passwords(open_page):
     ada = open_page()
+    ada.locator("#create-form .create-options summary").click()  # rules and room options
     ada.fill("#create-form [name=password]", "sesame")
     code = create_room(ada, "Ada", "uno", {"target_score": 100}, capacity=3)
 
