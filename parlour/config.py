@@ -25,6 +25,10 @@ class Config:
     outbound_queue: int = 256
     max_frame: int = 64 * 1024
     ws_deflate: bool = False
+    redis_url: str = ""  # cluster mode when set (docs/scaling.md)
+    lease_seconds: float = 3.0  # how long a dead node's rooms wait before another node claims them
+    workers: int = 1  # processes sharing the port (cluster mode only)
+    reuse_port: bool = False  # bind with SO_REUSEPORT (set for each worker by ``--workers``)
     bot_delay: tuple[float, float] = (0.6, 1.6)  # seconds (min, max) before a bot acts
     public_url: str = ""  # the base of every invite link, e.g. https://cards.example.org
 

@@ -1034,7 +1034,8 @@ class Uno:
 
     def _catch(self, st: State, seat: int, action: dict[str, Any]) -> list[Event]:
         target = action.get("target")
-        if type(target) is not int or target != st.exposed or target == seat:
+        # -1 is "nobody exposed": without the first test, catch -1 would hit ``hands[-1]``.
+        if st.exposed < 0 or type(target) is not int or target != st.exposed or target == seat:
             raise IllegalAction("cannot_catch", "that player is not catchable for a missed UNO")
         st.exposed = -1
         penalty = st.settings.uno_penalty

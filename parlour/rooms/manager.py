@@ -234,7 +234,10 @@ class Manager:
     async def join(
         self, session: Session, sink: Sink, request_id: Any, code: str, password: str | None, role: str
     ) -> None:
-        self._require_free(session)
+        """Join or spectate; joining the room the session is already in re-sends its snapshot."""
+        current = self.session_rooms.get(session.id)
+        if current is None or code.strip().upper() != current.code:
+            self._require_free(session)
         room = self.rooms.get(normalize_code(code))
         if room is None:
             raise CommandError("room_not_found", f"no room with code {code.strip().upper()}")

@@ -7,16 +7,22 @@ import contextlib
 from collections.abc import Callable
 from typing import Any
 
+import aiohttp
 import socketio
 
 Event = tuple[str, Any]
 
 
 class SioClient:
-    """Records every (event, data); ``expect`` waits for the next matching event after the cursor."""
+    """Records every (event, data); ``expect`` waits for the next matching event after the cursor.
 
-    def __init__(self) -> None:
-        self.sio = socketio.AsyncClient(reconnection=False)
+    Each client is a browser of its own (a fresh cookie jar) unless given another one's ``jar``.
+    """
+
+    def __init__(self, jar: aiohttp.CookieJar | None = None) -> None:
+        self.jar = jar if jar is not None else aiohttp.CookieJar(unsafe=True)  # unsafe: 127.0.0.1
+        self.http = aiohttp.ClientSession(cookie_jar=self.jar)
+        self.sio = socketio.AsyncClient(reconnection=False, http_session=self.http)
         self.events: list[Event] = []
         self.cursor = 0
         self._arrived = asyncio.Event()
@@ -70,3 +76,4 @@ class SioClient:
 
     async def close(self) -> None:
         await self.sio.disconnect()
+        await self.http.close()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import aiohttp
 from sioclient import SioClient
 from wsclient import Native
 
@@ -13,10 +14,11 @@ from parlour.net.adapters.uno_numbers import card_to_number
 DEALT = {card_to_number(card) for card in range(108)}
 
 
-async def tutorial(server: Any) -> SioClient:
-    """A client as the tutorial's canvas page connects: no name until ``requestRoom``."""
-    client = SioClient()
-    await client.sio.connect(f"http://127.0.0.1:{server.port}", transports=["websocket"])
+async def tutorial(server: Any, jar: Any = None, transports: list[str] | None = None) -> SioClient:
+    """A client as the tutorial's canvas page connects: no name until ``requestRoom``. A browser
+    of its own unless given another client's cookie ``jar``."""
+    client = SioClient(jar)
+    await client.sio.connect(f"http://127.0.0.1:{server.port}", transports=transports or ["websocket"])
     return client
 
 
@@ -115,13 +117,21 @@ async def test_simultaneous_requests_fill_one_room(fresh_server: Any) -> None:
         await client.close()
 
 
-async def test_reconnect_by_name_gets_the_same_seat(fresh_server: Any) -> None:
+async def test_reconnect_from_the_same_browser_gets_the_same_seat(fresh_server: Any) -> None:
+    """The seat goes back to the browser that held it (its handshake cookie), never to a name."""
     server = fresh_server
     tom, uma, code = await pair(server)
     hand = tom.last("haveCard")
     await tom.close()
     assert await uma.expect("playerDisconnect") == code
-    again = await tutorial(server)
+    for transports in (["websocket"], ["polling", "websocket"]):  # a stranger types Tom's name
+        stranger = await tutorial(server, transports=transports)
+        taken = await request_room(stranger, "tom")
+        assert taken[0] not in (code, "error")  # a seat of its own elsewhere
+        assert not [n for n, _ in stranger.events if n == "haveCard"]
+        assert not [n for n, d in uma.events if n == "responseRoom" and d[1] > 2]
+        await stranger.close()
+    again = await tutorial(server, jar=tom.jar)  # Tom's own browser, a new socket
     assert (await request_room(again, "Tom"))[0] == code
     assert await again.expect("haveCard") == hand
     turn = await again.expect("turnPlayer")
@@ -133,6 +143,22 @@ async def test_reconnect_by_name_gets_the_same_seat(fresh_server: Any) -> None:
     assert await uma.expect("turnPlayer") in (again.sid, uma.sid)
     await again.close()
     await uma.close()
+
+
+async def test_the_handshake_sets_an_httponly_lax_cookie_once_per_browser(fresh_server: Any) -> None:
+    async with aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True)) as http:
+        url = f"http://127.0.0.1:{fresh_server.port}/socket.io/?EIO=4&transport=polling"
+        async with http.get(url) as first:
+            assert first.status == 200
+            (set_cookie,) = first.headers.getall("Set-Cookie")
+        attributes = {a.strip().split("=")[0].lower() for a in set_cookie.split(";")}
+        assert {"httponly", "samesite", "path"} <= attributes and "samesite=lax" in set_cookie.lower()
+        assert "path=/socket.io" in set_cookie.lower()
+        async with http.get(url) as second:  # the same browser again: its cookie stands
+            assert second.status == 200 and "Set-Cookie" not in second.headers
+        forged = {"Cookie": "parlour_browser=not-a-value-we-issued"}
+        async with aiohttp.ClientSession() as other, other.get(url, headers=forged) as third:
+            assert "parlour_browser=" in third.headers["Set-Cookie"]  # replaced by a real one
 
 
 async def test_the_last_opponent_leaving_ends_the_game_cleanly(fresh_server: Any) -> None:

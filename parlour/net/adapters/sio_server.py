@@ -2,7 +2,8 @@
 
 A connection starts as a design-document client (it gets ``rooms-list`` at once); its first
 ``requestRoom`` turns it into a socket-uno tutorial client instead. Each connection's events are
-handled one at a time, in order, like a native websocket's frames.
+handled one at a time, in order, like a native websocket's frames. The Engine.IO handshake sets
+the browser cookie (``browser_cookie``) that a tutorial client's seat is reclaimed by.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from urllib.parse import parse_qs
 
 import socketio
 
+from parlour.net.adapters.browser_cookie import BrowserCookie, browser_of
 from parlour.net.adapters.link import Connector
 from parlour.net.adapters.native_link import connector
 from parlour.net.adapters.plain_socket import Peer
@@ -29,9 +31,11 @@ _TUTORIAL_EVENTS = ("playCard", "drawCard")
 class Connection:
     """The adapter client behind one socket id, and the lock that keeps its events in order."""
 
-    def __init__(self, client: DocClient | TutorialClient, connect: Connector) -> None:
+    def __init__(self, client: DocClient | TutorialClient, connect: Connector, browser: str | None) -> None:
         self.client = client
         self.connect = connect
+        self.browser = browser
+        """The connection's browser cookie (None without one): a tutorial seat is reclaimed by it."""
         self.lock = asyncio.Lock()
 
 
@@ -67,7 +71,7 @@ class UnoSocketIO:
             token = (query.get("token") or [None])[0]
         connect = connector(environ["asgi.scope"]["app"].state)
         client = DocClient(connect, self._peer(sid), name, self.room_names, token)
-        conn = self.connections[sid] = Connection(client, connect)
+        conn = self.connections[sid] = Connection(client, connect, browser_of(environ))
         async with conn.lock:
             await client.start()
 
@@ -99,7 +103,7 @@ class UnoSocketIO:
                 await self._error(sid, "leave your room before requestRoom")
                 return
             await client.close()
-            client = conn.client = TutorialClient(conn.connect, self._peer(sid), self.directory)
+            client = conn.client = TutorialClient(conn.connect, self._peer(sid), self.directory, conn.browser)
         if isinstance(client, TutorialClient):
             if event == "requestRoom":
                 await client.request_room(data)
@@ -117,6 +121,7 @@ class UnoSocketIO:
     async def _error(self, sid: str, message: str) -> None:
         await self.sio.emit("error", {"message": message}, to=sid)
 
-    def asgi(self) -> socketio.ASGIApp:
-        """The ASGI app serving ``/socket.io/`` (mounted there; it sees the full path)."""
-        return socketio.ASGIApp(self.sio)
+    def asgi(self) -> BrowserCookie:
+        """The ASGI app serving ``/socket.io/`` (mounted there; it sees the full path), behind the
+        middleware that gives each browser its cookie on the Engine.IO handshake."""
+        return BrowserCookie(socketio.ASGIApp(self.sio))
