@@ -344,7 +344,12 @@ class Manager:
 
     def _listed_update(self, room: Room) -> None:
         """Keep the public list current and push differences to lobby subscribers."""
-        listed = room.public and room.state != Phase.CLOSED
+        # Only rooms someone can still meet people in: a connected human, not over, not closed.
+        listed = (
+            room.public
+            and room.state not in (Phase.CLOSED, Phase.FINISHED)
+            and any(m.connected and not m.bot for m in room.members.values())
+        )
         summary = room.summary() if listed else None
         previous = self._listed.get(room.code)
         if summary == previous:

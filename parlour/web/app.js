@@ -44,6 +44,7 @@ function normalise(msg) {
     has_password: msg.has_password,
     capacity: msg.capacity,
     bots_take_over: msg.bots_take_over,
+    quick_play: msg.quick_play,
     state: msg.state,
     host: msg.host,
     members: msg.members,

@@ -140,7 +140,9 @@ function waiting(room, app) {
     countdown
       ? el("p", { class: "countdown", role: "timer" }, "Starting in ", el("strong", { class: "timer-text", dataset: { deadline: countdown.localDeadline } }, ""), " s")
       : null,
-    el(
+    room.quick_play
+      ? el("p", { class: "muted", dataset: { testid: "quick-note" } }, countdown ? "Quick play: more players may still join before the start." : `Quick play: the game starts shortly after ${GAMES[room.kind].min} players are in.`)
+      : el(
       "div",
       { class: "row wrap" },
       you?.role === "player"

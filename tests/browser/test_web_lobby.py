@@ -161,3 +161,23 @@ def test_second_tab_takes_over_the_session(open_page, server):
     tab.fill("#chat-input", "still me")
     tab.press("#chat-input", "Enter")
     tab.locator("#chat-log li.mine", has_text="still me").wait_for()
+
+
+def test_public_list_shows_only_rooms_with_a_connected_human(open_page):
+    ada = open_page()
+    mine = create_room(ada, "Ada", "uno")
+    ada.get_by_role("button", name="Add easy bot").click()
+    ada.locator("#players .member", has_text="bot").first.wait_for()
+    ada.get_by_role("button", name="Exit").click()
+    ada.click('#dialog button[value="yes"]')
+    ada.locator("#screen-start").wait_for()
+
+    bo = open_page()
+    theirs = create_room(bo, "Bo", "dots")
+    listed = ada.locator(f'#public-rooms [data-code="{theirs}"]')
+    listed.wait_for()
+    assert "host: Bo" in listed.inner_text()
+    # Ada's room has only a bot left: not listed.
+    assert ada.locator(f'#public-rooms [data-code="{mine}"]').count() == 0
+    bo.close()  # Bo's tab closes: nobody who could welcome a visitor is there any more
+    listed.wait_for(state="detached")
