@@ -83,9 +83,14 @@ const app = {
       await conn.request(type, fields);
     } catch (err) {
       if (err.code === "wrong_password") {
-        toast("This room needs the right password — type it under “Join a game”.", "bad");
+        toast(fields.password ? "That password is wrong — check it and try again." : "This room has a password — type it under “Join a game”.", "bad");
         presetCode(fields.code);
         $("#join-password").focus();
+      } else if (err.code === "room_full" && type === "join") {
+        if (await confirmDialog("This room is full", "All seats are taken. Watch the game instead?", "Watch")) await app.send("spectate", fields);
+      } else if (err.code === "invalid_code" || err.code === "room_not_found") {
+        toast(`No room with the code “${String(fields.code ?? "").trim().toUpperCase()}” — check the 5 letters.`, "bad");
+        $("#join-code").focus();
       } else if (err.code === "game_in_progress" && type === "join") {
         toast("A game is running — you are watching until it ends.", "info");
         await app.send("spectate", fields);

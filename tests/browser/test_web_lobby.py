@@ -135,15 +135,33 @@ def test_join_errors_and_passwords(open_page):
     bo.fill("#name", "Bo")
     bo.fill("#join-code", "ZZZZZ")
     bo.click('#join-form button[type="submit"]')
-    bo.locator(".toast.bad").first.wait_for(state="attached")  # shown, if perhaps no longer the newest
+    bo.locator(".toast.bad", has_text="No room with the code “ZZZZZ” — check the 5 letters").wait_for()
     assert bo.locator("#screen-start").is_visible()
 
     bo.fill("#join-code", f"  {code.lower()} ")
     bo.click('#join-form button[type="submit"]')
-    bo.locator(".toast.bad", has_text="password").first.wait_for(state="attached")
+    bo.locator(".toast.bad", has_text="This room has a password").first.wait_for(state="attached")
+    bo.fill("#join-password", "nope")
+    bo.click('#join-form button[type="submit"]')
+    bo.locator(".toast.bad", has_text="That password is wrong").first.wait_for(state="attached")
     bo.fill("#join-password", "sesame")
     bo.click('#join-form button[type="submit"]')
     assert wait_room(bo) == code
+    assert bo.locator("#toasts .toast.bad").count() == 0  # stale errors stay on the start page
+
+    # A full room offers to watch instead.
+    for name in ("Cy", "Dee"):
+        page = open_page()
+        page.fill("#name", name)
+        page.fill("#join-code", code)
+        page.fill("#join-password", "sesame")
+        page.click('#join-form button[type="submit"]')
+        if name == "Cy":
+            wait_room(page)
+    page.locator("#dialog-title", has_text="This room is full").wait_for()
+    page.click('#dialog button[value="yes"]')
+    assert wait_room(page) == code
+    page.locator("#spectators .member", has_text="Dee").wait_for()
 
     nameless = open_page()
     nameless.fill("#join-code", code)
