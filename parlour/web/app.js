@@ -527,6 +527,25 @@ $("#leave").addEventListener("click", async () => {
   }
 });
 
+// Theme: the system's light or dark, or the one picked here (auto → light → dark → auto).
+const THEMES = ["auto", "light", "dark"];
+const themeButton = $("#theme");
+function showTheme() {
+  const theme = localStorage.getItem("parlour.theme") ?? "auto";
+  if (theme === "auto") delete document.documentElement.dataset.theme;
+  else document.documentElement.dataset.theme = theme;
+  themeButton.textContent = { auto: "◐ auto", light: "☀ light", dark: "☾ dark" }[theme];
+  themeButton.setAttribute("aria-label", theme === "auto" ? "Theme: follows the system. Switch to light" : `Theme: ${theme}. Switch`);
+}
+themeButton.addEventListener("click", () => {
+  const now = localStorage.getItem("parlour.theme") ?? "auto";
+  const next = THEMES[(THEMES.indexOf(now) + 1) % THEMES.length];
+  if (next === "auto") localStorage.removeItem("parlour.theme");
+  else localStorage.setItem("parlour.theme", next);
+  showTheme();
+});
+showTheme();
+
 const mute = $("#mute");
 const showMute = () => {
   mute.textContent = isMuted() ? "♪ off" : "♪ on";
