@@ -292,6 +292,7 @@ def run(args: argparse.Namespace) -> Message:
             finally:
                 _stop(workers)
             ports = [load.free_port(), load.free_port()]
+            redis_url = redis_url[: -len("/0")] + "/1"  # a fresh database: not the rooms phase 2 left
             nodes = [_serve(p, tmp, ["--redis", redis_url]) for p in ports]
             urls = [f"ws://127.0.0.1:{p}/api/ws" for p in ports]
             try:

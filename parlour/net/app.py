@@ -21,6 +21,7 @@ from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Respon
 from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 
+from parlour.bots.catalog import describe as describe_catalog
 from parlour.config import Config
 from parlour.games.compiled import compiled_modules
 from parlour.net import native
@@ -122,6 +123,9 @@ def create_app(config: Config, store: Store | None = None) -> Starlette:
     async def rooms(request: Request) -> Response:
         return JSONResponse({"rooms": manager.public_rooms(request.query_params.get("game"))})
 
+    async def catalog(request: Request) -> Response:
+        return JSONResponse(describe_catalog())
+
     async def index(request: Request) -> Response:
         page = WEB_DIR / "index.html"
         if page.is_file():
@@ -136,6 +140,7 @@ def create_app(config: Config, store: Store | None = None) -> Starlette:
         Route("/healthz", healthz),
         Route("/metrics", metrics_page),
         Route("/api/rooms", rooms),
+        Route("/api/catalog", catalog),
         Route("/", index),
         Route("/r/{code}", index),
         *_adapter_routes(manager),

@@ -93,7 +93,7 @@ class GameFlow(RoomState):
         seat = to_act[0]
         if self.turn is not None and self.turn[0] == seat and actor != seat:
             return
-        limit = getattr(self.rules, "turn_timer", 0) or 0
+        limit = self.engine.turn_timer(self.rules)
         self.turn = (seat, at + limit if limit else None)
 
     def check_over(self, at: float) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from parlour.bots.catalog import bot_levels
 from parlour.rooms import messages
 from parlour.rooms.commands import Command, CommandError
 from parlour.rooms.enums import (
@@ -126,6 +127,12 @@ def add_bot(room: Room, cmd: Command) -> bool | None:
     room.require_host(cmd)
     if room.bot_factory is None and not room.replaying:
         raise CommandError("bots_unavailable", "no bot driver is installed")
+    level, levels = cmd.payload.get("level"), bot_levels(room.game_name)
+    if not room.replaying and (not levels or (level is not None and level not in levels)):
+        title = room.engine.title
+        if not levels:
+            raise CommandError("no_bots", f"{title} has no bots")
+        raise CommandError("no_bots", f"{title} has no {level!r} bot (it has {', '.join(levels)})")
     if room.state != Phase.WAITING:
         raise CommandError("invalid_state", "bots join between games")
     if len(room.players()) >= room.capacity:
@@ -133,7 +140,7 @@ def add_bot(room: Room, cmd: Command) -> bool | None:
     name = cmd.payload.get("name") or f"Bot {room.member_count + 1}"
     member = room.add_member("", name, Role.PLAYER, bot=True)
     member.session, member.ready = f"bot:{member.id}", True
-    member.bot_options = {"level": cmd.payload.get("level")}
+    member.bot_options = {"level": level}
     if room.bot_factory is not None and not room.replaying:
         member.sink = room.bot_factory(room, member)
         member.sink.send(room.snapshot(member))

@@ -88,6 +88,6 @@ BotFactory = Callable[[Any, Member], Sink]
 The bot receives its seat's messages through the returned sink (``send`` runs inside the room's
 task: schedule work, never block) and acts by submitting
 ``Command("action", member.session, {"engine_action": a})`` with ``a`` one of
-``room.engine.legal_actions(room.game, seat)`` (or ``{"action": wire_action}``). The server installs
-``parlour.rooms.bot_seats.bot_factory``.
+``room.engine.legal_actions(room.game, seat)`` (or its wire form,
+``{"action": room.engine.format_action(a)}``). The server installs ``parlour.rooms.bot_seats.bot_factory``.
 """

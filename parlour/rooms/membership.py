@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, cast
 
+from parlour.bots.catalog import has_bots
 from parlour.rooms import messages
 from parlour.rooms.commands import Command, CommandError
 from parlour.rooms.enums import LeaveReason, Phase, Role
@@ -81,6 +82,7 @@ class Membership(RoomState):
         return (
             self.bots_take_over
             and self.bot_factory is not None
+            and has_bots(self.game_name)
             and self.state == Phase.PLAYING
             and seat is not None
             and not self.seats[seat].get("left")

@@ -35,16 +35,28 @@ class Outbound(RoomState):
                 self.send(member, self.snapshot(member))
 
     def describe(self, events: list[Event]) -> list[Message]:
-        """The game-log entries for ``events`` (public, numbered), kept for snapshots; built while
-        replaying too, so a room brought back after a restart still shows its history."""
+        """The game-log entries for ``events``: each game's ``describe_event`` line for the event as a
+        spectator sees it (so nothing hidden), numbered, with that public event for clients to draw
+        from (a Cheat reveal's cards, a Dots line). Kept for snapshots, and built while replaying too,
+        so a room brought back after a restart still shows its history."""
+        names = [seat["name"] for seat in self.seats]
         entries = []
         for event in events:
-            entry = self.engine.describe(event)
-            if entry is not None:
-                entry["n"] = self.table_log_count
-                self.table_log_count += 1
-                self.table_log.append(entry)
-                entries.append(entry)
+            public = event.for_seat(None)
+            text = self.engine.describe_event(public, names)
+            if text is None:
+                continue
+            seat = public.get("seat")
+            entry = {
+                "n": self.table_log_count,
+                "kind": event.type,
+                "seat": seat if isinstance(seat, int) else None,
+                "text": text,
+                "event": public,
+            }
+            self.table_log_count += 1
+            self.table_log.append(entry)
+            entries.append(entry)
         return entries
 
     def broadcast_game(self, kind: str, events: list[Event]) -> None:

@@ -14,7 +14,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
-from parlour.games import Event, get_game
+from parlour.bots.catalog import get_game
+from parlour.games import Event
 from parlour.rooms import scoreboard
 from parlour.rooms.commands import Command
 from parlour.rooms.enums import CountdownKind, Phase

@@ -1,12 +1,15 @@
 // Parlour browser client: session, routing and the native protocol's messages.
 // The server is the authority; this file keeps its latest snapshot and renders it.
 
+import { TABLES, loadCatalog } from "./catalog.js";
 import { noteEntries, resetLog, toggleLog } from "./gamelog.js";
 import { initLobby, presetCode, renderRooms } from "./lobby.js";
 import { Connection } from "./net.js";
-import { TABLES, appendChat, renderRoom, tableContext, updateTimers } from "./room.js";
+import { appendChat, renderRoom, tableContext, updateTimers } from "./room.js";
 import { beep, isMuted, setMuted } from "./sound.js";
 import { $, clearToasts, closeDialog, confirmDialog, fill, showScreen, toast } from "./ui.js";
+
+await loadCatalog(); // the games, their settings schemas and their tables, before anything is drawn
 
 const store = {
   get token() {
@@ -449,13 +452,10 @@ function updateTitle() {
 
 /** Screen readers hear the table's news (the game log's words) and their turn. */
 function announce(entries, myTurn) {
-  const ctx = tableContext(S.room, app);
-  const words = entries.map((e) => e.text.map((p) => (typeof p === "string" ? p : p.seat !== undefined ? (p.seat === ctx.seat ? "You" : ctx.name(p.seat)) : p.card ? cardWords(p.card) : p.color ?? p.rank ?? "")).join(""));
+  const words = entries.map((e) => e.text);
   if (myTurn) words.push("Your turn.");
   if (words.length) fill($("#announce"), words.slice(-4).join(". "));
 }
-
-const cardWords = (card) => (card.type === "number" ? `${card.color} ${card.value}` : `${card.color === "wild" ? "" : `${card.color} `}${card.type.replace("-", " ")}`);
 
 /** After an action the control pressed may be gone (a played card, a hidden screen): focus never
  * falls back to <body>, it goes to the next sensible control. */

@@ -131,14 +131,14 @@ function revealBox(ctx) {
   );
 }
 
-/** Reopen a reveal from its game-log entry: the cards a call turned over, in a dialog. */
-export function showReveal(entry, ctx) {
-  const { placer, rank, cards, truthful } = entry.reveal;
+/** Reopen a reveal from its game-log entry (the public `called` event): the cards, in a dialog. */
+export function showReveal(call, ctx) {
+  const { caller, placer, rank, cards, truthful } = call;
   const body = el(
     "div",
     { class: `reveal ${truthful ? "truth" : "lie"}`, dataset: { testid: "reveal-again" } },
-    el("p", {}, `${ctx.name(entry.seat)} called Cheat on ${ctx.name(placer)}, who claimed ${rank}s:`),
-    el("div", { class: "reveal-cards" }, cards.map((c) => cardFace(c, { class: RANKS[c.rank] === rank ? "" : "liar" }))),
+    el("p", {}, `${ctx.name(caller)} called Cheat on ${ctx.name(placer)}, who claimed ${rankWord(rank, cards.length)}:`),
+    el("div", { class: "reveal-cards" }, cards.map((c) => cardFace(c, { class: c.rank === rank ? "" : "liar" }))),
     el("p", {}, el("strong", {}, truthful ? "Truth ✓" : "Lie ✗")),
   );
   return choose("Revealed cards", body, [{ label: "Close", value: "close", class: "primary" }]);

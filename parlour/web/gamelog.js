@@ -3,13 +3,14 @@
 
 import { showReveal } from "./cheat.js";
 import { $, el, morph, seatColour } from "./ui.js";
-import { cardName } from "./uno.js";
 
 // Plain symbols every font has (no emoji, which may render as a box); the words carry the meaning.
+// Keyed by the engine event's type (the entry's `kind`).
 const ICONS = {
-  play: "▶", draw: "+", skip: "⊘", reverse: "⇄", pass: "→", uno: "!", catch: "!", challenge: "?",
-  accept: "✓", swap: "⇆", rotate: "↻", deal: "◆", win: "★", timeout: "…", leave: "←",
-  place: "▼", reveal: "◉", pickup: "▲", line: "─", box: "■",
+  play: "▶", draw: "+", skip: "⊘", reverse: "⇄", pass: "→", uno_called: "!", uno_caught: "!", challenge: "?",
+  accept: "✓", swap: "⇆", rotate: "↻", deal: "◆", dealt: "◆", first_card: "◆", dealer_draw: "◆", reshuffle: "◆",
+  round_over: "★", round_started: "◆", game_over: "★", timeout: "…", timed_out: "…", player_left: "←", left: "←",
+  played: "▼", called: "◉", picked_up: "▲", line: "─", capture: "■", drop: "▼",
 };
 
 const local = { unread: 0, open: false, back: null };
@@ -25,24 +26,15 @@ export function noteEntries(entries) {
   if (!local.open) local.unread += entries.length;
 }
 
-function part(p, ctx) {
-  if (typeof p === "string") return p;
-  if (p.seat !== undefined) {
-    return el("strong", { class: "log-seat", style: `--seat:${seatColour(p.seat)}` }, p.seat === ctx.seat ? "You" : ctx.name(p.seat));
-  }
-  if (p.card) return el("span", { class: `log-card ${p.card.color}` }, cardName(p.card));
-  if (p.color) return el("span", { class: `log-colour ${p.color}` }, p.color);
-  if (p.rank) return el("strong", {}, p.rank);
-  return "";
-}
-
 function item(entry, ctx) {
+  const card = entry.kind === "play" ? entry.event?.card : null;
   return el(
     "li",
     { class: `log-entry ${entry.kind}`, dataset: { id: `log-${entry.n}`, kind: entry.kind } },
-    el("span", { class: "log-icon", "aria-hidden": "true" }, ICONS[entry.icon] ?? "•"),
-    el("span", { class: "log-text" }, entry.text.map((p) => part(p, ctx))),
-    entry.reveal ? el("button", { class: "small", onclick: () => showReveal(entry, ctx), "aria-label": "Show the revealed cards" }, "Show cards") : null,
+    el("span", { class: "log-icon", "aria-hidden": "true", style: entry.seat === null ? null : `--seat:${seatColour(entry.seat)}` }, ICONS[entry.kind] ?? "•"),
+    el("span", { class: "log-text" }, entry.text),
+    card ? el("span", { class: `log-card ${card.color}`, "aria-hidden": "true" }, card.color === "wild" ? entry.event.color : card.color) : null,
+    entry.kind === "called" && entry.event?.cards ? el("button", { class: "small", onclick: () => showReveal(entry.event, ctx), "aria-label": "Show the revealed cards" }, "Show cards") : null,
   );
 }
 

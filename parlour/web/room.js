@@ -1,14 +1,10 @@
 // The room screen: header, players and spectators, chat, the waiting room,
 // the game table (delegated to the game's module) and the game-over panel.
 
-import * as cheat from "./cheat.js";
-import * as dots from "./dots.js";
+import { GAMES, TABLES, title } from "./catalog.js";
 import { renderLog } from "./gamelog.js";
-import { GAMES, capacityField, describeSettings, readSettings, settingsFields } from "./settings.js";
+import { capacityField, describeSettings, readSettings, settingsFields } from "./settings.js";
 import { $, choose, confirmDialog, el, fill, morph } from "./ui.js";
-import * as uno from "./uno.js";
-
-export const TABLES = { uno, cheat, dots };
 
 const STATE_TEXT = { waiting: "Waiting for players", countdown: "Starting soon", playing: "Playing", finished: "Game over" };
 
@@ -36,7 +32,7 @@ export function renderRoom(room, app) {
   fill($("#room-code"), room.code);
   fill(
     $("#room-status"),
-    el("span", { class: "badge game" }, GAMES[room.kind]?.label ?? room.kind),
+    el("span", { class: "badge game" }, title(room.kind)),
     el("span", {}, STATE_TEXT[room.state] ?? room.state),
   );
   morph($("#host-tools"), isHost(room) ? hostTools(room, app) : null);
@@ -129,19 +125,20 @@ function waiting(room, app) {
   const host = isHost(room);
   const you = room.members.find((m) => m.id === room.you?.member);
   const players = room.members.filter((m) => m.role === "player");
-  const enough = players.length >= GAMES[room.kind].min;
+  const game = GAMES[room.kind];
+  const enough = players.length >= game.min_players;
   const countdown = room.countdown;
   return el(
     "div",
     { class: "panel waiting" },
-    el("h2", {}, `${GAMES[room.kind].label} — ${players.length}/${room.capacity} players`),
+    el("h2", {}, `${game.title} — ${players.length}/${room.capacity} players`),
     el("p", { class: "settings-summary" }, describeSettings(room.kind, room.settings)),
     el("p", { class: "muted" }, `${room.public ? "Public" : "Private"} room${room.has_password ? " · password" : ""}${room.bots_take_over ? " · bots replace dropouts" : ""}`),
     countdown
       ? el("p", { class: "countdown", role: "timer" }, "Starting in ", el("strong", { class: "timer-text", dataset: { deadline: countdown.localDeadline } }, ""), " s")
       : null,
     room.quick_play
-      ? el("p", { class: "muted", dataset: { testid: "quick-note" } }, countdown ? "Quick play: more players may still join before the start." : `Quick play: the game starts shortly after ${GAMES[room.kind].min} players are in.`)
+      ? el("p", { class: "muted", dataset: { testid: "quick-note" } }, countdown ? "Quick play: more players may still join before the start." : `Quick play: the game starts shortly after ${game.min_players} players are in.`)
       : el(
       "div",
       { class: "row wrap" },
@@ -149,20 +146,21 @@ function waiting(room, app) {
         ? el("button", { class: `big ${you.ready ? "" : "primary"}`, "aria-pressed": String(you.ready), onclick: () => app.send("ready", { ready: !you.ready }) }, you.ready ? "✓ Ready — click to unready" : "I'm ready")
         : null,
       host
-        ? el("button", { class: "big primary", disabled: !enough, onclick: () => app.send("start"), title: enough ? "" : `Needs ${GAMES[room.kind].min} players` }, "Start game")
+        ? el("button", { class: "big primary", disabled: !enough, onclick: () => app.send("start"), title: enough ? "" : `Needs ${game.min_players} players` }, "Start game")
         : el("button", { class: "big", disabled: true }, "Waiting for the host to start"),
     ),
-    enough ? null : el("p", { class: "muted" }, `${GAMES[room.kind].label} needs at least ${GAMES[room.kind].min} players.`),
+    enough ? null : el("p", { class: "muted" }, `${game.title} needs at least ${game.min_players} players.`),
     invitePanel(room, app),
     room.rematch && room.rematch.member !== room.you?.member ? el("p", { class: "alert" }, `${room.rematch.name} asked for a rematch: ready up to accept.`) : null,
     scoreTable(room.kind, room.scoreboard),
-    el("details", { class: "rules" }, el("summary", {}, `How to play ${GAMES[room.kind].label}`), el("p", {}, GAMES[room.kind].rules)),
+    el("details", { class: "rules" }, el("summary", {}, `How to play ${game.title}`), el("p", {}, game.how_to_play)),
     el(
       "div",
       { class: "row wrap" },
       host ? el("button", { onclick: () => editSettings(room, app) }, "Settings…") : null,
-      host && players.length < room.capacity ? el("button", { onclick: () => app.send("add_bot", { level: "easy" }) }, "Add easy bot") : null,
-      host && players.length < room.capacity ? el("button", { onclick: () => app.send("add_bot", { level: "hard" }) }, "Add hard bot") : null,
+      host && players.length < room.capacity
+        ? game.bots.map((level) => el("button", { onclick: () => app.send("add_bot", { level }) }, `Add ${level} bot`))
+        : null,
       you?.role === "spectator" && players.length < room.capacity ? el("button", { onclick: () => app.send("take_seat") }, "Take a seat") : null,
       you?.role === "player" ? el("button", { onclick: () => app.send("become_spectator") }, "Just watch") : null,
     ),
@@ -237,7 +235,7 @@ function gameOver(room, app) {
     uno: [["Points", score], ["Cards left", (seat) => String(view.counts?.[seat] ?? "–")]],
     cheat: [["Cards left", score]],
     dots: [["Boxes", score]],
-  }[room.kind] ?? [["Score", score]];
+  }[room.kind] ?? [[GAMES[room.kind]?.score_label ?? "Score", score]];
   const offer = room.rematch && room.rematch.member !== room.you?.member ? room.rematch : null;
   const leave = () => {
     room.results = null;

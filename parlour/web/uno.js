@@ -8,7 +8,7 @@ const COLOURS = ["red", "yellow", "green", "blue"];
 const SYMBOL = { skip: "⊘", reverse: "⇄", draw2: "+2", wild: "W", "wild-draw4": "+4" };
 const NAME = { skip: "Skip", reverse: "Reverse", draw2: "Draw Two", wild: "Wild", "wild-draw4": "Wild Draw Four" };
 
-export const cardName = (card) =>
+const cardName = (card) =>
   card.type === "number" ? `${cap(card.color)} ${card.value}` : card.color === "wild" ? NAME[card.type] : `${cap(card.color)} ${NAME[card.type]}`;
 const cap = (s) => s[0].toUpperCase() + s.slice(1);
 

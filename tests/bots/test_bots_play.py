@@ -11,8 +11,9 @@ from typing import Any
 import pytest
 
 from parlour.bots import Bot, make_bot
+from parlour.bots.catalog import get_game
 from parlour.bots.simulate import run
-from parlour.games import Event, get_game
+from parlour.games import Event
 
 UNO_FLAGS = ["stacking", "jump_in", "seven_swap", "zero_rotate", "forced_play", "draw_until_playable"]
 

@@ -44,4 +44,5 @@ def test_turn_title_unread_chat_and_keyboard_play(open_page):
     wait_seq(mover, before + 1)
     assert mover.evaluate("document.activeElement !== document.body")
     said = mover.locator("#announce").inner_text()
-    assert "You played" in said or "You drew" in said, said
+    name = "Ada" if mover is ada else "Bo"
+    assert f"{name} played" in said or f"{name} drew" in said, said

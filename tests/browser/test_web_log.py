@@ -61,7 +61,7 @@ def test_log_shows_wild_draw_four_colour_and_draw_in_order_after_reload(open_pag
     played = next(i for i, t in enumerate(texts) if "played Wild Draw Four and named blue" in t)
     drew = next(i for i, t in enumerate(texts[played:]) if "drew 4 cards (Wild Draw Four)" in t)
     assert drew > 0, texts[played : played + 3]
-    assert texts[0].startswith("Round 1"), texts[:2]
+    assert any(t.startswith("Round 1") for t in texts[:3]), texts[:3]
     assert page.locator("#game-log .log-back").count() == 1  # "while you were away"
     assert page.locator("#game-log .log-card.wild").count() >= 1
     shot(page, "log-drawer")

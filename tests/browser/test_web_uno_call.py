@@ -65,7 +65,7 @@ def test_armed_or_prompt_uno_is_never_caught_by_a_bot(open_page, quick_bot_serve
             else:
                 _play_one(ada)  # not armed: press UNO! right after the card lands
                 ada.locator('[data-testid="uno"]:not([disabled])').click()
-                ada.locator("#game-log .log-text", has_text="You called UNO!").first.wait_for()
+                ada.locator("#game-log .log-text", has_text="Ada called UNO").first.wait_for()
                 done["prompt"] = True
                 ours = 2
             # The bot moves next: by then it has had every chance to catch.
@@ -85,5 +85,5 @@ def test_armed_or_prompt_uno_is_never_caught_by_a_bot(open_page, quick_bot_serve
             ada.locator('button[data-testid="draw"]').first.click()
         ada.wait_for_timeout(60)
     assert all(done.values()), f"Ada did not hold two cards with a playable one twice: {done}"
-    caught = [t for t in _log(ada) if "caught You" in t]
+    caught = [t for t in _log(ada) if "caught Ada" in t]
     assert not caught, caught

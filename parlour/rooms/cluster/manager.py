@@ -22,7 +22,7 @@ from typing import Any
 
 import orjson
 
-from parlour.games import get_game
+from parlour.bots.catalog import get_game
 from parlour.rooms.cluster.bus import Bus, Item
 from parlour.rooms.cluster.remote import RemoteRoom, RemoteSink
 from parlour.rooms.commands import Command, CommandError
@@ -611,5 +611,10 @@ class ClusterManager(Manager):
     async def _claim_orphans(self) -> None:
         orphans = await self.store.orphans()
         random.shuffle(orphans)  # nodes claiming at once spread the rooms between them
-        for code in orphans:
-            await self._claim(code)
+        gate = asyncio.Semaphore(16)  # a dead node's rooms come back in parallel, not one by one
+
+        async def claim(code: str) -> None:
+            async with gate:
+                await self._claim(code)
+
+        await asyncio.gather(*(claim(code) for code in orphans))
