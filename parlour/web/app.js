@@ -1,6 +1,7 @@
 // Parlour browser client: session, routing and the native protocol's messages.
 // The server is the authority; this file keeps its latest snapshot and renders it.
 
+import "./theme.js"; // first: the page takes its theme before anything waits
 import { TABLES, loadCatalog } from "./catalog.js";
 import { noteEntries, resetLog, toggleLog } from "./gamelog.js";
 import { initLobby, presetCode, renderRooms } from "./lobby.js";
@@ -526,25 +527,6 @@ $("#leave").addEventListener("click", async () => {
     leftRoom();
   }
 });
-
-// Theme: the system's light or dark, or the one picked here (auto → light → dark → auto).
-const THEMES = ["auto", "light", "dark"];
-const themeButton = $("#theme");
-function showTheme() {
-  const theme = localStorage.getItem("parlour.theme") ?? "auto";
-  if (theme === "auto") delete document.documentElement.dataset.theme;
-  else document.documentElement.dataset.theme = theme;
-  themeButton.textContent = { auto: "◐ auto", light: "☀ light", dark: "☾ dark" }[theme];
-  themeButton.setAttribute("aria-label", theme === "auto" ? "Theme: follows the system. Switch to light" : `Theme: ${theme}. Switch`);
-}
-themeButton.addEventListener("click", () => {
-  const now = localStorage.getItem("parlour.theme") ?? "auto";
-  const next = THEMES[(THEMES.indexOf(now) + 1) % THEMES.length];
-  if (next === "auto") localStorage.removeItem("parlour.theme");
-  else localStorage.setItem("parlour.theme", next);
-  showTheme();
-});
-showTheme();
 
 const mute = $("#mute");
 const showMute = () => {

@@ -288,7 +288,7 @@ function scoreTable(kind, board) {
     el("summary", {}, "Scoreboard — this room"),
     el(
       "table",
-      { class: "scores", dataset: { testid: "scoreboard" } },
+      { class: "board-scores", dataset: { testid: "scoreboard" } },
       el("thead", {}, el("tr", {}, el("th", {}, "Player"), el("th", {}, "Wins"), el("th", {}, "Games"), points ? el("th", {}, "Points") : null)),
       el(
         "tbody",

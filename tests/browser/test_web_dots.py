@@ -86,7 +86,7 @@ def test_dots_game_to_the_end_with_spectator_and_rematch(open_page):
     bo.get_by_role("button", name="Rematch").click()
     bo.get_by_role("button", name="✓ Ready — click to unready").wait_for()
     ada.locator('[data-testid="rematch-offer"]', has_text="Bo asks for a rematch").wait_for()
-    assert ada.locator(".game-over .scores tbody tr").count() == 2 + 2  # results and scoreboard
+    assert ada.locator(".game-over .scores tbody tr, .game-over .board-scores tbody tr").count() == 2 + 2
     assert ada.locator("#room-status").inner_text().endswith("Waiting for players")
     shots(ada, "dots-rematch-offer")
     ada.get_by_role("button", name="Back to the room").click()

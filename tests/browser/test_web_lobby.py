@@ -57,7 +57,7 @@ def test_waiting_room_markers_link_chat_and_host_controls(open_page, server):
 
     # A friend opens the link: the code is filled in, they pick a name and join.
     bo = open_page(f"/r/{code}")
-    assert bo.input_value("#join-code") == code
+    bo.wait_for_function(f"document.querySelector('#join-code').value === '{code}'")
     bo.fill("#name", "Bo")
     bo.click('#join-form button[type="submit"]')
     wait_room(bo)
