@@ -27,7 +27,7 @@ from typing import Any
 from parlour.bots.base import Bot
 from parlour.bots.catalog import bot_levels, make_bot
 from parlour.rooms.commands import Command
-from parlour.rooms.enums import Phase
+from parlour.rooms.enums import PLAYING
 from parlour.rooms.members import BotFactory
 
 log = logging.getLogger("parlour.bots")
@@ -70,7 +70,7 @@ class BotDriver:
             self.events.append(message["events"])
             self._note_last_cards(message["events"])
             self._schedule()
-        elif kind == "room" and message.get("state") == Phase.PLAYING:
+        elif kind == "room" and message.get("state") == PLAYING:
             self._schedule()  # a snapshot mid-game: after a restart, or a seat taken over
 
     def close(self, code: int = 1000, reason: str = "") -> None:
@@ -108,7 +108,7 @@ class BotDriver:
 
     def _seat(self) -> int | None:
         room = self.room
-        if self.closed or room.state != Phase.PLAYING or room.game is None:
+        if self.closed or room.state != PLAYING or room.game is None:
             return None
         return room.game_seat(self.member)
 

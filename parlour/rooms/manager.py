@@ -18,7 +18,7 @@ from parlour.bots.catalog import get_game
 from parlour.games import InvalidSettings
 from parlour.rooms import messages
 from parlour.rooms.commands import Command, CommandError
-from parlour.rooms.enums import BEFORE_START, Phase
+from parlour.rooms.enums import BEFORE_START, CLOSED, FINISHED
 from parlour.rooms.members import BotFactory, Message, Sink
 from parlour.rooms.room import Room, Timings
 from parlour.rooms.validate import (
@@ -81,7 +81,7 @@ class Manager:
                 log.exception("room=%s could not be recovered; closing it", record.code)
                 await self.store.close_room(record.code, "recovery_failed")
                 continue
-            if room.state == Phase.CLOSED:
+            if room.state == CLOSED:
                 await self.store.close_room(record.code, room.config.get("closed_reason", "closed"))
                 continue
             self.rooms[room.code] = room
@@ -107,7 +107,7 @@ class Manager:
             self.session_rooms[session] = room
 
     def changed(self, room: Room) -> None:
-        if room.state == Phase.CLOSED:
+        if room.state == CLOSED:
             self.rooms.pop(room.code, None)
         self._listed_update(room)
 
@@ -348,7 +348,7 @@ class Manager:
         # Only rooms someone can still meet people in: a connected human, not over, not closed.
         listed = (
             room.public
-            and room.state not in (Phase.CLOSED, Phase.FINISHED)
+            and room.state not in (CLOSED, FINISHED)
             and any(m.connected and not m.bot for m in room.members.values())
         )
         summary = room.summary() if listed else None

@@ -18,7 +18,7 @@ from parlour.bots.catalog import get_game
 from parlour.games import Event
 from parlour.rooms import scoreboard
 from parlour.rooms.commands import Command
-from parlour.rooms.enums import CountdownKind, Phase
+from parlour.rooms.enums import WAITING, CountdownKind
 from parlour.rooms.members import BotFactory, Member, Message, Sink
 from parlour.rooms.timers import Timers
 from parlour.store import GameRecord, Store
@@ -104,7 +104,7 @@ class RoomState:
         self.bot_catch_delay: float = config.get("bot_catch_delay", BOT_CATCH_DELAY)
         self.password_hash: str | None = config.get("password_hash")
         self.capacity: int = config["capacity"]
-        self.state = Phase.WAITING
+        self.state = WAITING
         self.members: dict[str, Member] = {}
         self.member_count = 0
         self.host: str | None = None
