@@ -32,6 +32,16 @@ class Config:
     workers: int = 1  # processes sharing the port (cluster mode only)
     reuse_port: bool = False  # bind with SO_REUSEPORT (set for each worker by ``--workers``)
     bot_delay: tuple[float, float] = (0.6, 1.6)  # seconds (min, max) before a bot acts
+    public_url: str = ""  # the base of every invite link, e.g. https://cards.example.org
+
+    def __post_init__(self) -> None:
+        if self.public_url:
+            url = self.public_url.strip().rstrip("/")
+            if not url.startswith(("http://", "https://")) or " " in url or url.count("/") > 2:
+                raise SystemExit(
+                    f"public URL {self.public_url!r}: give scheme and host only, e.g. https://cards.example.org"
+                )
+            object.__setattr__(self, "public_url", url)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, **overrides: Any) -> Config:

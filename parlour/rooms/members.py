@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from parlour.rooms.enums import Role
+from parlour.rooms.enums import PLAYER, Role
 
 Message = dict[str, Any]
 
@@ -54,7 +54,7 @@ class Member:
     id: str
     session: str
     name: str
-    role: Role = Role.PLAYER
+    role: Role = PLAYER
     seat: int | None = None
     ready: bool = False
     connected: bool = True
@@ -65,7 +65,7 @@ class Member:
 
     @property
     def is_player(self) -> bool:
-        return self.role == Role.PLAYER
+        return self.role == PLAYER
 
     def public(self, host: str | None) -> Message:
         """The member as every other member sees it."""

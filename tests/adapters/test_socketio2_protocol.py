@@ -192,8 +192,7 @@ async def test_junk_packets_close_only_that_session(server: Any, packet: str) ->
     assert server.alive() and "Traceback" not in server.log_path.read_text()
 
 
-async def test_bad_requests_get_400(server_with: Any) -> None:
-    server = server_with({"PARLOUR_MAX_FRAME": "2048"})
+async def test_bad_requests_get_400(server: Any) -> None:
     base = f"{server.http}/socket.io/?EIO=3"
     async with aiohttp.ClientSession() as http:
         sid = await _session(http, server.http)
@@ -208,8 +207,8 @@ async def test_bad_requests_get_400(server_with: Any) -> None:
         for method, url, body in refused:
             async with http.request(method, url, data=body) as r:
                 assert r.status == 400, (method, url)
-        async with http.post(f"{base}&transport=polling&sid={sid}", data=b"1:2" * 1000) as r:
-            assert r.status == 400  # larger than PARLOUR_MAX_FRAME
+        async with http.post(f"{base}&transport=polling&sid={sid}", data="1:2" * 25_000) as r:
+            assert r.status == 400  # larger than PARLOUR_MAX_FRAME (64 KiB)
         sid = await _session(http, server.http)
         binary = {"Content-Type": "application/octet-stream"}
         async with http.post(
@@ -328,3 +327,21 @@ async def test_lengths_count_utf16_units_both_ways_and_acks_are_answered(server:
         assert "431[]" in seen
         response = orjson.loads(next(p for p in seen if p.startswith('42["responseRoom"'))[2:])
         assert response[1][1:] == [1, 10]
+
+
+async def test_the_v3_handshake_sets_the_browser_cookie_on_polling_and_websocket(server: Any) -> None:
+    """The seat-reclaim cookie of the v4 handshake, on both v3 handshakes; kept by the same browser."""
+    async with aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True)) as http:
+        url = f"{server.http}/socket.io/?EIO=3&transport=polling"
+        async with http.get(url, headers={"Origin": ORIGIN}) as first:
+            (set_cookie,) = first.headers.getall("Set-Cookie")
+        lowered = set_cookie.lower()
+        assert lowered.startswith("parlour_browser=")
+        assert "httponly" in lowered and "samesite=lax" in lowered and "path=/socket.io" in lowered
+        async with http.get(url) as second:
+            assert second.status == 200 and "Set-Cookie" not in second.headers
+    ws_url = f"ws://127.0.0.1:{server.port}/socket.io/?EIO=3&transport=websocket"
+    async with websockets.connect(ws_url) as ws:
+        assert ws.response is not None
+        assert ws.response.headers["Set-Cookie"].startswith("parlour_browser=")
+        assert str(await ws.recv()).startswith("0{")

@@ -1,7 +1,9 @@
 """The tutorial's socket.io 2.x page in Chromium, served from another origin, plays on Parlour.
 
 A real browser enforces CORS: the 2.x client polls with credentials, so this fails unless Parlour
-answers with the page's origin and allows credentials, then upgrades to a websocket.
+answers with the page's origin and allows credentials, then upgrades to a websocket. The browser
+keeps Parlour's handshake cookie, so a reload gets the seat back; another browser typing the same
+name does not.
 """
 
 from __future__ import annotations
@@ -40,19 +42,26 @@ def page_origin(tmp_path: Path) -> Iterator[str]:
     httpd.server_close()
 
 
+def _open(browser, url: str):
+    context = browser.new_context()
+    context.set_default_timeout(15_000)
+    page = context.new_page()
+    page.goto(url)
+    return context, page
+
+
+def _dealt(page) -> None:
+    page.wait_for_function("seen.some(([e, d]) => e == 'responseRoom' && d[1] == 2)")
+    page.wait_for_function("socket.io.engine.transport.name == 'websocket'")  # upgraded
+    page.wait_for_function("seen.some(([e, d]) => e == 'countDown' && d == 0) && hand.length > 0")
+    page.wait_for_function("seen.some(([e]) => e == 'sendCard')")
+
+
 def test_the_tutorial_page_from_another_origin_joins_upgrades_and_draws(browser, own_server, page_origin):
-    contexts = [browser.new_context() for _ in range(2)]
-    pages = []
-    for context, name in zip(contexts, ("Tom", "Uma"), strict=True):
-        context.set_default_timeout(15_000)
-        page = context.new_page()
-        page.goto(f"{page_origin}/index.html?server={own_server.base}&name={name}")
-        pages.append(page)
+    url = f"{page_origin}/index.html?server={own_server.base}&name="
+    contexts, pages = zip(*(_open(browser, url + name) for name in ("Tom", "Uma")), strict=True)
     for page in pages:
-        page.wait_for_function("seen.some(([e, d]) => e == 'responseRoom' && d[1] == 2)")
-        page.wait_for_function("socket.io.engine.transport.name == 'websocket'")  # upgraded
-        page.wait_for_function("seen.some(([e, d]) => e == 'countDown' && d == 0) && hand.length > 0")
-        page.wait_for_function("seen.some(([e]) => e == 'sendCard')")
+        _dealt(page)
     codes = {page.evaluate("room[0]") for page in pages}
     assert len(codes) == 1  # one room for both
     page.wait_for_function("seen.some(([e]) => e == 'turnPlayer')")
@@ -62,5 +71,17 @@ def test_the_tutorial_page_from_another_origin_joins_upgrades_and_draws(browser,
     before = mover.evaluate("hand.length")
     mover.evaluate("clickDeck()")
     mover.wait_for_function(f"hand.length == {before + 1}")
-    for context in contexts:
+
+    tom = pages[0]
+    code, hand = tom.evaluate("room[0]"), tom.evaluate("hand")
+    assert tom.context.cookies(own_server.base + "/socket.io/")[0]["httpOnly"]
+    tom.goto("about:blank")  # Tom's tab is gone; his seat waits for the grace period
+    stranger_context, stranger = _open(browser, url + "Tom")
+    stranger.wait_for_function("seen.some(([e]) => e == 'responseRoom')")
+    assert stranger.evaluate("room[0]") != code  # the name alone takes no seat
+    tom.goto(url + "Tom")  # the same browser comes back
+    tom.wait_for_function("seen.some(([e]) => e == 'haveCard')")
+    assert tom.evaluate("room[0]") == code
+    assert tom.evaluate("hand") == hand
+    for context in (*contexts, stranger_context):
         context.close()

@@ -17,7 +17,7 @@ import pytest
 
 from tests.server.conftest import FAST_ENV, ServerProcess, free_port
 
-LEASE = "1.5"
+LEASE = "2"
 
 
 class RedisProcess:
@@ -107,7 +107,7 @@ class Cluster:
             **(env or {}),
         }
         proc = ServerProcess(data, node_env)
-        proc.start()
+        proc.start(timeout=60)  # generous: the shared CI machine may be loaded
         self.nodes.append(proc)
         return proc
 

@@ -61,16 +61,18 @@ async def test_kill_owner_20_times_every_game_finishes_no_accepted_move_lost(clu
     async def killer() -> None:
         nonlocal kills, killing
         rng = random.Random()
-        while kills < KILLS:
-            await asyncio.sleep(rng.uniform(0.2, 1.2))
-            _, code = rng.choice(rooms)
-            node = await owner_of(code)
-            if node is None:
-                continue
-            node.kill()
-            kills += 1
-            await asyncio.to_thread(cluster.add)
-        killing = False
+        try:
+            while kills < KILLS:
+                await asyncio.sleep(rng.uniform(0.2, 1.2))
+                _, code = rng.choice(rooms)
+                node = await owner_of(code)
+                if node is None:
+                    continue
+                node.kill()
+                kills += 1
+                await asyncio.to_thread(cluster.add)
+        finally:
+            killing = False  # the games end either way; a failure here is raised below
 
     async def play(seated: list[Player], code: str, game: str) -> int:
         finished = 0

@@ -312,6 +312,10 @@ class ClusterManager(Manager):
                 continue
             sid = session.id if session is not None else body[2] if op == "cmd" else None
             if sid is not None and error != "full":
+                if room is None:
+                    # "Not in a room" may come from an owner that has just lost the room: believe
+                    # only what the room's real owner committed.
+                    room = await self.store.session_room(sid)
                 self._note_membership(sid, room)
             return error
         raise CommandError("room_unavailable", "the room is moving to another server; try again")
