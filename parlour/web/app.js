@@ -552,3 +552,4 @@ setInterval(updateTimers, 250);
 setInterval(() => !S.session && !S.room && pollLobby(), 5000);
 pollLobby();
 showScreen("screen-start");
+document.body.dataset.ready = "true"; // the catalog is loaded and the first screen drawn
