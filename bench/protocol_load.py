@@ -791,7 +791,17 @@ def phase(args: argparse.Namespace, label: str, root: str | None, protocol: str,
         profile = None
         if args.py_spy:
             profile = os.path.join(args.py_spy, f"{label}-{protocol}-{game}.txt".replace(" ", "_"))
-            prefix = ("py-spy", "record", "--format", "raw", "--rate", "250", "-o", profile, "--")
+            prefix = (
+                str(Path(sys.executable).with_name("py-spy")),
+                "record",
+                "--format",
+                "raw",
+                "--rate",
+                "250",
+                "-o",
+                profile,
+                "--",
+            )
         server = start_parlour(port, data_dir, args.server_cpus, root, server_env(args), prefix)
         try:
             proc_ = psutil.Process(server.pid)

@@ -58,6 +58,11 @@ class InProcessLink:
             finally:
                 self.sink.refusals = None
 
+    def act_now(self, message: Message) -> bool:
+        if self.lock.locked():  # a frame is being handled: keep the order, take the slow lane
+            return False
+        return self.client.action_now(orjson.dumps(message).decode())
+
     async def close(self, *, leave: bool) -> None:
         if leave and self.client.session is not None and self.sink.alive:
             await self.send({"type": "leave"})
