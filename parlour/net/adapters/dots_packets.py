@@ -137,11 +137,17 @@ class DotsClient:
     """One /dots connection: packets in, native requests out, native broadcasts back as packets."""
 
     def __init__(
-        self, connect: Connector, registry: Registry, send: Post, hangup: Callable[[], None]
+        self,
+        connect: Connector,
+        registry: Registry,
+        send: Post,
+        hangup: Callable[[], None],
+        send_all: Callable[[list[Message]], None] | None = None,
     ) -> None:
         self.connect = connect
         self.registry = registry
         self.send = send
+        self.send_all: Callable[[list[Message]], None] = send_all or (lambda ps: [send(p) for p in ps])
         self.hangup = hangup
         self._tasks: set[asyncio.Task[None]] = set()
         self.bridge: Bridge | None = None
@@ -419,16 +425,18 @@ class DotsClient:
             self.seats = {s["seat"]: s["member"] for s in message["seats"]}
             self._gamestate(None)
         self.view = message.get("view") or {}
+        packets = []
         for event in message.get("events", []):
             kind, pid = event.get("type"), self._seat_pid(event.get("seat", -1))
             if kind == "line":
-                self.send(
+                packets.append(
                     {"type": "MOVE", "x": event["x"], "y": event["y"], "d": event["d"], "playerid": pid}
                 )
             elif kind == "capture":
-                self.send({"type": "CAPTURE", "x": event["x"], "y": event["y"], "playerid": pid})
+                packets.append({"type": "CAPTURE", "x": event["x"], "y": event["y"], "playerid": pid})
             elif kind == "turn":
-                self.send({"type": "TURN", "playerid": pid})
+                packets.append({"type": "TURN", "playerid": pid})
+        self.send_all(packets)
 
     # --- helpers -------------------------------------------------------------
 
@@ -532,5 +540,7 @@ REGISTRY = Registry()
 async def serve(websocket: WebSocket, connect: Connector, registry: Registry = REGISTRY) -> None:
     """The /dots endpoint."""
     out = outbound(websocket)
-    client = DotsClient(connect, registry, out.send, lambda: out.close(1008, "dropped by the server"))
+    client = DotsClient(
+        connect, registry, out.send, lambda: out.close(1008, "dropped by the server"), out.send_all
+    )
     await run_socket(websocket, client.on_frame, client.close, out, client.frame_now)
