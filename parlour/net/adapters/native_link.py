@@ -70,11 +70,13 @@ class InProcessLink:
         self.client.closed()
 
 
-def connector(state: Any) -> Connector:
-    """A ``Connector`` for the app whose ``state`` holds ``manager``, ``config`` and ``metrics``."""
+def connector(state: Any, protocol: str) -> Connector:
+    """A ``Connector`` for the app whose ``state`` holds ``manager``, ``config`` and ``metrics``;
+    ``protocol`` names the wire protocol for its rate limit (``Config.rate_for``)."""
 
     async def connect(deliver: Sink) -> NativeLink:
         sink = FunctionSink(deliver)
-        return InProcessLink(NativeClient(sink, state.manager, state.config, state.metrics), sink)  # type: ignore[arg-type]
+        client = NativeClient(sink, state.manager, state.config, state.metrics, protocol)  # type: ignore[arg-type]
+        return InProcessLink(client, sink)
 
     return connect

@@ -65,7 +65,7 @@ class UnoSocketIO:
         token = auth.get("token") if isinstance(auth, dict) else None
         if not isinstance(token, str):
             token = (query.get("token") or [None])[0]
-        connect = connector(environ["asgi.scope"]["app"].state)
+        connect = connector(environ["asgi.scope"]["app"].state, "socketio")
         client = DocClient(connect, self._peer(sid), name, self.room_names, token)
         conn = self.connections[sid] = Connection(client, connect)
         async with conn.lock:
