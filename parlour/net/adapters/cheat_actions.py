@@ -59,9 +59,17 @@ def name_error(name: str | None) -> str | None:
 class CheatClient:
     """One /ws connection speaking the write-up's actions."""
 
-    def __init__(self, connect: Connector, send: Post, hangup: Callable[[], None]) -> None:
+    def __init__(
+        self,
+        connect: Connector,
+        send: Post,
+        hangup: Callable[[], None],
+        send_all: Callable[[list[Message]], None] | None = None,
+    ) -> None:
         self.connect = connect
         self.send = send
+        self.send_all = send_all
+        self._batch: list[Message] | None = None
         self.hangup = hangup
         self._tasks: set[asyncio.Task[None]] = set()
         self.bridge: Bridge | None = None
@@ -110,14 +118,14 @@ class CheatClient:
     async def _enter(self, message: Message, code: str | None) -> None:
         """Create (``code`` None) or join a game under the given name."""
         if self.code is not None:
-            self.send({"action": "join_game_error", "message": _JOIN_ERRORS["already_in_room"]})
+            self._send({"action": "join_game_error", "message": _JOIN_ERRORS["already_in_room"]})
             return
         name = text_field(message, "name")
         problem = name_error(name)
         if problem is None and code is not None and not code.strip():
             problem = NO_ROOM
         if problem is not None:
-            self.send({"action": "join_game_error", "message": problem})
+            self._send({"action": "join_game_error", "message": problem})
             return
         self.bridge = Bridge(self.connect, self._on_native, immediate=True)
         reply = await self.bridge.request("identify", name=name)
@@ -131,20 +139,20 @@ class CheatClient:
         if reply["type"] != "room":
             await self._detach()
             text = _JOIN_ERRORS.get(reply.get("code", ""), reply.get("message", "Could not join."))
-            self.send({"action": "join_game_error", "message": text})
+            self._send({"action": "join_game_error", "message": text})
             return
         self._snapshot(reply)
         self._waiting_screen()
 
     async def _leave_game(self, message: Message) -> None:
         await self._detach()
-        self.send({"action": "leave_game"})
+        self._send({"action": "leave_game"})
 
     async def _start_game(self, message: Message) -> None:
         reply = await self._request("start")
         if reply is not None and reply["type"] == "error":
             text = _WAITING_ERRORS.get(reply["code"], reply["message"])
-            self.send({"action": "waiting_screen_error", "message": text})
+            self._send({"action": "waiting_screen_error", "message": text})
 
     async def _place_cards(self, message: Message) -> None:
         action = self._play(message)
@@ -207,7 +215,25 @@ class CheatClient:
 
     # --- server → client ---------------------------------------------------
 
+    def _send(self, frame: Message) -> None:
+        if self._batch is not None:
+            self._batch.append(frame)
+        else:
+            self.send(frame)
+
     def _on_native(self, message: Message) -> None:
+        """Translate one native message; what it produces goes out in one write (``send_all``)."""
+        if self.send_all is None:
+            self._translate(message)
+            return
+        self._batch = []
+        try:
+            self._translate(message)
+        finally:
+            batch, self._batch = self._batch, None
+            self.send_all(batch)
+
+    def _translate(self, message: Message) -> None:
         kind = message.get("type")
         if kind == "connection_closed":  # flood or overflow: the server dropped this client
             self.hangup()
@@ -231,13 +257,13 @@ class CheatClient:
             self.host = message["host"]
             self._player_list()
             if self.host == self.me:
-                self.send({"action": "become_host"})
+                self._send({"action": "become_host"})
         elif kind == "game_started":
             self.state = "playing"
             self._seating(message["seats"])
             self.previous_rank = None
             self.view = message.get("view") or {}
-            self.send({"action": "start_game"})
+            self._send({"action": "start_game"})
             self._cards()
             self._events(message.get("events", []))
         elif kind == "game":
@@ -246,7 +272,7 @@ class CheatClient:
         elif kind == "game_over":
             self.state = "finished"
             self._player_list()
-            self.send(
+            self._send(
                 {
                     "action": "end_game",
                     "game_over_text": self._game_over_text(message["outcome"]),
@@ -257,7 +283,7 @@ class CheatClient:
             self.state = message["state"]
         elif kind in ("kicked", "room_closed"):
             self._spawn(self._detach())
-            self.send({"action": "leave_game"})
+            self._send({"action": "leave_game"})
         elif kind == "error" and "id" not in message:  # refused before it had an id: the rate limit
             self._error(message["message"])
 
@@ -292,7 +318,7 @@ class CheatClient:
 
     def _start_turn(self) -> None:
         ranks = self.view.get("ranks") or [0]
-        self.send(
+        self._send(
             {
                 "action": "start_turn",
                 "previous_rank": self.previous_rank,
@@ -320,10 +346,10 @@ class CheatClient:
         self.seat_names = {s["seat"]: s["name"] for s in seats}
 
     def _waiting_screen(self) -> None:
-        self.send({"action": "join_game", "room_code": self.code})
+        self._send({"action": "join_game", "room_code": self.code})
         self._player_list()
         if self.host == self.me:
-            self.send({"action": "become_host"})
+            self._send({"action": "become_host"})
 
     def _player_list(self) -> None:
         playing = self.state in ("playing", "finished") and self.seats
@@ -346,17 +372,18 @@ class CheatClient:
                     "isMe": mid == self.me,
                 }
             )
-        self.send({"action": "player_list_update", "players": players})
+        self._send({"action": "player_list_update", "players": players})
 
     def _cards(self) -> None:
         hand = self.view.get("hand", [])
-        self.send({"action": "update_cards", "cards": [{"rank": c["rank"], "suit": c["suit"]} for c in hand]})
+        cards = [{"rank": c["rank"], "suit": c["suit"]} for c in hand]
+        self._send({"action": "update_cards", "cards": cards})
 
     def _table(self, on_table: int, just_placed: int) -> None:
-        self.send({"action": "place_cards", "cards_on_table": on_table, "cards_just_placed": just_placed})
+        self._send({"action": "place_cards", "cards_on_table": on_table, "cards_just_placed": just_placed})
 
     def _info(self, text: str) -> None:
-        self.send({"action": "info_text_update", "message": text})
+        self._send({"action": "info_text_update", "message": text})
 
     def _card_ids(self, cards: list[Any]) -> list[int] | None:
         """Each ``{rank, suit}`` matched to a distinct card id in my hand, or None."""
@@ -387,7 +414,7 @@ class CheatClient:
 
     async def _request(self, type_: str, **fields: Any) -> Message | None:
         if self.bridge is None or self.code is None:
-            self.send({"action": "join_game_error", "message": "Join or create a game first."})
+            self._send({"action": "join_game_error", "message": "Join or create a game first."})
             return None
         return await self.bridge.request(type_, **fields)
 
@@ -398,11 +425,11 @@ class CheatClient:
 
     def _error(self, text: str) -> None:
         if self.code is None:
-            self.send({"action": "join_game_error", "message": text})
+            self._send({"action": "join_game_error", "message": text})
         elif self.state == "playing":
             self._info(text)
         else:
-            self.send({"action": "waiting_screen_error", "message": text})
+            self._send({"action": "waiting_screen_error", "message": text})
 
     def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
         task = asyncio.create_task(coro)
@@ -420,5 +447,5 @@ class CheatClient:
 async def serve(websocket: WebSocket, connect: Connector) -> None:
     """The /ws endpoint."""
     out = outbound(websocket)
-    client = CheatClient(connect, out.send, lambda: out.close(1008, "dropped by the server"))
+    client = CheatClient(connect, out.send, lambda: out.close(1008, "dropped by the server"), out.send_all)
     await run_socket(websocket, client.on_frame, client.close, out, client.frame_now)
