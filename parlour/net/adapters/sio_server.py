@@ -18,12 +18,14 @@ import socketio
 from parlour.net.adapters.link import Connector
 from parlour.net.adapters.native_link import connector
 from parlour.net.adapters.socket_uno import Directory, TutorialClient
-from parlour.net.adapters.uno_socketio import EVENTS, DocClient
+from parlour.net.adapters.uno_socketio import EVENTS, DocClient, LobbyFeed
 from parlour.net.adapters.wire import Peer
 
 log = logging.getLogger(__name__)
 
 _TUTORIAL_EVENTS = ("playCard", "drawCard")
+LOBBY = "uno-lobby"
+"""The Socket.IO room of the design-document clients: each ``rooms-list`` is encoded once for all."""
 
 
 class Connection:
@@ -43,6 +45,7 @@ class UnoSocketIO:
         self.connections: dict[str, Connection] = {}
         self.directory = Directory()
         self.room_names: dict[str, str] = {}
+        self.feed = LobbyFeed(self.room_names, self._lobby_broadcast)
         self.sio.on("connect", self._connect)
         self.sio.on("disconnect", self._disconnect)
         for event in ("requestRoom", *_TUTORIAL_EVENTS, *EVENTS):
@@ -66,10 +69,16 @@ class UnoSocketIO:
         if not isinstance(token, str):
             token = (query.get("token") or [None])[0]
         connect = connector(environ["asgi.scope"]["app"].state, "socketio")
-        client = DocClient(connect, self._peer(sid), name, self.room_names, token)
+        client = DocClient(connect, self._peer(sid), name, self.room_names, token, self.feed)
         conn = self.connections[sid] = Connection(client, connect)
         async with conn.lock:
             await client.start()
+            await self.feed.start(connect)
+            await self.sio.enter_room(sid, LOBBY)
+            await client.rooms_list()
+
+    async def _lobby_broadcast(self, payload: dict[str, Any]) -> None:
+        await self.sio.emit("rooms-list", payload, room=LOBBY)
 
     async def _disconnect(self, sid: str, reason: Any = None) -> None:
         conn = self.connections.pop(sid, None)
@@ -99,6 +108,7 @@ class UnoSocketIO:
                 await self._error(sid, "leave your room before requestRoom")
                 return
             await client.close()
+            await self.sio.leave_room(sid, LOBBY)
             client = conn.client = TutorialClient(conn.connect, self._peer(sid), self.directory)
         if isinstance(client, TutorialClient):
             if event == "requestRoom":
