@@ -27,6 +27,7 @@ class Config:
     outbound_queue: int = 256
     max_frame: int = 64 * 1024
     ws_deflate: bool = False
+    bot_delay: tuple[float, float] = (0.6, 1.6)  # seconds (min, max) before a bot acts
 
     def __post_init__(self) -> None:
         _protocol_rates(self.protocol_rates)  # refuse a malformed value at startup
@@ -46,7 +47,7 @@ class Config:
             if raw is not None and raw != "":
                 kind = type(getattr(cls(), f.name))
                 try:
-                    values[f.name] = _bool(raw) if kind is bool else kind(raw)
+                    values[f.name] = _PARSERS.get(kind, kind)(raw)
                 except ValueError:
                     raise SystemExit(
                         f"PARLOUR_{f.name.upper()}={raw!r} is not a valid {kind.__name__}"
@@ -75,6 +76,14 @@ def _protocol_rates(text: str) -> dict[str, tuple[float, int]]:
     return rates
 
 
+def _range(raw: str) -> tuple[float, float]:
+    """``"a"`` or ``"a,b"`` (seconds): the range ``(a, a)`` or ``(a, b)``."""
+    parts = [float(p) for p in raw.split(",")]
+    if len(parts) > 2 or parts[0] < 0 or parts[-1] < parts[0]:
+        raise ValueError(raw)
+    return (parts[0], parts[-1])
+
+
 def _bool(raw: str) -> bool:
     value = raw.strip().lower()
     if value in ("1", "true", "yes", "on"):
@@ -82,3 +91,6 @@ def _bool(raw: str) -> bool:
     if value in ("0", "false", "no", "off"):
         return False
     raise ValueError(raw)
+
+
+_PARSERS: dict[type, Any] = {bool: _bool, tuple: _range}

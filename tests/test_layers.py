@@ -1,5 +1,7 @@
 """Imports point downward only: games ← bots ← rooms ← net (store beside bots, below rooms).
 
+``dumps`` (the JSON encoder) sits below the store, the rooms and the net; ``config`` is the net's.
+
 Every ``parlour.<layer>`` module is parsed and each ``parlour.*`` import it makes, at module level or
 inside a function, must name its own layer or one below it.
 """
@@ -15,9 +17,9 @@ PACKAGE = Path(__file__).resolve().parents[1] / "parlour"
 BELOW = {
     "games": {"games"},
     "bots": {"games", "bots"},
-    "store": {"games", "store"},
-    "rooms": {"games", "bots", "store", "rooms"},
-    "net": {"games", "bots", "store", "rooms", "net", "config"},
+    "store": {"games", "store", "dumps"},
+    "rooms": {"games", "bots", "store", "rooms", "dumps"},
+    "net": {"games", "bots", "store", "rooms", "net", "config", "dumps"},
 }
 
 

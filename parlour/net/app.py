@@ -64,7 +64,7 @@ def create_app(config: Config, store: Store | None = None) -> Starlette:
             ready_countdown=config.ready_countdown,
             quick_play_countdown=config.quickplay_countdown,
         ),
-        bot_factory=bot_factory,
+        bot_factory=bot_factory(config.bot_delay),
         on_processed=metrics.command,
     )
     metrics.watch_rooms(lambda: list(manager.rooms.values()))

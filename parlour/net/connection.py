@@ -17,9 +17,9 @@ from typing import Any
 
 from starlette.websockets import WebSocket
 
+from parlour.dumps import json_bytes
 from parlour.net.metrics import Metrics
 from parlour.net.websocket_protocol import SEND_TEXT, SEND_TEXTS
-from parlour.rooms.wire import json_bytes
 
 log = logging.getLogger("parlour.net")
 
@@ -53,7 +53,7 @@ class Connection:
     """A native websocket as a ``Sink``: frames are written as they are sent, a bounded queue
     holds them while the socket cannot take more."""
 
-    json = True  # encodes with orjson: messages may carry pre-encoded parts (rooms/wire.py)
+    json = True  # encodes with orjson: messages may carry pre-encoded parts (rooms/encoding.py)
 
     def __init__(self, ws: WebSocket, metrics: Metrics, queue_size: int) -> None:
         self.ws = ws

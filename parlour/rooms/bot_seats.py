@@ -20,13 +20,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import random
 from collections import deque
 from typing import Any
 
 from parlour.bots.base import LEVELS, Bot, make_bot
 from parlour.rooms.commands import Command
+from parlour.rooms.enums import Phase
+from parlour.rooms.members import BotFactory
 
 log = logging.getLogger("parlour.bots")
 
@@ -35,24 +36,16 @@ TAKEOVER_LEVEL = "hard"
 """A bot standing in for a dropped player plays their hand as well as it can: it is still their game."""
 
 
-def _delay_from_env() -> tuple[float, float]:
-    """``PARLOUR_BOT_DELAY``: ``"0"``, ``"0.5"`` or ``"0.6,1.8"`` seconds (min,max) before a bot acts."""
-    raw = os.environ.get("PARLOUR_BOT_DELAY", "0.6,1.6")
-    parts = [float(p) for p in raw.split(",")]
-    return (parts[0], parts[-1])
-
-
-DELAY: tuple[float, float] = _delay_from_env()
-"""Seconds a bot waits before acting, drawn uniformly; tests set it to (0, 0)."""
-
-
 class BotDriver:
     """The sink of one bot member: remembers what its seat saw and acts when the seat may."""
 
-    def __init__(self, room: Any, member: Any, command: Any = Command) -> None:
+    def __init__(
+        self, room: Any, member: Any, command: Any = Command, delay: tuple[float, float] = (0.0, 0.0)
+    ) -> None:
         self.room = room
         self.member = member
         self.command = command
+        self.delay = delay  # seconds (min, max) before acting, drawn uniformly
         self.rng = random.Random()
         self.bot: Bot | None = None
         self.events: deque[list[dict[str, Any]]] = deque()
@@ -74,7 +67,7 @@ class BotDriver:
         if kind in ("game_started", "game"):
             self.events.append(message["events"])
             self._schedule()
-        elif kind == "room" and message.get("state") == "playing":
+        elif kind == "room" and message.get("state") == Phase.PLAYING:
             self._schedule()  # a snapshot mid-game: after a restart, or a seat taken over
 
     def close(self, code: int = 1000, reason: str = "") -> None:
@@ -90,7 +83,7 @@ class BotDriver:
 
     def _seat(self) -> int | None:
         room = self.room
-        if self.closed or room.state != "playing" or room.game is None:
+        if self.closed or room.state != Phase.PLAYING or room.game is None:
             return None
         return room.game_seat(self.member)
 
@@ -105,7 +98,7 @@ class BotDriver:
         """Act until nothing new arrived while we were busy (a message during thinking reschedules)."""
         while True:
             self.dirty = False
-            low, high = DELAY
+            low, high = self.delay
             # Even with no delay, yield once: the room finishes delivering this command's messages.
             await asyncio.sleep(self.rng.uniform(low, high) if high > 0 else 0)
             await self._act_once()
@@ -144,6 +137,11 @@ def wire_action(action: Any) -> dict[str, Any]:
     return {"type": "line", "line": action} if isinstance(action, int) else action
 
 
-def bot_factory(room: Any, member: Any) -> BotDriver:
-    """``BotFactory`` for the server: a driver for ``member`` (its ``bot_options["level"]``: easy/hard)."""
-    return BotDriver(room, member, Command)
+def bot_factory(delay: tuple[float, float]) -> BotFactory:
+    """The ``BotFactory`` the server installs: a driver for each bot member (its
+    ``bot_options["level"]``: easy/hard) that waits ``delay`` seconds (``Config.bot_delay``) before acting."""
+
+    def factory(room: Any, member: Any) -> BotDriver:
+        return BotDriver(room, member, Command, delay)
+
+    return factory

@@ -9,17 +9,27 @@ deterministic given the command's payload and time: that is what makes replay ex
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
+from parlour.rooms import messages
 from parlour.rooms.commands import Command, CommandError
+from parlour.rooms.enums import (
+    BEFORE_START,
+    BETWEEN_GAMES,
+    OPEN_FOR_PLAYERS,
+    EndReason,
+    LeaveReason,
+    Phase,
+    Role,
+)
 from parlour.rooms.members import Member
-from parlour.rooms.room import Room
 from parlour.rooms.validate import check_password, clean_chat, hash_password
 
-Handler = Callable[[Room, Command], bool | None]
-HANDLERS: dict[str, Handler] = {}
+if TYPE_CHECKING:  # the room is given this table (``Room.handlers``); it needs no room to be built
+    from parlour.rooms.room import Room
 
-_BETWEEN_GAMES = ("waiting", "finished")
-_OPEN_FOR_PLAYERS = ("waiting", "countdown", "finished")
+Handler = Callable[["Room", Command], bool | None]
+HANDLERS: dict[str, Handler] = {}
 
 
 def handles(kind: str) -> Callable[[Handler], Handler]:
@@ -38,7 +48,7 @@ def join(room: Room, cmd: Command) -> bool | None:
     """Join as a player or spectator (``payload.role``); the same session joining again re-attaches."""
     password = cmd.payload.pop("password", None)
     verified = cmd.payload.pop("password_verified", None)  # [hash, ok] from the manager's worker thread
-    role = cmd.payload.get("role", "player")
+    role = Role.PLAYER if cmd.payload.get("role", Role.PLAYER) == Role.PLAYER else Role.SPECTATOR
     existing = room.member_by_session(cmd.session)
     if existing is not None:
         return reconnect(room, cmd)
@@ -52,15 +62,15 @@ def join(room: Room, cmd: Command) -> bool | None:
             correct = check_password(password, room.password_hash or "")
         if not correct:
             raise CommandError("wrong_password", "wrong or missing password")
-    if role == "player":
-        if room.state not in _OPEN_FOR_PLAYERS:
+    if role == Role.PLAYER:
+        if room.state not in OPEN_FOR_PLAYERS:
             raise CommandError("game_in_progress", "a game is in progress; spectate instead")
         if len(room.players()) >= room.capacity:
             raise CommandError("room_full", "no free seat")
     member = room.add_member(cmd.session or "", cmd.payload["name"], role)
     member.sink = cmd.sink
-    room.broadcast({"type": "member_joined", "member": member.public(room.host)}, exclude=member)
-    room.update_countdown(cmd.at, joined=role == "player")
+    room.broadcast(messages.member_joined(member, room.host), exclude=member)
+    room.update_countdown(cmd.at, joined=role == Role.PLAYER)
     room.update_idle(cmd.at)
     room.reply(room.snapshot(member))
     return True
@@ -77,7 +87,7 @@ def reconnect(room: Room, cmd: Command) -> bool | None:
     member.connected = True
     room.grace.pop(member.id, None)
     if changed:
-        room.broadcast({"type": "member_updated", "member": member.public(room.host)}, exclude=member)
+        room.broadcast(messages.member_updated(member, room.host), exclude=member)
         room.update_idle(cmd.at)
     room.reply(room.snapshot(member))
     return changed
@@ -99,16 +109,14 @@ def disconnect(room: Room, cmd: Command) -> bool | None:
         return None
     member.connected, member.sink = False, None
     room.grace[member.id] = cmd.at + room.timings.grace
-    room.broadcast(
-        {"type": "member_updated", "member": member.public(room.host), "grace": room.grace_timer(member.id)}
-    )
+    room.broadcast(messages.member_updated(member, room.host, room.grace_timer(member.id)))
     room.update_idle(cmd.at)
     return True
 
 
 @handles("leave")
 def leave(room: Room, cmd: Command) -> bool | None:
-    room.remove_member(room.require_member(cmd), "left", cmd.at)
+    room.remove_member(room.require_member(cmd), LeaveReason.LEFT, cmd.at)
     return True
 
 
@@ -118,18 +126,18 @@ def add_bot(room: Room, cmd: Command) -> bool | None:
     room.require_host(cmd)
     if room.bot_factory is None and not room.replaying:
         raise CommandError("bots_unavailable", "no bot driver is installed")
-    if room.state != "waiting":
+    if room.state != Phase.WAITING:
         raise CommandError("invalid_state", "bots join between games")
     if len(room.players()) >= room.capacity:
         raise CommandError("room_full", "no free seat")
     name = cmd.payload.get("name") or f"Bot {room.member_count + 1}"
-    member = room.add_member("", name, "player", bot=True)
+    member = room.add_member("", name, Role.PLAYER, bot=True)
     member.session, member.ready = f"bot:{member.id}", True
     member.bot_options = {"level": cmd.payload.get("level")}
     if room.bot_factory is not None and not room.replaying:
         member.sink = room.bot_factory(room, member)
         member.sink.send(room.snapshot(member))
-    room.broadcast({"type": "member_joined", "member": member.public(room.host)}, exclude=member)
+    room.broadcast(messages.member_joined(member, room.host), exclude=member)
     room.update_countdown(cmd.at, joined=True)
     return True
 
@@ -142,13 +150,13 @@ def ready(room: Room, cmd: Command) -> bool | None:
     member = room.require_member(cmd)
     if not member.is_player:
         raise CommandError("not_a_player", "spectators do not ready up")
-    if room.state not in ("waiting", "countdown"):
+    if room.state not in BEFORE_START:
         raise CommandError("invalid_state", "ready up in the waiting room")
     value = bool(cmd.payload.get("ready"))
     if member.ready == value:
         return False
     member.ready = value
-    room.broadcast({"type": "member_updated", "member": member.public(room.host)})
+    room.broadcast(messages.member_updated(member, room.host))
     room.update_countdown(cmd.at)
     return True
 
@@ -156,7 +164,7 @@ def ready(room: Room, cmd: Command) -> bool | None:
 @handles("start")
 def start(room: Room, cmd: Command) -> bool | None:
     room.require_host(cmd)
-    if room.state not in ("waiting", "countdown"):
+    if room.state not in BEFORE_START:
         raise CommandError("invalid_state", "the game has already started")
     room.start_game(cmd)
     return True
@@ -167,7 +175,7 @@ def chat(room: Room, cmd: Command) -> bool | None:
     member = room.require_member(cmd)
     entry = {"member": member.id, "name": member.name, "text": clean_chat(cmd.payload["text"]), "at": cmd.at}
     room.chat.append(entry)
-    room.broadcast({"type": "chat", "message": entry})
+    room.broadcast(messages.chat(entry))
     return True
 
 
@@ -176,12 +184,12 @@ def take_seat(room: Room, cmd: Command) -> bool | None:
     member = room.require_member(cmd)
     if member.is_player:
         return False
-    if room.state not in _BETWEEN_GAMES:
+    if room.state not in BETWEEN_GAMES:
         raise CommandError("game_in_progress", "change seats between games")
     if len(room.players()) >= room.capacity:
         raise CommandError("room_full", "no free seat")
-    member.role, member.seat, member.ready = "player", room.free_seat(), False
-    room.broadcast({"type": "member_updated", "member": member.public(room.host)})
+    member.role, member.seat, member.ready = Role.PLAYER, room.free_seat(), False
+    room.broadcast(messages.member_updated(member, room.host))
     room.update_countdown(cmd.at, joined=True)
     return True
 
@@ -191,10 +199,10 @@ def become_spectator(room: Room, cmd: Command) -> bool | None:
     member = room.require_member(cmd)
     if not member.is_player:
         return False
-    if room.state not in _BETWEEN_GAMES:
+    if room.state not in BETWEEN_GAMES:
         raise CommandError("game_in_progress", "change seats between games")
-    member.role, member.seat, member.ready = "spectator", None, False
-    room.broadcast({"type": "member_updated", "member": member.public(room.host)})
+    member.role, member.seat, member.ready = Role.SPECTATOR, None, False
+    room.broadcast(messages.member_updated(member, room.host))
     room.update_countdown(cmd.at)
     return True
 
@@ -204,11 +212,11 @@ def rematch(room: Room, cmd: Command) -> bool | None:
     member = room.require_member(cmd)
     if not member.is_player:
         raise CommandError("not_a_player", "only players call a rematch")
-    if room.state != "finished":
+    if room.state != Phase.FINISHED:
         raise CommandError("invalid_state", "a rematch follows a finished game")
     room.to_waiting()
     room.broadcast_snapshots()
-    room.broadcast({"type": "state_changed", "state": "waiting"})
+    room.broadcast(messages.state_changed(Phase.WAITING))
     return True
 
 
@@ -231,8 +239,8 @@ def kick(room: Room, cmd: Command) -> bool | None:
         raise CommandError("invalid_target", "you cannot kick yourself")
     if not target.bot:
         room.banned.add(target.session)
-    room.send(target, {"type": "kicked"})
-    room.remove_member(target, "kicked", cmd.at)
+    room.send(target, messages.kicked())
+    room.remove_member(target, LeaveReason.KICKED, cmd.at)
     if target.bot and target.sink is not None and not room.replaying:
         target.sink.close()
     return True
@@ -245,7 +253,7 @@ def transfer_host(room: Room, cmd: Command) -> bool | None:
     if target is host or target.bot:
         raise CommandError("invalid_target", "the host role goes to another human member")
     room.host = target.id
-    room.broadcast({"type": "host_changed", "host": target.id})
+    room.broadcast(messages.host_changed(target.id))
     return True
 
 
@@ -253,7 +261,7 @@ def transfer_host(room: Room, cmd: Command) -> bool | None:
 def update_settings(room: Room, cmd: Command) -> bool | None:
     """Change rules, visibility, password or capacity while waiting; everyone is unreadied."""
     room.require_host(cmd)
-    if room.state != "waiting":
+    if room.state != Phase.WAITING:
         raise CommandError("invalid_state", "settings change only in the waiting room")
     payload = cmd.payload
     rules = room.engine.settings(payload["settings"]) if "settings" in payload else room.rules
@@ -274,24 +282,19 @@ def update_settings(room: Room, cmd: Command) -> bool | None:
     if "password_hash" in payload:
         room.password_hash = payload["password_hash"]
     room.broadcast(
-        {
-            "type": "settings_changed",
-            "settings": room.settings_raw,
-            "public": room.public,
-            "capacity": room.capacity,
-            "has_password": room.password_hash is not None,
-            "bots_take_over": room.bots_take_over,
-        }
+        messages.settings_changed(
+            room.settings_raw, room.public, room.capacity, room.password_hash is not None, room.bots_take_over
+        )
     )
     for member in room.players():
         if member.ready and not member.bot:
             member.ready = False
-            room.broadcast({"type": "member_updated", "member": member.public(room.host)})
+            room.broadcast(messages.member_updated(member, room.host))
     return True
 
 
-def _abandon(room: Room, cmd: Command, reason: str) -> None:
-    if room.state == "playing":
+def _abandon(room: Room, cmd: Command, reason: EndReason) -> None:
+    if room.state == Phase.PLAYING:
         room.end_game(cmd.at, {"winners": [], "scores": {}, "reason": reason, "tie": False})
         room.release_replaced(cmd.at)
 
@@ -299,18 +302,18 @@ def _abandon(room: Room, cmd: Command, reason: str) -> None:
 @handles("reset")
 def reset(room: Room, cmd: Command) -> bool | None:
     room.require_host(cmd)
-    _abandon(room, cmd, "reset")
+    _abandon(room, cmd, EndReason.RESET)
     room.to_waiting()
     room.broadcast_snapshots()
-    room.broadcast({"type": "state_changed", "state": "waiting"})
+    room.broadcast(messages.state_changed(Phase.WAITING))
     return True
 
 
 @handles("terminate")
 def terminate(room: Room, cmd: Command) -> bool | None:
     room.require_host(cmd)
-    _abandon(room, cmd, "terminated")
-    room.close("terminated")
+    _abandon(room, cmd, EndReason.TERMINATED)
+    room.close(EndReason.TERMINATED)
     return True
 
 
@@ -331,7 +334,7 @@ def action(room: Room, cmd: Command) -> bool | None:
         return None
     if not member.is_player:
         raise CommandError("not_a_player", "spectators cannot play")
-    if room.state != "playing":
+    if room.state != Phase.PLAYING:
         raise CommandError("invalid_state", "no game is running")
     seat = room.game_seat(member)
     if seat is None:
@@ -355,7 +358,7 @@ def checkpoint(room: Room, cmd: Command) -> bool | None:
     if not room.replaying:
         raise CommandError("unknown_type", "checkpoints are written by rooms, not sent")
     room.restore(cmd.payload)
-    room.log = []
+    room.records = []
     return True
 
 
@@ -376,7 +379,7 @@ def timer(room: Room, cmd: Command) -> bool | None:
             return None
         room.start_game(cmd)
     elif name == "turn":
-        if room.turn is None or (live and room.turn[1] != deadline) or room.state != "playing":
+        if room.turn is None or (live and room.turn[1] != deadline) or room.state != Phase.PLAYING:
             return None
         seat = room.turn[0]
         room.game_events(room.engine.on_timeout(room.game, seat), cmd.at, seat)
@@ -389,12 +392,12 @@ def timer(room: Room, cmd: Command) -> bool | None:
         if cmd.payload.get("takeover"):
             room.take_over(member, cmd.at)
         else:
-            room.remove_member(member, "timeout", cmd.at)
+            room.remove_member(member, LeaveReason.TIMEOUT, cmd.at)
     elif name == "idle":
         if room.idle is None or (live and room.idle != deadline):
             return None
-        _abandon(room, cmd, "idle")
-        room.close("idle")
+        _abandon(room, cmd, EndReason.IDLE)
+        room.close(EndReason.IDLE)
     else:
         return None
     return True

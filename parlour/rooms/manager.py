@@ -15,7 +15,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from parlour.games import InvalidSettings, get_game
+from parlour.rooms import messages
 from parlour.rooms.commands import Command, CommandError
+from parlour.rooms.enums import BEFORE_START, Phase
 from parlour.rooms.members import BotFactory, Message, Sink
 from parlour.rooms.room import Room, Timings
 from parlour.rooms.validate import (
@@ -77,7 +79,7 @@ class Manager:
                 log.exception("room=%s could not be recovered; closing it", record.code)
                 await self.store.close_room(record.code, "recovery_failed")
                 continue
-            if room.state == "closed":
+            if room.state == Phase.CLOSED:
                 await self.store.close_room(record.code, room.config.get("closed_reason", "closed"))
                 continue
             self.rooms[room.code] = room
@@ -103,7 +105,7 @@ class Manager:
             self.session_rooms[session] = room
 
     def changed(self, room: Room) -> None:
-        if room.state == "closed":
+        if room.state == Phase.CLOSED:
             self.rooms.pop(room.code, None)
         self._listed_update(room)
 
@@ -137,7 +139,7 @@ class Manager:
             self._by_token[digest] = session
         old, session.sink = session.sink, sink
         if old is not None and old is not sink:
-            old.send({"type": "replaced"})
+            old.send(messages.replaced())
             old.close(4000, "session resumed elsewhere")
         return session
 
@@ -202,7 +204,7 @@ class Manager:
             raise CommandError(
                 "invalid_capacity", f"{game} seats {engine.min_players} to {engine.max_players} players"
             )
-        config = {
+        config: dict[str, Any] = {
             "game": game,
             "settings": settings or {},
             "public": public,
@@ -275,7 +277,7 @@ class Manager:
                 and r.public
                 and r.password_hash is None
                 and r.game_name == game
-                and r.state in ("waiting", "countdown")
+                and r.state in BEFORE_START
             ):
                 continue
             # A pending session counts until the room has handled its join (then it is a member).
@@ -333,17 +335,17 @@ class Manager:
 
     def _listed_update(self, room: Room) -> None:
         """Keep the public list current and push differences to lobby subscribers."""
-        listed = room.public and room.state != "closed"
+        listed = room.public and room.state != Phase.CLOSED
         summary = room.summary() if listed else None
         previous = self._listed.get(room.code)
         if summary == previous:
             return
         if summary is None:
             del self._listed[room.code]
-            message: Message = {"type": "lobby_room_removed", "code": room.code}
+            message = messages.lobby_room_removed(room.code)
         else:
             self._listed[room.code] = summary
-            message = {"type": "lobby_room", "room": summary}
+            message = messages.lobby_room(summary)
         for sink, game in list(self._lobby.items()):
             if game is None or game == room.game_name:
                 sink.send(message)

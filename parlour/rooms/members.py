@@ -12,6 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from parlour.rooms.enums import Role
+
 Message = dict[str, Any]
 
 
@@ -19,7 +21,8 @@ class Sink(Protocol):
     """Where a member's messages go. ``send`` must not block and must not raise.
 
     A sink with a true ``json`` attribute encodes messages with orjson, so they may hold
-    ``orjson.Fragment`` values (pre-encoded JSON, see ``rooms/wire.py``); every other sink gets plain data.
+    ``orjson.Fragment`` values (pre-encoded JSON, see ``rooms/encoding.py``); every other sink gets
+    plain data.
     """
 
     def send(self, message: Message) -> None:
@@ -51,7 +54,7 @@ class Member:
     id: str
     session: str
     name: str
-    role: str = "player"  # or "spectator"
+    role: Role = Role.PLAYER
     seat: int | None = None
     ready: bool = False
     connected: bool = True
@@ -62,7 +65,7 @@ class Member:
 
     @property
     def is_player(self) -> bool:
-        return self.role == "player"
+        return self.role == Role.PLAYER
 
     def public(self, host: str | None) -> Message:
         """The member as every other member sees it."""

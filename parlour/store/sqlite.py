@@ -22,6 +22,7 @@ from typing import IO, Any
 
 import orjson
 
+from parlour.dumps import json_bytes
 from parlour.store.base import GameRecord, RoomRecord, SessionRecord
 
 log = logging.getLogger("parlour.store")
@@ -45,14 +46,6 @@ CREATE INDEX IF NOT EXISTS games_room ON games (room, id);
 
 _CHECKPOINT = '{"k":"checkpoint"'
 _Pending = tuple[str, str, GameRecord | None, "asyncio.Future[None]"]
-
-
-def _dumps(value: Any) -> str:
-    # Without OPT_NON_STR_KEYS first (it doubles orjson's cost); the same text either way.
-    try:
-        return orjson.dumps(value).decode()
-    except TypeError:
-        return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
 
 
 class _Checkpointer:
@@ -93,16 +86,19 @@ class SQLiteStore:
         self._flush_scheduled = False
         self._lock_file: IO[str] | None = None
 
-    async def _call(self, fn: Any, *args: Any) -> Any:
-        return fn(*args)
-
     # --- lifecycle -----------------------------------------------------------
 
     async def open(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock()
         self._loop = asyncio.get_running_loop()
-        await self._call(self._open_sync)
+        db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=NORMAL")
+        db.execute("PRAGMA wal_autocheckpoint=0")  # checkpoints (with their fsyncs) run off the loop
+        db.executescript(_SCHEMA)
+        self._db = db
+        self._checkpointer = _Checkpointer(self.path)
 
     def _lock(self) -> None:
         """One server per data directory: two would interleave their logs. The OS drops the lock
@@ -116,15 +112,6 @@ class SQLiteStore:
             fcntl.flock(self._lock_file, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
             raise SystemExit(f"another parlour server is using {self.path.parent}") from None
-
-    def _open_sync(self) -> None:
-        db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
-        db.execute("PRAGMA journal_mode=WAL")
-        db.execute("PRAGMA synchronous=NORMAL")
-        db.execute("PRAGMA wal_autocheckpoint=0")  # checkpoints (with their fsyncs) run off the loop
-        db.executescript(_SCHEMA)
-        self._db = db
-        self._checkpointer = _Checkpointer(self.path)
 
     async def close(self) -> None:
         if self._pending:
@@ -142,16 +129,14 @@ class SQLiteStore:
     # --- sessions ------------------------------------------------------------
 
     async def save_session(self, session: SessionRecord) -> None:
-        await self._call(
-            self._exec,
+        self._exec(
             "INSERT INTO sessions (id, name, token_hash, created_at) VALUES (?, ?, ?, ?) "
             "ON CONFLICT (id) DO UPDATE SET name = excluded.name",
             (session.id, session.name, session.token_hash, session.created_at),
         )
 
     async def find_session(self, token_hash: str) -> SessionRecord | None:
-        rows = await self._call(
-            self._query,
+        rows = self._query(
             "SELECT id, name, token_hash, created_at FROM sessions WHERE token_hash = ?",
             (token_hash,),
         )
@@ -160,26 +145,23 @@ class SQLiteStore:
     # --- rooms ---------------------------------------------------------------
 
     async def create_room(self, code: str, config: dict[str, Any]) -> bool:
-        return await self._call(self._create_room_sync, code, _dumps(config))
-
-    def _create_room_sync(self, code: str, config: str) -> bool:
         cursor = self._require().execute(
             "INSERT OR IGNORE INTO rooms (code, config, created_at) VALUES (?, ?, ?)",
-            (code, config, time.time()),
+            (code, json_bytes(config).decode(), time.time()),
         )
         return cursor.rowcount == 1
 
     async def append(self, code: str, record: dict[str, Any], game: GameRecord | None = None) -> None:
         loop = self._loop or asyncio.get_running_loop()  # cached: get_running_loop() calls getpid()
         done: asyncio.Future[None] = loop.create_future()
-        self._pending.append((code, _dumps(record), game, done))
+        self._pending.append((code, json_bytes(record).decode(), game, done))
         if not self._flush_scheduled:
             self._flush_scheduled = True
             loop.call_soon(self._flush)
         await done
 
     def _flush(self) -> None:
-        """Hand this tick's appends to the writer thread as one transaction."""
+        """Write this tick's appends as one transaction, then resolve each caller's await."""
         self._flush_scheduled = False
         batch, self._pending = self._pending, []
         if not batch:
@@ -217,27 +199,23 @@ class SQLiteStore:
                             game.room,
                             game.number,
                             game.game,
-                            _dumps(game.settings),
+                            json_bytes(game.settings).decode(),
                             game.seed,
-                            _dumps(game.players),
-                            _dumps(game.result),
+                            json_bytes(game.players).decode(),
+                            json_bytes(game.result).decode(),
                             game.started_at,
                             game.ended_at,
-                            _dumps(game.log),
+                            json_bytes(game.log).decode(),
                         ),
                     )
 
     async def close_room(self, code: str, reason: str) -> None:
-        await self._call(
-            self._exec,
+        self._exec(
             "UPDATE rooms SET closed_at = ?, closed_reason = ? WHERE code = ?",
             (time.time(), reason, code),
         )
 
     async def open_rooms(self) -> list[RoomRecord]:
-        return await self._call(self._open_rooms_sync)
-
-    def _open_rooms_sync(self) -> list[RoomRecord]:
         db = self._require()
         rooms = {
             code: RoomRecord(code, orjson.loads(config))
@@ -255,8 +233,7 @@ class SQLiteStore:
         return list(rooms.values())
 
     async def games(self, room: str) -> list[GameRecord]:
-        rows = await self._call(
-            self._query,
+        rows = self._query(
             "SELECT room, number, game, settings, seed, players, result, started_at, ended_at, log FROM games"
             " WHERE room = ? ORDER BY id",
             (room,),

@@ -8,9 +8,9 @@ from typing import Any
 from sioclient import SioClient
 from wsclient import Native
 
-from parlour.net.adapters.uno_numbers import BLANKS
+from parlour.net.adapters.uno_numbers import card_to_number
 
-DEALT = set(range(112)) - BLANKS
+DEALT = {card_to_number(card) for card in range(108)}
 
 
 async def tutorial(server: Any) -> SioClient:

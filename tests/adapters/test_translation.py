@@ -9,10 +9,10 @@ from parlour.games.cheat import card_dict
 from parlour.games.uno import CARDS
 from parlour.net.adapters.cheat_actions import CheatClient
 from parlour.net.adapters.link import Bridge, Message, NativeLink, Sink
-from parlour.net.adapters.socket_uno import Directory, TutorialClient
+from parlour.net.adapters.plain_socket import Peer
+from parlour.net.adapters.uno_document import DocClient
 from parlour.net.adapters.uno_numbers import card_to_number
-from parlour.net.adapters.uno_socketio import DocClient
-from parlour.net.adapters.wire import Peer
+from parlour.net.adapters.uno_tutorial import Directory, TutorialClient
 
 
 class ScriptedSession:

@@ -13,15 +13,12 @@ from parlour.rooms import bot_seats as driver
 from tests.rooms.harness import Harness, Inbox
 from tests.server.client import MOVES
 
-
-@pytest.fixture(autouse=True)
-def no_delay(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(driver, "DELAY", (0.0, 0.0))
+NO_DELAY = driver.bot_factory((0.0, 0.0))
 
 
 async def _play_with_bots(game: str, settings: dict[str, Any], levels: list[str]) -> Room:
     harness = Harness()
-    harness.manager.bot_factory = driver.bot_factory
+    harness.manager.bot_factory = NO_DELAY
     human = await harness.client("Human")
     await harness.manager.create_room(
         human.session, human.sink, "r", game=game, settings=settings, capacity=len(levels) + 1
@@ -101,7 +98,7 @@ async def test_a_driver_can_play_a_humans_seat_mid_game() -> None:
 
 async def _takeover_table(harness: Harness, bots_take_over: bool = True) -> tuple[Room, list[Any]]:
     """A started two-player UNO game with bots installed; the second player's connection drops."""
-    harness.manager.bot_factory = driver.bot_factory
+    harness.manager.bot_factory = NO_DELAY
     clients = await harness.table("uno", 2, {"target_score": 0})
     (room,) = harness.manager.rooms.values()
     if not bots_take_over:
@@ -208,7 +205,7 @@ async def test_a_takeover_survives_a_restart() -> None:
     await harness.manager.close()
 
     again = harness.restarted()
-    again.bot_factory = driver.bot_factory
+    again.bot_factory = NO_DELAY
     await again.recover()
     after = again.rooms[room.code]
     replaced = after.member_by_session(away.session.id)
@@ -258,10 +255,10 @@ async def test_a_takeover_move_still_on_its_way_when_the_human_returns_is_ignore
     while room.turn[0] != seat:
         mine = room.game_seat(room.member_by_session(clients[0].session.id))
         await clients[0].do("action", action=MOVES["uno"](room.engine.view(room.game, mine), mine))
-    before = (room.seq, len(room.log))
+    before = (room.seq, len(room.records))
     move = driver.wire_action(room.engine.legal_actions(room.game, seat)[0])
     await room.submit(Command("action", away.session, {"action": move}, bot))
-    assert (room.seq, len(room.log)) == before, "the stale move changed nothing"
+    assert (room.seq, len(room.records)) == before, "the stale move changed nothing"
     reply = await clients[1].do("action", action=move)  # the human's own move is taken
     assert reply["type"] == "ok" and room.seq == before[0] + 1
     await harness.manager.close()

@@ -40,7 +40,7 @@ async def test_password_hashing_and_checks_run_off_the_event_loop(
     assert other.messages[-1]["type"] == "room"
     assert len(threads) >= 7 and loop_thread not in threads
     (room,) = harness.manager.rooms.values()
-    assert "new" not in str(room.log) and "pw" not in str(room.log)
+    assert "new" not in str(room.records) and "pw" not in str(room.records)
 
 
 async def test_a_stale_pre_check_is_not_trusted(harness: Harness) -> None:

@@ -105,11 +105,11 @@ async def test_turn_timer_applies_timeout_rule_and_ignores_stale_timers(harness:
     room = _room(harness)
     seat, deadline = room.turn
     assert deadline is not None and 29 < deadline - room.started_at <= 30
-    logged = len(room.log)
+    logged = len(room.records)
     await room.submit(Command("timer", None, {"name": "turn", "deadline": deadline - 1}))
-    assert len(room.log) == logged and room.seq == 0  # stale: dropped silently
+    assert len(room.records) == logged and room.seq == 0  # stale: dropped silently
     await room.submit(Command("timer", None, {"name": "turn", "deadline": deadline}))
-    assert room.seq == 1 and len(room.log) == logged + 1
+    assert room.seq == 1 and len(room.records) == logged + 1
     update = clients[0].last("game")
     assert any(e["type"] == "timeout" for e in update["events"])
     assert room.turn != (seat, deadline)
@@ -192,7 +192,7 @@ async def test_rematch_checkpoints_the_log(tmp_path) -> None:
     await _act(room, clients, 100)
     await clients[1].do("chat", text="gg")
     await clients[1].do("rematch")
-    assert room.log[0]["k"] == "checkpoint" and len(room.log) == 1
+    assert room.records[0]["k"] == "checkpoint" and len(room.records) == 1
     await clients[0].do("chat", text="again")
     await clients[0].do("start")
     await _act(room, clients, 3)
@@ -216,7 +216,7 @@ async def test_failed_append_undoes_the_command(harness: Harness, monkeypatch) -
     """A command whose log write fails never happened: no messages, state as before, room alive."""
     clients = await harness.table("dots", 2, {"width": 3, "height": 3})
     room = _room(harness)
-    before, logged = _views(room), len(room.log)
+    before, logged = _views(room), len(room.records)
 
     async def broken(*args: Any, **kwargs: Any) -> None:
         raise OSError("disk full")
@@ -225,6 +225,6 @@ async def test_failed_append_undoes_the_command(harness: Harness, monkeypatch) -
     seen = len(clients[1].messages)
     reply = await clients[0].do("action", action={"type": "line", "x": 0, "y": 0, "d": 0})
     assert reply["code"] == "internal_error"
-    assert _views(room) == before and len(room.log) == logged and len(clients[1].messages) == seen
+    assert _views(room) == before and len(room.records) == logged and len(clients[1].messages) == seen
     monkeypatch.undo()
     assert (await clients[0].do("action", action={"type": "line", "x": 0, "y": 0, "d": 0}))["type"] == "ok"

@@ -19,3 +19,13 @@ def test_rate_limit_per_protocol_overrides_the_default() -> None:
     for bad in ("dots=30", "telnet=1/2", "dots=fast/60"):
         with pytest.raises(SystemExit):
             Config.from_env({"PARLOUR_PROTOCOL_RATES": bad})
+
+
+def test_bot_delay_reads_one_value_or_a_range() -> None:
+    assert Config.from_env({}).bot_delay == (0.6, 1.6)
+    assert Config.from_env({"PARLOUR_BOT_DELAY": "0"}).bot_delay == (0.0, 0.0)
+    assert Config.from_env({"PARLOUR_BOT_DELAY": "0.5"}).bot_delay == (0.5, 0.5)
+    assert Config.from_env({"PARLOUR_BOT_DELAY": "0.6,1.8"}).bot_delay == (0.6, 1.8)
+    for bad in ["fast", "2,1", "-1", "1,2,3"]:
+        with pytest.raises(SystemExit):
+            Config.from_env({"PARLOUR_BOT_DELAY": bad})

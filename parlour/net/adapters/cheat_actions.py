@@ -21,7 +21,7 @@ from typing import Any, ClassVar
 from starlette.websockets import WebSocket
 
 from parlour.net.adapters.link import Bridge, Connector, Message
-from parlour.net.adapters.wire import BadFrame, Post, decode, outbound, run_socket, text_field
+from parlour.net.adapters.plain_socket import BadFrame, Post, decode, outbound, run_socket, text_field
 
 log = logging.getLogger(__name__)
 
@@ -357,7 +357,9 @@ class CheatClient:
         turn = self.view.get("turn") if playing else None
         if playing:
             active = set(self.view.get("active", self.seats))
-            order = [(seat, self.seats[seat]) for seat in sorted(self.seats) if seat in active]
+            order: list[tuple[int | None, str]] = [
+                (seat, self.seats[seat]) for seat in sorted(self.seats) if seat in active
+            ]
         else:
             order = [(None, mid) for mid, m in self.members.items() if m["role"] == "player"]
         players = []

@@ -25,7 +25,7 @@ from typing import Any, ClassVar
 from starlette.websockets import WebSocket
 
 from parlour.net.adapters.link import Bridge, Connector, Message
-from parlour.net.adapters.wire import BadFrame, Post, decode, outbound, run_socket, text_field
+from parlour.net.adapters.plain_socket import BadFrame, Post, decode, outbound, run_socket, text_field
 
 log = logging.getLogger(__name__)
 
@@ -147,7 +147,7 @@ class DotsClient:
         self.connect = connect
         self.registry = registry
         self.send = send
-        self.send_all: Callable[[list[Message]], None] = send_all or (lambda ps: [send(p) for p in ps])
+        self.send_all = send_all or self._send_each
         self.hangup = hangup
         self._tasks: set[asyncio.Task[None]] = set()
         self.bridge: Bridge | None = None
@@ -180,7 +180,7 @@ class DotsClient:
             await handler(self, packet)
         except Exception:
             log.exception("dots packet %s failed", kind)
-            self._error(kind, "internal error", "internal_error")
+            self._error(str(kind), "internal error", "internal_error")
 
     async def close(self) -> None:
         """The socket closed: no resume in this protocol, so leave at once."""
@@ -453,8 +453,8 @@ class DotsClient:
         self.view = game.get("view") or {}
 
     def _board(self) -> Message:
-        players: dict[int, str] = {}
-        spectators: dict[int, str] = {}
+        players: dict[int | None, str] = {}
+        spectators: dict[int | None, str] = {}
         for mid, member in self.members.items():
             if self.room is not None and mid == self.room.admin_member:
                 continue
@@ -515,6 +515,10 @@ class DotsClient:
 
     def _error(self, request: str, message: str, code: str = "bad_packet") -> None:
         self.send({"type": "ERROR", "ok": False, "request": request, "code": code, "message": message})
+
+    def _send_each(self, packets: list[Message]) -> None:
+        for packet in packets:
+            self.send(packet)
 
     def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
         task = asyncio.create_task(coro)

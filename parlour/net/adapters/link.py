@@ -174,7 +174,9 @@ class Bridge:
         while not self._closed:  # ``close`` from inside ``on_native`` ends the loop here
             message = await self._queue.get()
             try:
-                await self._on_native(message)
+                pending = self._on_native(message)
+                if pending is not None:
+                    await pending
             except Exception:
                 log.exception("adapter failed translating %s", message.get("type"))
             future = self._pending.get(str(message.get("id")))

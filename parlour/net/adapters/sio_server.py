@@ -17,9 +17,9 @@ import socketio
 
 from parlour.net.adapters.link import Connector
 from parlour.net.adapters.native_link import connector
-from parlour.net.adapters.socket_uno import Directory, TutorialClient
-from parlour.net.adapters.uno_socketio import EVENTS, DocClient, LobbyFeed
-from parlour.net.adapters.wire import Peer
+from parlour.net.adapters.plain_socket import Peer
+from parlour.net.adapters.uno_document import EVENTS, DocClient, LobbyFeed
+from parlour.net.adapters.uno_tutorial import Directory, TutorialClient
 
 log = logging.getLogger(__name__)
 

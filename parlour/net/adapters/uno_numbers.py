@@ -14,9 +14,6 @@ number.
 
 from __future__ import annotations
 
-BLANKS = frozenset({56, 70, 84, 98})
-COLORS = ("red", "yellow", "green", "blue")
-
 
 def _column_and_copy(offset: int) -> tuple[int, int]:
     """Column and copy (0 or 1) of the card at ``offset`` (0..24) inside one engine colour."""
@@ -54,10 +51,3 @@ def number_to_card(number: object) -> int | None:
     if type(number) is not int:
         return None
     return _TO_CARD.get(number)
-
-
-def number_color(number: int) -> str | None:
-    """The colour a number's row stands for, or None for a Wild or Wild Draw Four."""
-    if number % 14 == 13:
-        return None
-    return COLORS[number // 14 % 4]

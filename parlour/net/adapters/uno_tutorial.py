@@ -21,8 +21,8 @@ from collections import Counter
 from typing import Any
 
 from parlour.net.adapters.link import Bridge, Connector, Message
+from parlour.net.adapters.plain_socket import Peer
 from parlour.net.adapters.uno_numbers import card_to_number, number_to_card
-from parlour.net.adapters.wire import Peer
 
 NO_ROOM = ["error", 0, 0]
 NAME_LIMIT = 16

@@ -15,12 +15,12 @@ its own seat's native view and translates only that.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, ClassVar
 
 from parlour.games.uno import CARDS
 from parlour.net.adapters.link import Bridge, Connector, Message
-from parlour.net.adapters.wire import Peer
+from parlour.net.adapters.plain_socket import Peer
 
 SETTING_NAMES = {
     "maxPlayers": "max_players",
@@ -77,7 +77,8 @@ def engine_settings(raw: Any) -> dict[str, Any]:
     """The document's settings keys as the engine's; unknown keys pass through for the engine to refuse."""
     if not isinstance(raw, dict):
         return {}
-    return {SETTING_NAMES.get(k, k): v for k, v in raw.items()}
+    settings: dict[str, Any] = raw  # JSON object keys are strings
+    return {SETTING_NAMES.get(k, k): v for k, v in settings.items()}
 
 
 class LobbyFeed:
@@ -90,7 +91,9 @@ class LobbyFeed:
     (``broadcast``). Nothing waits on a timer: the list goes out as soon as the pass ends.
     """
 
-    def __init__(self, names: dict[str, str], broadcast: Callable[[Message], Awaitable[None]]) -> None:
+    def __init__(
+        self, names: dict[str, str], broadcast: Callable[[Message], Coroutine[Any, Any, None]]
+    ) -> None:
         self.names = names
         self.rooms: dict[str, Message] = {}
         self._broadcast = broadcast

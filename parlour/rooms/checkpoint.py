@@ -1,0 +1,71 @@
+"""Checkpoints: between games the whole room is small, so it replaces the command log so far."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, cast
+
+from parlour.rooms.enums import Role
+from parlour.rooms.members import Member
+from parlour.rooms.state import RoomState
+
+if TYPE_CHECKING:
+    from parlour.rooms.room import Room
+
+
+class Checkpoints(RoomState):
+    """The room as JSON between games, and loading it back during replay."""
+
+    def checkpoint(self) -> dict[str, Any]:
+        """The whole room between games, as JSON: replaying it equals replaying the log before it."""
+        return {
+            "settings": self.settings_raw,
+            "public": self.public,
+            "bots_take_over": self.bots_take_over,
+            "password_hash": self.password_hash,
+            "capacity": self.capacity,
+            "members": [
+                {
+                    "id": m.id,
+                    "session": m.session,
+                    "name": m.name,
+                    "role": m.role,
+                    "seat": m.seat,
+                    "ready": m.ready,
+                    "connected": m.connected,
+                    "bot": m.bot,
+                    "bot_options": m.bot_options,
+                    "replaced": m.replaced,
+                }
+                for m in self.members.values()
+            ],
+            "member_count": self.member_count,
+            "host": self.host,
+            "chat": list(self.chat),
+            "banned": sorted(self.banned),
+            "games_played": self.games_played,
+            "grace": self.grace,
+            "idle": self.idle,
+        }
+
+    def restore(self, data: dict[str, Any]) -> None:
+        """Load a ``checkpoint`` (replay only: the members' sinks are not part of it)."""
+        for member in self.members.values():
+            if not member.bot:
+                self.hooks.membership(member.session, None)
+        self._reset_state()
+        self.settings_raw = dict(data["settings"])
+        self.rules = self.engine.settings(self.settings_raw)
+        self.public, self.password_hash, self.capacity = (
+            data["public"],
+            data["password_hash"],
+            data["capacity"],
+        )
+        self.bots_take_over = data.get("bots_take_over", self.bots_take_over)
+        self.members = {m["id"]: Member(**{**m, "role": Role(m["role"])}) for m in data["members"]}
+        self.member_count, self.host = data["member_count"], data["host"]
+        self.chat.extend(data["chat"])
+        self.banned = set(data["banned"])
+        self.games_played, self.grace, self.idle = data["games_played"], dict(data["grace"]), data["idle"]
+        for member in self.members.values():
+            if not member.bot:
+                self.hooks.membership(member.session, cast("Room", self))

@@ -1,0 +1,129 @@
+"""The game's lifecycle in a room: the automatic-start countdown, the game, its turn clock and its end."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from parlour.games import Event
+from parlour.rooms import messages
+from parlour.rooms.commands import Command, CommandError
+from parlour.rooms.enums import BEFORE_START, CountdownKind, Phase
+from parlour.rooms.members import Message
+from parlour.rooms.state import RoomState
+from parlour.store import GameRecord
+
+
+def outcome_json(outcome: Any) -> dict[str, Any]:
+    return {
+        "winners": list(outcome.winners),
+        "scores": {str(k): v for k, v in outcome.scores.items()},
+        "reason": outcome.reason,
+        "tie": outcome.tie,
+    }
+
+
+class GameFlow(RoomState):
+    """waiting → countdown → playing → finished → waiting: starting, advancing and ending a game."""
+
+    def update_countdown(self, at: float, joined: bool = False) -> None:
+        """Start, restart or cancel the automatic start (ready-all, or quick play's join clock)."""
+        if self.state not in BEFORE_START:
+            return
+        players = self.players()
+        enough = len(players) >= self.engine.min_players
+        if self.quick_play:
+            kind, seconds = (CountdownKind.QUICK_PLAY if enough else None), self.timings.quick_play_countdown
+        else:
+            all_ready = enough and all(p.ready for p in players)
+            kind, seconds, joined = (
+                (CountdownKind.READY if all_ready else None),
+                self.timings.ready_countdown,
+                False,
+            )
+        if kind is None:
+            if self.countdown is not None:
+                self.countdown, self.state = None, Phase.WAITING
+                self.broadcast(messages.countdown(None, None, None))
+            return
+        if self.countdown is None or joined:
+            self.countdown, self.state = (kind, at + seconds), Phase.COUNTDOWN
+            self.broadcast(self.countdown_message())
+
+    def start_game(self, cmd: Command) -> None:
+        import random
+        import secrets
+
+        players = self.players()
+        if len(players) < self.engine.min_players:
+            raise CommandError(
+                "not_enough_players", f"{self.game_name} needs {self.engine.min_players} players"
+            )
+        seed = cmd.payload.setdefault("seed", secrets.randbits(63))
+        self.seats, self.seat_sessions = [], []
+        for seat, member in enumerate(players):
+            member.seat, member.ready = seat, False
+            self.seats.append({"seat": seat, "member": member.id, "name": member.name})
+            self.seat_sessions.append(member.session)
+        self.game = self.engine.setup(self.rules, len(players), random.Random(seed))
+        self.seed, self.started_at, self.seq = seed, cmd.at, 0
+        self.games_played += 1
+        self.game_log, self.outcome, self.countdown = [], None, None
+        self.state = Phase.PLAYING
+        self.turn = None
+        self.set_turn(cmd.at, None)
+        events = self.engine.start_events(self.game)
+        self.broadcast_game("game_started", events)
+        self.check_over(cmd.at)
+
+    def game_events(self, events: list[Event], at: float, actor: int | None) -> None:
+        """After the engine changed the game: tell everyone, move the clock, detect the end."""
+        self.seq += 1
+        self.set_turn(at, actor)
+        self.broadcast_game("game", events)
+        self.check_over(at)
+
+    def set_turn(self, at: float, actor: int | None) -> None:
+        """The clock restarts when the seat on it changes or that seat acted; others acting don't reset it."""
+        to_act = self.engine.to_act(self.game) if self.state == Phase.PLAYING else []
+        if not to_act:
+            self.turn = None
+            return
+        seat = to_act[0]
+        if self.turn is not None and self.turn[0] == seat and actor != seat:
+            return
+        limit = getattr(self.rules, "turn_timer", 0) or 0
+        self.turn = (seat, at + limit if limit else None)
+
+    def check_over(self, at: float) -> None:
+        outcome = self.engine.outcome(self.game)
+        if outcome is None or self.state != Phase.PLAYING:
+            return
+        self.outcome = outcome_json(outcome)
+        self.end_game(at, self.outcome)
+        self.broadcast(messages.game_over(self.outcome, self.seats))
+        self.release_replaced(at)
+
+    def end_game(self, at: float, result: Message) -> None:
+        """Leave ``playing`` and keep the game's record (saved with this command's log entry)."""
+        self.state, self.turn = Phase.FINISHED, None
+        players = [{**s, "session": sess} for s, sess in zip(self.seats, self.seat_sessions, strict=True)]
+        self._record = GameRecord(
+            self.code,
+            self.games_played,
+            self.game_name,
+            self.settings_raw,
+            self.seed,
+            players,
+            result,
+            self.started_at,
+            at,
+            [],
+        )
+
+    def to_waiting(self) -> None:
+        """Back to the waiting room (rematch, reset): seats renumbered, everyone unready."""
+        self.state, self.countdown, self.turn = Phase.WAITING, None, None
+        self.game, self.outcome, self.seats, self.seat_sessions = None, None, [], []
+        for seat, member in enumerate(self.players()):
+            member.seat, member.ready = seat, member.bot
+        self._checkpoint_due = True

@@ -1,0 +1,101 @@
+"""The messages a room sends, one function each (docs/protocol.md describes every one).
+
+The room's snapshot (``Outbound.snapshot``), its ``meta`` and the lobby ``summary`` are built from
+the room's state in ``outbound.py``; the game messages are assembled per recipient there too.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from parlour.rooms.enums import CountdownKind, EndReason, LeaveReason, Phase
+from parlour.rooms.members import Member, Message
+
+OK: Message = {"type": "ok"}
+
+
+def error(code: str, message: str, request_id: Any = None) -> Message:
+    out: Message = {"type": "error", "code": code, "message": message}
+    if request_id is not None:
+        out["id"] = request_id
+    return out
+
+
+def member_joined(member: Member, host: str | None) -> Message:
+    return {"type": "member_joined", "member": member.public(host)}
+
+
+def member_updated(member: Member, host: str | None, grace: Message | None = None) -> Message:
+    """``grace`` (``{"deadline", "remaining"}``) when the member just dropped and keeps the seat that long."""
+    out: Message = {"type": "member_updated", "member": member.public(host)}
+    if grace is not None:
+        out["grace"] = grace
+    return out
+
+
+def member_left(member_id: str, reason: LeaveReason) -> Message:
+    return {"type": "member_left", "member": member_id, "reason": reason}
+
+
+def host_changed(host: str | None) -> Message:
+    return {"type": "host_changed", "host": host}
+
+
+def chat(entry: Message) -> Message:
+    return {"type": "chat", "message": entry}
+
+
+def kicked() -> Message:
+    return {"type": "kicked"}
+
+
+def replaced() -> Message:
+    """To a connection whose session resumed on another one."""
+    return {"type": "replaced"}
+
+
+def countdown(kind: CountdownKind | None, deadline: float | None, remaining: float | None) -> Message:
+    return {"type": "countdown", "kind": kind, "deadline": deadline, "remaining": remaining}
+
+
+def state_changed(state: Phase) -> Message:
+    return {"type": "state_changed", "state": state}
+
+
+def settings_changed(
+    settings: Message, public: bool, capacity: int, has_password: bool, bots_take_over: bool
+) -> Message:
+    return {
+        "type": "settings_changed",
+        "settings": settings,
+        "public": public,
+        "capacity": capacity,
+        "has_password": has_password,
+        "bots_take_over": bots_take_over,
+    }
+
+
+def game_update(
+    kind: str, seq: int, events: list[Message], view: Any, turn: Message | None, seats: list[Message] | None
+) -> Message:
+    """``game_started`` (with the ``seats``) or ``game``: one recipient's events and view."""
+    out: Message = {"type": kind, "seq": seq, "events": events, "view": view, "turn": turn}
+    if seats is not None:
+        out["seats"] = seats
+    return out
+
+
+def game_over(outcome: Message, seats: list[Message]) -> Message:
+    return {"type": "game_over", "outcome": outcome, "seats": seats}
+
+
+def room_closed(reason: EndReason) -> Message:
+    return {"type": "room_closed", "reason": reason}
+
+
+def lobby_room(summary: Message) -> Message:
+    return {"type": "lobby_room", "room": summary}
+
+
+def lobby_room_removed(code: str) -> Message:
+    return {"type": "lobby_room_removed", "code": code}

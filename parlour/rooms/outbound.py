@@ -1,0 +1,150 @@
+"""Outbound messages and views: what each member is sent, collected during a command, delivered after it."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from parlour.dumps import json_bytes
+from parlour.games import Event
+from parlour.rooms import messages
+from parlour.rooms.encoding import joined_object
+from parlour.rooms.members import Member, Message
+from parlour.rooms.state import RoomState
+
+
+class Outbound(RoomState):
+    """Sending, broadcasting, and the room as each member (and the lobby) sees it."""
+
+    def send(self, member: Member, message: Message) -> None:
+        if member.sink is not None and not self.replaying:
+            self._out.append((member.sink, message))
+
+    def broadcast(self, message: Message, exclude: Member | None = None) -> None:
+        for member in self.members.values():
+            if member is not exclude:
+                self.send(member, message)
+
+    def reply(self, message: Message) -> None:
+        """The requester's reply (instead of ``ok``); delivered after every broadcast."""
+        self._reply = message
+
+    def broadcast_snapshots(self) -> None:
+        for member in self.members.values():
+            if member.sink is not None and not self.replaying:
+                self.send(member, self.snapshot(member))
+
+    def broadcast_game(self, kind: str, events: list[Event]) -> None:
+        if self.replaying:
+            return
+        engine, game = self.engine, self.game
+        public = engine.public_view(game)
+        public_json: bytes | None = None
+        parts: dict[int | None, dict[str, Any]] = {}
+        views: dict[tuple[int | None, bool], Any] = {}  # (seat, pre-encoded) → the view to send
+        seen: dict[int | None, list[Message]] = {}  # seat → its events; one list for all who see the same
+        shared: list[Message] | None = None
+        private = {seat for e in events for seat in e.private}  # seats some event tells more
+        turn = self.turn_info()
+        seats = self.seats if kind == "game_started" else None
+        for member in self.members.values():
+            sink = member.sink
+            if sink is None:
+                continue
+            seat = self.game_seat(member)
+            encoded = getattr(sink, "json", False)
+            view = views.get((seat, encoded))
+            if view is None:
+                part = parts.get(seat)
+                if part is None:
+                    part = parts[seat] = engine.seat_view(game, seat)
+                if encoded:  # the shared part encoded once per action (rooms/encoding.py)
+                    if public_json is None:
+                        public_json = json_bytes(public)
+                    view = joined_object(public_json, json_bytes(part))
+                else:
+                    view = {**public, **part}
+                views[seat, encoded] = view
+            mine = seen.get(seat)
+            if mine is None:
+                if seat not in private:
+                    if shared is None:
+                        shared = [e.for_seat(None) for e in events]
+                    mine = shared
+                else:
+                    mine = [e.for_seat(seat) for e in events]
+                seen[seat] = mine
+            self.send(member, messages.game_update(kind, self.seq, mine, view, turn, seats))
+
+    def countdown_message(self) -> Message:
+        if self.countdown is None:
+            return messages.countdown(None, None, None)
+        kind, deadline = self.countdown
+        return messages.countdown(kind, deadline, _remaining(deadline))
+
+    def grace_timer(self, member_id: str) -> Message | None:
+        """How long a disconnected member keeps the seat: ``{"deadline", "remaining"}``."""
+        deadline = self.grace.get(member_id)
+        return None if deadline is None else {"deadline": deadline, "remaining": _remaining(deadline)}
+
+    def turn_info(self) -> Message | None:
+        if self.turn is None:
+            return None
+        seat, deadline = self.turn
+        return {"seat": seat, "deadline": deadline, "remaining": _remaining(deadline)}
+
+    def snapshot(self, member: Member) -> Message:
+        """Everything ``member`` may know about the room right now."""
+        seat = self.game_seat(member)
+        table = None
+        if self.game is not None:
+            table = {
+                "seq": self.seq,
+                "seats": self.seats,
+                "view": self.engine.view(self.game, seat),
+                "turn": self.turn_info(),
+            }
+        return {
+            "type": "room",
+            **self.meta(),
+            "state": self.state,
+            "host": self.host,
+            "members": [m.public(self.host) for m in self.members.values()],
+            "chat": list(self.chat),
+            "you": {"member": member.id, "role": member.role, "seat": member.seat},
+            "timers": {
+                "countdown": None if self.countdown is None else self.countdown_message(),
+                "turn": self.turn_info(),
+                "grace": {mid: self.grace_timer(mid) for mid in self.grace},
+            },
+            "table": table,
+            "outcome": self.outcome,
+        }
+
+    def meta(self) -> Message:
+        return {
+            "code": self.code,
+            "game": self.game_name,
+            "settings": self.settings_raw,
+            "public": self.public,
+            "has_password": self.password_hash is not None,
+            "capacity": self.capacity,
+            "quick_play": self.quick_play,
+            "bots_take_over": self.bots_take_over,
+        }
+
+    def summary(self) -> Message:
+        """The room as the lobby lists it."""
+        return {
+            "code": self.code,
+            "game": self.game_name,
+            "players": sum(1 for m in self.members.values() if m.is_player),
+            "capacity": self.capacity,
+            "state": self.state,
+            "has_password": self.password_hash is not None,
+            "quick_play": self.quick_play,
+        }
+
+
+def _remaining(deadline: float | None) -> float | None:
+    return None if deadline is None else max(0.0, round(deadline - time.time(), 3))

@@ -1,0 +1,144 @@
+"""The room's data: what a room holds, as created and between commands.
+
+Each part of the room (``actor``, ``membership``, ``game_flow``, ``outbound``, ``checkpoint``) is a
+mixin over this class; ``room.Room`` combines them. The methods one part calls on another are
+declared here for the type checker only.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import deque
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+
+from parlour.games import Event, get_game
+from parlour.rooms.commands import Command
+from parlour.rooms.enums import CountdownKind, Phase
+from parlour.rooms.members import BotFactory, Member, Message, Sink
+from parlour.rooms.timers import Timers
+from parlour.store import GameRecord, Store
+
+if TYPE_CHECKING:
+    from parlour.rooms.room import Room
+
+CHAT_HISTORY = 50
+
+
+@dataclass(frozen=True, slots=True)
+class Timings:
+    """Room clocks in seconds (configurable for tests and deployments)."""
+
+    grace: float = 60.0
+    empty_room: float = 600.0
+    ready_countdown: float = 5.0
+    quick_play_countdown: float = 10.0
+
+
+class RoomHooks(Protocol):
+    """What a room tells the rest of the server (the manager implements it)."""
+
+    def membership(self, session: str, room: Room | None) -> None:
+        """``session`` entered ``room`` (or left its room, when None)."""
+
+    def changed(self, room: Room) -> None:
+        """The room may look different in the lobby and metrics."""
+
+    def processed(self, room: Room, kind: str, error: str | None, seconds: float) -> None:
+        """One command finished (for metrics)."""
+
+
+class RoomState:
+    """One room: configuration, members, chat, the current game, deadlines, and its actor task."""
+
+    handlers: ClassVar[Mapping[str, Callable[[Any, Command], bool | None]]]
+    """The command table (``rooms.handlers.HANDLERS``), set by ``room.Room``."""
+
+    def __init__(
+        self,
+        config: dict[str, Any],
+        store: Store,
+        hooks: RoomHooks,
+        timings: Timings,
+        bot_factory: BotFactory | None = None,
+    ) -> None:
+        self.config = config
+        self.code: str = config["code"]
+        self.game_name: str = config["game"]
+        self.engine = get_game(self.game_name)
+        self.quick_play: bool = config.get("quick_play", False)
+        self.store = store
+        self.hooks = hooks
+        self.timings = timings
+        self.bot_factory = bot_factory
+        self.records: list[dict[str, Any]] = []
+        # The command queue: a deque and one wake-up future, cheaper per command than asyncio.Queue.
+        self._queue: deque[tuple[Command, asyncio.Future[str | None] | None] | None] = deque()
+        self._wake: asyncio.Future[None] | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._timers = Timers(self._timer_due)
+        self.replaying = False
+        self._out: list[tuple[Sink, Message]] = []
+        self._reply: Message | None = None
+        self._record: GameRecord | None = None
+        self._checkpoint_due = False
+        self._reset_state()
+
+    def _reset_state(self) -> None:
+        """The room as created, before any command."""
+        config = self.config
+        self.settings_raw: dict[str, Any] = dict(config.get("settings") or {})
+        self.rules = self.engine.settings(self.settings_raw)
+        self.public: bool = config.get("public", False)
+        self.bots_take_over: bool = config.get("bots_take_over", True)
+        self.password_hash: str | None = config.get("password_hash")
+        self.capacity: int = config["capacity"]
+        self.state = Phase.WAITING
+        self.members: dict[str, Member] = {}
+        self.member_count = 0
+        self.host: str | None = None
+        self.chat: deque[Message] = deque(maxlen=CHAT_HISTORY)
+        self.banned: set[str] = set()
+        self.game: Any = None
+        self.seats: list[Message] = []
+        self.seat_sessions: list[str] = []
+        self.seq = 0
+        self.games_played = 0
+        self.seed = 0
+        self.started_at = 0.0
+        self.game_log: list[dict[str, Any]] = []
+        self.outcome: Message | None = None
+        self.countdown: tuple[CountdownKind, float] | None = None
+        self.turn: tuple[int, float | None] | None = None
+        self.grace: dict[str, float] = {}
+        # A room nobody ever joins still closes: idle from creation until the first member.
+        self.idle: float | None = config.get("created_at", time.time()) + self.timings.empty_room
+
+    if TYPE_CHECKING:  # what the parts call on one another (defined in the module named)
+
+        def _timer_due(self, name: str, deadline: float) -> None: ...  # actor
+
+        def players(self) -> list[Member]: ...  # membership
+
+        def game_seat(self, member: Member) -> int | None: ...  # membership
+
+        def release_replaced(self, at: float) -> None: ...  # membership
+
+        def update_countdown(self, at: float, joined: bool = False) -> None: ...  # game_flow
+
+        def game_events(self, events: list[Event], at: float, actor: int | None) -> None: ...  # game_flow
+
+        def send(self, member: Member, message: Message) -> None: ...  # outbound
+
+        def broadcast(self, message: Message, exclude: Member | None = None) -> None: ...  # outbound
+
+        def broadcast_game(self, kind: str, events: list[Event]) -> None: ...  # outbound
+
+        def countdown_message(self) -> Message: ...  # outbound
+
+        def snapshot(self, member: Member) -> Message: ...  # outbound
+
+        def checkpoint(self) -> dict[str, Any]: ...  # checkpoint
