@@ -41,7 +41,9 @@ class UnoSocketIO:
     """Builds the AsyncServer and routes every event to the connection's adapter client."""
 
     def __init__(self) -> None:
-        self.sio = socketio.AsyncServer(async_mode="asgi", cors_allowed_origins="*")
+        # Events run in the connection's own reader, in order (no task per event; each connection already
+        # handles one event at a time).
+        self.sio = socketio.AsyncServer(async_mode="asgi", cors_allowed_origins="*", async_handlers=False)
         self.connections: dict[str, Connection] = {}
         self.directory = Directory()
         self.room_names: dict[str, str] = {}
