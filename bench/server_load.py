@@ -612,7 +612,7 @@ def run(args: argparse.Namespace) -> Message:
     raise_nofile()
     with tempfile.TemporaryDirectory(prefix="parlour-load-") as data_dir:
         port = free_port()
-        server = start_parlour(port, data_dir, args.server_cpus)
+        server = start_parlour(port, data_dir, args.server_cpus, args.server_root)
         try:
             uno = drive("uno", f"ws://127.0.0.1:{port}/api/ws", server.pid, args)
         finally:
@@ -705,6 +705,7 @@ def main() -> None:
         "--setup-timeout", type=float, default=120.0, help="bound on connecting (default 120)"
     )
     parser.add_argument("--no-echo", action="store_true", help="skip the echo ceiling")
+    parser.add_argument("--server-root", help="another checkout's server to run")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args()
     args.rooms = max(1, min(args.rooms, 2500))
