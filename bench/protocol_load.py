@@ -76,7 +76,7 @@ from server_load import (
 Message = dict[str, Any]
 PROTOCOLS = ("dots", "cheat", "uno-socketio", "socket-uno", "native")
 NATIVE_GAME = {"dots": "dots", "cheat": "cheat", "uno-socketio": "uno", "socket-uno": "uno-quick"}
-DOTS = 8  # dots per side: 2 × 8 × 7 = 112 lines
+DOTS = 8  # dots per side by default: 2 × 8 × 7 = 112 lines
 COLORS = ("red", "yellow", "green", "blue")
 GAME_TIMEOUT = 120.0
 WS_TIMEOUT = aiohttp.ClientWSTimeout(ws_receive=None, ws_close=10)
@@ -176,26 +176,26 @@ def error(tally: Tally, code: str) -> None:
 # Dots & Boxes: the seed's packets and native, the same 2-player 8×8 game.
 
 
-def all_lines() -> set[tuple[int, int, int]]:
+def all_lines(dots: int) -> set[tuple[int, int, int]]:
     return {
         (x, y, d)
-        for x in range(DOTS)
-        for y in range(DOTS)
+        for x in range(dots)
+        for y in range(dots)
         for d in (0, 1)
-        if (d == 0 and x < DOTS - 1) or (d == 1 and y < DOTS - 1)
+        if (d == 0 and x < dots - 1) or (d == 1 and y < dots - 1)
     }
 
 
 async def dots_game(ctx: Ctx, n: int) -> None:
     """CREATE, JOIN ×2, READY ×2, MOVE until the game ends (packets of the seed's protocol)."""
-    game, free, rng = Game(ctx.tally, 2), all_lines(), random.Random(n)
+    game, free, rng = Game(ctx.tally, 2), all_lines(ctx.dots), random.Random(n)
     name = f"bench-{ctx.tag}-{n}"
     a = await Ws.open(ctx.session, ctx.url + "/dots")
     b = await Ws.open(ctx.session, ctx.url + "/dots")
     players = (a, b)
     try:
         created = await a.ask(
-            {"type": "CREATE", "roomname": name, "width": DOTS, "height": DOTS, "maxplayers": 2},
+            {"type": "CREATE", "roomname": name, "width": ctx.dots, "height": ctx.dots, "maxplayers": 2},
             lambda m: m.get("type") in ("CREATE", "ERROR"),
         )
         if not created.get("ok"):
@@ -275,13 +275,14 @@ async def native_game(ctx: Ctx, n: int) -> None:
     kind = ctx.game
     size = {"dots": 2, "cheat": 3, "uno": 2}[kind]
     game, rng = Game(ctx.tally, size), random.Random(n)
-    free = all_lines()
+    free = all_lines(ctx.dots)
     players = await native_players(ctx, size)
     seats: dict[int, int] = {}
     try:
-        settings: Message = {"dots": {"width": DOTS, "height": DOTS, "max_players": 2}, "cheat": {}}.get(
-            kind, {"target_score": 0}
-        )
+        settings: Message = {
+            "dots": {"width": ctx.dots, "height": ctx.dots, "max_players": 2},
+            "cheat": {},
+        }.get(kind, {"target_score": 0})
         host, host_ids = players[0]
         room = await native_request(
             host, host_ids, "create_room", game=kind, settings=settings, capacity=size
@@ -715,6 +716,7 @@ class Ctx:
     session: aiohttp.ClientSession
     tally: Tally
     quick: Game
+    dots: int = DOTS
     quick_games: float = 0.0
 
 
@@ -726,11 +728,11 @@ SCRIPTS: dict[str, Callable[[Ctx, int], Awaitable[None]]] = {
 }
 
 
-async def play_games(protocol: str, game: str, url: str, games: int, rooms: int) -> Message:
+async def play_games(protocol: str, game: str, url: str, games: int, rooms: int, dots: int) -> Message:
     """``games`` whole games, ``rooms`` at a time; what was measured."""
     tally = Tally()
     session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0))
-    ctx = Ctx(url, game, str(os.getpid()), session, tally, Game(tally, 1))
+    ctx = Ctx(url, game, str(os.getpid()), session, tally, Game(tally, 1), dots)
     if protocol == "native":
         script = native_quick_game if game == "uno-quick" else native_game
     else:
@@ -758,14 +760,14 @@ async def play_games(protocol: str, game: str, url: str, games: int, rooms: int)
 
 
 def client_process(
-    protocol: str, game: str, url: str, games: int, rooms: int, cpus: set[int], out: Any
+    protocol: str, game: str, url: str, games: int, rooms: int, dots: int, cpus: set[int], out: Any
 ) -> None:
     pin(cpus)
     raise_nofile()
     try:
         import uvloop
 
-        result = uvloop.run(play_games(protocol, game, url, games, rooms))
+        result = uvloop.run(play_games(protocol, game, url, games, rooms, dots))
         out.put(("ok", result))
     except BaseException as exc:
         out.put(("failed", f"{type(exc).__name__}: {exc}"))
@@ -819,6 +821,7 @@ def phase(args: argparse.Namespace, label: str, root: str | None, protocol: str,
                     f"ws://127.0.0.1:{port}",
                     args.games,
                     args.rooms,
+                    args.dots,
                     args.client_cpus,
                     out,
                 ),
@@ -904,6 +907,9 @@ def main() -> None:
     parser.add_argument("--protocol", choices=PROTOCOLS, required=True)
     parser.add_argument("--game", choices=("dots", "cheat", "uno", "uno-quick"), help="for --protocol native")
     parser.add_argument("--games", type=int, default=200, help="games per phase (default 200)")
+    parser.add_argument(
+        "--dots", type=int, default=DOTS, help="Dots board: dots per side (default 8; 2 = set-up cost)"
+    )
     parser.add_argument("--rooms", type=int, default=50, help="games at a time (default 50)")
     parser.add_argument("--base-root", help="a worktree of the commit to compare with (run with this Python)")
     parser.add_argument("--server-root", help="the checkout to measure (default: this one)")
