@@ -780,6 +780,7 @@ def server_env(args: argparse.Namespace) -> dict[str, str]:
     return {
         "PARLOUR_READY_COUNTDOWN": str(args.countdown),
         "PARLOUR_QUICKPLAY_COUNTDOWN": str(args.quick_countdown),
+        "PARLOUR_GRACE_SECONDS": str(args.grace),
     }
 
 
@@ -917,6 +918,12 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=1, help="run the phases this many times, interleaved")
     parser.add_argument("--countdown", type=float, default=0.2, help="PARLOUR_READY_COUNTDOWN (default 0.2)")
     parser.add_argument("--quick-countdown", type=float, default=0.5, help="PARLOUR_QUICKPLAY_COUNTDOWN")
+    parser.add_argument(
+        "--grace",
+        type=float,
+        default=60.0,
+        help="PARLOUR_GRACE_SECONDS (default 60, the server's); closed quick-play seats linger this long",
+    )
     parser.add_argument("--server-cpus", type=cpu_set, default={0})
     parser.add_argument("--client-cpus", type=cpu_set, default={1})
     parser.add_argument(

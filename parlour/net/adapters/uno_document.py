@@ -104,16 +104,22 @@ class LobbyFeed:
 
     async def start(self, connect: Connector) -> None:
         """Subscribe once (the first client's connection does it; the others wait for it)."""
-        if self._ready is None:
-            self._ready = asyncio.get_running_loop().create_future()
-            bridge = Bridge(connect, self._on_native, immediate=True)
-            await bridge.request("identify", name="lobby")
-            reply = await bridge.request("lobby_subscribe", game="uno")
+        ready = self._ready
+        if ready is None:
+            ready = self._ready = asyncio.get_running_loop().create_future()
+            try:
+                bridge = Bridge(connect, self._on_native, immediate=True)
+                await bridge.request("identify", name="lobby")
+                reply = await bridge.request("lobby_subscribe", game="uno")
+            except BaseException as exc:  # the next client tries again; those waiting learn why
+                self._ready = None
+                ready.set_exception(exc)
+                raise
             if reply["type"] == "lobby":
                 self.rooms = {r["code"]: r for r in reply["rooms"]}
             self._bridge = bridge
-            self._ready.set_result(None)
-        await self._ready
+            ready.set_result(None)
+        await ready
 
     def payload(self) -> Message:
         """The ``rooms-list`` data as the document has it."""
