@@ -6,6 +6,7 @@ import argparse
 import gc
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 from parlour.config import Config
 
@@ -29,6 +30,15 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument(
         "--log-level", choices=["debug", "info", "warning", "error"], help="env PARLOUR_LOG_LEVEL"
     )
+    serve.add_argument(
+        "--redis",
+        dest="redis_url",
+        help="cluster mode: rooms, logs and sessions in this Redis, e.g. redis://HOST:6379/0 "
+        "(env PARLOUR_REDIS_URL; docs/scaling.md)",
+    )
+    serve.add_argument(
+        "--workers", type=int, help="processes sharing the port, cluster mode only (env PARLOUR_WORKERS)"
+    )
     from parlour.bots.simulate import add_simulate_parser  # engines only: still instant
 
     add_simulate_parser(sub)
@@ -41,8 +51,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         return args.func(args)
     if args.command == "serve":
         config = Config.from_env(
-            host=args.host, port=args.port, data_dir=args.data_dir, log_level=args.log_level
+            host=args.host,
+            port=args.port,
+            data_dir=args.data_dir,
+            log_level=args.log_level,
+            redis_url=args.redis_url,
+            workers=args.workers,
         )
+        if config.workers > 1:
+            from parlour.net.workers import supervise
+
+            return supervise(config)
         serve(config)
     return 0
 
@@ -63,10 +82,19 @@ def serve(config: Config) -> None:
     # (reference counting frees it), so collect far less often. See docs/benchmarks.md, "Server load".
     gc.set_threshold(50_000, 20, 100)
     loop = "asyncio" if sys.platform == "win32" else "uvloop"
+    where: dict[str, Any] = {"host": config.host, "port": config.port}
+    if config.reuse_port:  # one of ``--workers``: the kernel spreads connections over the workers
+        import socket
+
+        sock = socket.socket(socket.AF_INET6 if ":" in config.host else socket.AF_INET)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+        sock.bind((config.host, config.port))
+        sock.set_inheritable(True)
+        where = {"fd": sock.fileno()}
     uvicorn.run(
         create_app(config),
-        host=config.host,
-        port=config.port,
+        **where,
         loop=loop,
         http="httptools",
         ws=ParlourWebSocketProtocol,  # uvicorn's websockets-sansio, plus a fast lane for game frames

@@ -27,6 +27,12 @@ class Config:
     outbound_queue: int = 256
     max_frame: int = 64 * 1024
     ws_deflate: bool = False
+    eio3_ping_interval: float = 25.0
+    eio3_ping_timeout: float = 20.0
+    redis_url: str = ""  # cluster mode when set (docs/scaling.md)
+    lease_seconds: float = 3.0  # how long a dead node's rooms wait before another node claims them
+    workers: int = 1  # processes sharing the port (cluster mode only)
+    reuse_port: bool = False  # bind with SO_REUSEPORT (set for each worker by ``--workers``)
     bot_delay: tuple[float, float] = (0.6, 1.6)  # seconds (min, max) before a bot acts
 
     def __post_init__(self) -> None:

@@ -13,6 +13,7 @@ import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -20,6 +21,7 @@ from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Respon
 from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 
+from parlour.bots.catalog import describe as describe_catalog
 from parlour.config import Config
 from parlour.games.compiled import compiled_modules
 from parlour.net import native
@@ -53,10 +55,13 @@ def _adapter_routes(manager: Manager) -> list[BaseRoute]:
 
 
 def create_app(config: Config, store: Store | None = None) -> Starlette:
-    """A Starlette app for ``config``; ``store`` defaults to SQLite in ``config.data_dir``."""
+    """A Starlette app for ``config``; ``store`` defaults to SQLite in ``config.data_dir``, or to
+    Redis when ``config.redis_url`` is set (one node of a cluster, docs/scaling.md)."""
     metrics = Metrics()
     holder: dict[str, Store] = {}
-    manager = Manager(
+    cluster = cluster_manager_class() if config.redis_url else None
+    options: dict[str, Any] = {"lease_seconds": config.lease_seconds} if cluster else {}
+    manager = (cluster or Manager)(
         store=None,  # type: ignore[arg-type]  # set in lifespan, before any request
         timings=Timings(
             grace=config.grace_seconds,
@@ -66,12 +71,17 @@ def create_app(config: Config, store: Store | None = None) -> Starlette:
         ),
         bot_factory=bot_factory(config.bot_delay),
         on_processed=metrics.command,
+        **options,
     )
     metrics.watch_rooms(lambda: list(manager.rooms.values()))
+    if cluster is not None:
+        manager.count_connections = lambda: metrics.open_connections  # type: ignore[attr-defined]
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        holder["store"] = manager.store = store or await open_store(config.data_dir)
+        holder["store"] = manager.store = store or await open_store(
+            config.data_dir, config.redis_url, config.lease_seconds
+        )
         await manager.recover()
         # Everything alive now (modules, the app, recovered rooms) lives as long as the process:
         # collect the garbage recovery left and move the survivors to the permanent generation, so
@@ -93,15 +103,27 @@ def create_app(config: Config, store: Store | None = None) -> Starlette:
             log.info("event=stopped")
 
     async def healthz(request: Request) -> Response:
-        return JSONResponse(
-            {"status": "ok", "rooms": len(manager.rooms), "connections": metrics.open_connections}
-        )
+        health: dict[str, Any] = {
+            "status": "ok",
+            "rooms": len(manager.rooms),
+            "connections": metrics.open_connections,
+        }
+        if cluster is not None:
+            health["node"] = manager.node  # type: ignore[attr-defined]
+            health["cluster"] = await manager.cluster_stats()  # type: ignore[attr-defined]
+        return JSONResponse(health)
 
     async def metrics_page(request: Request) -> Response:
-        return Response(metrics.render(), media_type="text/plain; version=0.0.4; charset=utf-8")
+        page = metrics.render()
+        if cluster is not None:
+            page += cluster_metrics(await manager.cluster_stats())  # type: ignore[attr-defined]
+        return Response(page, media_type="text/plain; version=0.0.4; charset=utf-8")
 
     async def rooms(request: Request) -> Response:
         return JSONResponse({"rooms": manager.public_rooms(request.query_params.get("game"))})
+
+    async def catalog(request: Request) -> Response:
+        return JSONResponse(describe_catalog())
 
     async def index(request: Request) -> Response:
         page = WEB_DIR / "index.html"
@@ -114,6 +136,7 @@ def create_app(config: Config, store: Store | None = None) -> Starlette:
         Route("/healthz", healthz),
         Route("/metrics", metrics_page),
         Route("/api/rooms", rooms),
+        Route("/api/catalog", catalog),
         Route("/", index),
         Route("/r/{code}", index),
         *_adapter_routes(manager),
@@ -124,6 +147,24 @@ def create_app(config: Config, store: Store | None = None) -> Starlette:
     app.state.metrics = metrics
     app.state.manager = manager
     return app
+
+
+def cluster_manager_class() -> type[Manager]:
+    from parlour.rooms.cluster.manager import ClusterManager
+
+    return ClusterManager
+
+
+def cluster_metrics(stats: dict[str, Any]) -> bytes:
+    """The whole cluster as every node last reported it (absolute counts with a TTL)."""
+    lines = []
+    for name, value, text in (
+        ("parlour_cluster_nodes", len(stats["nodes"]), "Live nodes in the cluster"),
+        ("parlour_cluster_rooms", stats["rooms"], "Rooms owned by all live nodes"),
+        ("parlour_cluster_connections", stats["connections"], "Connections held by all live nodes"),
+    ):
+        lines += [f"# HELP {name} {text}", f"# TYPE {name} gauge", f"{name} {value}"]
+    return ("\n".join(lines) + "\n").encode()
 
 
 class _ClientFiles(StaticFiles):

@@ -24,9 +24,10 @@ import random
 from collections import deque
 from typing import Any
 
-from parlour.bots.base import LEVELS, Bot, make_bot
+from parlour.bots.base import Bot
+from parlour.bots.catalog import bot_levels, make_bot
 from parlour.rooms.commands import Command
-from parlour.rooms.enums import Phase
+from parlour.rooms.enums import PLAYING
 from parlour.rooms.members import BotFactory
 
 log = logging.getLogger("parlour.bots")
@@ -67,7 +68,7 @@ class BotDriver:
         if kind in ("game_started", "game"):
             self.events.append(message["events"])
             self._schedule()
-        elif kind == "room" and message.get("state") == Phase.PLAYING:
+        elif kind == "room" and message.get("state") == PLAYING:
             self._schedule()  # a snapshot mid-game: after a restart, or a seat taken over
 
     def close(self, code: int = 1000, reason: str = "") -> None:
@@ -83,15 +84,18 @@ class BotDriver:
 
     def _seat(self) -> int | None:
         room = self.room
-        if self.closed or room.state != Phase.PLAYING or room.game is None:
+        if self.closed or room.state != PLAYING or room.game is None:
             return None
         return room.game_seat(self.member)
 
     def _ensure_bot(self, seat: int) -> Bot:
         if self.bot is None or self.bot.seat != seat:
             default = DEFAULT_LEVEL if self.member.bot else TAKEOVER_LEVEL
+            levels = bot_levels(self.room.game_name)
             level = self.member.bot_options.get("level") or default
-            self.bot = make_bot(self.room.game_name, level if level in LEVELS else default, seat, self.rng)
+            if level not in levels:
+                level = default if default in levels else levels[0]
+            self.bot = make_bot(self.room.game_name, level, seat, self.rng)
         return self.bot
 
     async def _act(self) -> None:
@@ -125,16 +129,10 @@ class BotDriver:
         if action is None or self._seat() != seat:
             return
         # Bot members may send the engine action itself; a human's seat taken over sends the wire form.
-        payload = {"engine_action": action} if self.member.bot else {"action": wire_action(action)}
+        payload = {"engine_action": action} if self.member.bot else {"action": engine.format_action(action)}
         # Sent through this driver: once the seat's human is back (or the bot removed), the room
         # ignores a move that was still on its way.
         await self.room.submit(self.command("action", self.member.session, payload, self))
-
-
-def wire_action(action: Any) -> dict[str, Any]:
-    """An engine action in the native protocol's form: UNO and Cheat actions already are; a Dots
-    action is a line id."""
-    return {"type": "line", "line": action} if isinstance(action, int) else action
 
 
 def bot_factory(delay: tuple[float, float]) -> BotFactory:

@@ -14,10 +14,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from parlour.games import InvalidSettings, get_game
+from parlour.bots.catalog import get_game
+from parlour.games import InvalidSettings
 from parlour.rooms import messages
 from parlour.rooms.commands import Command, CommandError
-from parlour.rooms.enums import BEFORE_START, Phase
+from parlour.rooms.enums import BEFORE_START, CLOSED
 from parlour.rooms.members import BotFactory, Message, Sink
 from parlour.rooms.room import Room, Timings
 from parlour.rooms.validate import (
@@ -79,7 +80,7 @@ class Manager:
                 log.exception("room=%s could not be recovered; closing it", record.code)
                 await self.store.close_room(record.code, "recovery_failed")
                 continue
-            if room.state == Phase.CLOSED:
+            if room.state == CLOSED:
                 await self.store.close_room(record.code, room.config.get("closed_reason", "closed"))
                 continue
             self.rooms[room.code] = room
@@ -105,7 +106,7 @@ class Manager:
             self.session_rooms[session] = room
 
     def changed(self, room: Room) -> None:
-        if room.state == Phase.CLOSED:
+        if room.state == CLOSED:
             self.rooms.pop(room.code, None)
         self._listed_update(room)
 
@@ -228,7 +229,10 @@ class Manager:
     async def join(
         self, session: Session, sink: Sink, request_id: Any, code: str, password: str | None, role: str
     ) -> None:
-        self._require_free(session)
+        """Join or spectate; joining the room the session is already in re-sends its snapshot."""
+        current = self.session_rooms.get(session.id)
+        if current is None or code.strip().upper() != current.code:
+            self._require_free(session)
         room = self.rooms.get(normalize_code(code))
         if room is None:
             raise CommandError("room_not_found", f"no room with code {code.strip().upper()}")
@@ -335,7 +339,7 @@ class Manager:
 
     def _listed_update(self, room: Room) -> None:
         """Keep the public list current and push differences to lobby subscribers."""
-        listed = room.public and room.state != Phase.CLOSED
+        listed = room.public and room.state != CLOSED
         summary = room.summary() if listed else None
         previous = self._listed.get(room.code)
         if summary == previous:

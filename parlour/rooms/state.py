@@ -14,9 +14,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
-from parlour.games import Event, get_game
+from parlour.bots.catalog import get_game
+from parlour.games import Event
 from parlour.rooms.commands import Command
-from parlour.rooms.enums import CountdownKind, Phase
+from parlour.rooms.enums import WAITING, CountdownKind
 from parlour.rooms.members import BotFactory, Member, Message, Sink
 from parlour.rooms.timers import Timers
 from parlour.store import GameRecord, Store
@@ -96,7 +97,7 @@ class RoomState:
         self.bots_take_over: bool = config.get("bots_take_over", True)
         self.password_hash: str | None = config.get("password_hash")
         self.capacity: int = config["capacity"]
-        self.state = Phase.WAITING
+        self.state = WAITING
         self.members: dict[str, Member] = {}
         self.member_count = 0
         self.host: str | None = None

@@ -5,8 +5,14 @@ from parlour.store.base import GameRecord, RoomRecord, SessionRecord, Store
 __all__ = ["GameRecord", "RoomRecord", "SessionRecord", "Store", "open_store"]
 
 
-async def open_store(data_dir: str) -> Store:
-    """The default store: SQLite (WAL) in ``data_dir``."""
+async def open_store(data_dir: str, redis_url: str = "", lease_seconds: float = 3.0) -> Store:
+    """The default store: SQLite (WAL) in ``data_dir``; Redis when ``redis_url`` is set (cluster mode)."""
+    if redis_url:
+        from parlour.store.redis import RedisStore, node_name
+
+        redis_store = RedisStore(redis_url, node_name(), lease_seconds)
+        await redis_store.open()
+        return redis_store
     from parlour.store.sqlite import SQLiteStore
 
     store = SQLiteStore(data_dir)

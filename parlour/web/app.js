@@ -1,11 +1,14 @@
 // Parlour browser client: session, routing and the native protocol's messages.
 // The server is the authority; this file keeps its latest snapshot and renders it.
 
+import { TABLES, loadCatalog } from "./catalog.js";
 import { initLobby, presetCode, renderRooms } from "./lobby.js";
 import { Connection } from "./net.js";
-import { TABLES, appendChat, renderRoom, tableContext, updateTimers } from "./room.js";
+import { appendChat, renderRoom, tableContext, updateTimers } from "./room.js";
 import { beep, isMuted, setMuted } from "./sound.js";
 import { $, clearToasts, closeDialog, confirmDialog, fill, showScreen, toast } from "./ui.js";
+
+await loadCatalog(); // the games, their settings schemas and their tables, before anything is drawn
 
 const store = {
   get token() {

@@ -1,13 +1,9 @@
 // The room screen: header, players and spectators, chat, the waiting room,
 // the game table (delegated to the game's module) and the game-over panel.
 
-import * as cheat from "./cheat.js";
-import * as dots from "./dots.js";
-import { GAMES, capacityField, describeSettings, readSettings, settingsFields } from "./settings.js";
+import { GAMES, TABLES, title } from "./catalog.js";
+import { capacityField, describeSettings, readSettings, settingsFields } from "./settings.js";
 import { $, choose, confirmDialog, el, fill, morph } from "./ui.js";
-import * as uno from "./uno.js";
-
-export const TABLES = { uno, cheat, dots };
 
 const STATE_TEXT = { waiting: "Waiting for players", countdown: "Starting soon", playing: "Playing", finished: "Game over" };
 
@@ -27,7 +23,7 @@ export function renderRoom(room, app) {
   fill($("#room-code"), room.code);
   fill(
     $("#room-status"),
-    el("span", { class: "badge game" }, GAMES[room.kind]?.label ?? room.kind),
+    el("span", { class: "badge game" }, title(room.kind)),
     el("span", {}, STATE_TEXT[room.state] ?? room.state),
   );
   morph($("#host-tools"), isHost(room) ? hostTools(room, app) : null);
@@ -118,12 +114,13 @@ function waiting(room, app) {
   const host = isHost(room);
   const you = room.members.find((m) => m.id === room.you?.member);
   const players = room.members.filter((m) => m.role === "player");
-  const enough = players.length >= GAMES[room.kind].min;
+  const game = GAMES[room.kind];
+  const enough = players.length >= game.min_players;
   const countdown = room.countdown;
   return el(
     "div",
     { class: "panel waiting" },
-    el("h2", {}, `${GAMES[room.kind].label} — ${players.length}/${room.capacity} players`),
+    el("h2", {}, `${game.title} — ${players.length}/${room.capacity} players`),
     el("p", { class: "settings-summary" }, describeSettings(room.kind, room.settings)),
     el("p", { class: "muted" }, `${room.public ? "Public" : "Private"} room${room.has_password ? " · password" : ""}${room.bots_take_over ? " · bots replace dropouts" : ""} · share the code or the link to invite friends`),
     countdown
@@ -136,17 +133,18 @@ function waiting(room, app) {
         ? el("button", { class: `big ${you.ready ? "" : "primary"}`, "aria-pressed": String(you.ready), onclick: () => app.send("ready", { ready: !you.ready }) }, you.ready ? "✓ Ready — click to unready" : "I'm ready")
         : null,
       host
-        ? el("button", { class: "big primary", disabled: !enough, onclick: () => app.send("start"), title: enough ? "" : `Needs ${GAMES[room.kind].min} players` }, "Start game")
+        ? el("button", { class: "big primary", disabled: !enough, onclick: () => app.send("start"), title: enough ? "" : `Needs ${game.min_players} players` }, "Start game")
         : el("button", { class: "big", disabled: true }, "Waiting for the host to start"),
     ),
-    enough ? null : el("p", { class: "muted" }, `${GAMES[room.kind].label} needs at least ${GAMES[room.kind].min} players.`),
-    el("details", { class: "rules" }, el("summary", {}, `How to play ${GAMES[room.kind].label}`), el("p", {}, GAMES[room.kind].rules)),
+    enough ? null : el("p", { class: "muted" }, `${game.title} needs at least ${game.min_players} players.`),
+    el("details", { class: "rules" }, el("summary", {}, `How to play ${game.title}`), el("p", {}, game.how_to_play)),
     el(
       "div",
       { class: "row wrap" },
       host ? el("button", { onclick: () => editSettings(room, app) }, "Settings…") : null,
-      host && players.length < room.capacity ? el("button", { onclick: () => app.send("add_bot", { level: "easy" }) }, "Add easy bot") : null,
-      host && players.length < room.capacity ? el("button", { onclick: () => app.send("add_bot", { level: "hard" }) }, "Add hard bot") : null,
+      host && players.length < room.capacity
+        ? game.bots.map((level) => el("button", { onclick: () => app.send("add_bot", { level }) }, `Add ${level} bot`))
+        : null,
       you?.role === "spectator" && players.length < room.capacity ? el("button", { onclick: () => app.send("take_seat") }, "Take a seat") : null,
       you?.role === "player" ? el("button", { onclick: () => app.send("become_spectator") }, "Just watch") : null,
     ),
@@ -185,7 +183,7 @@ function gameOver(room, app) {
   const headline = outcome.tie ? `Tie: ${winners.join(" & ")}` : winners.length ? `${winners[0]} wins!` : "Nobody won";
   const you = room.members.find((m) => m.id === room.you?.member);
   const seats = room.play.seats.map((s) => s.seat);
-  const scoreLabel = { uno: "points", cheat: "cards left", dots: "boxes" }[room.kind] ?? "score";
+  const scoreLabel = GAMES[room.kind]?.score_label ?? "score";
   return el(
     "section",
     { class: "panel game-over", "aria-labelledby": "over-title" },

@@ -104,6 +104,28 @@ async def test_stage_one_create_join_errors_and_host_hand_over(server: Any) -> N
         await client.close()
 
 
+async def test_joining_the_game_you_are_in_answers_as_a_join(server: Any) -> None:
+    """create_game seats its sender; a join_game with that code is idempotent (also mid-game)."""
+    host, code = await create_game(server, "Ann")
+    for room_code in (code, f" {code.lower()} "):
+        await host.send({"action": "join_game", "name": "Ann", "room_code": room_code})
+        assert await host.expect_key("action", "join_game") == {"action": "join_game", "room_code": code}
+        players = (await host.expect_key("action", "player_list_update"))["players"]
+        assert players == [{"name": "Ann", "isHost": True, "handSize": 0, "myTurn": False, "isMe": True}]
+    others = [await join_game(server, code, name) for name in ("Ben", "Cat")]
+    await host.send({"action": "start_game"})
+    dealt = (await host.expect_key("action", "update_cards"))["cards"]
+    await host.expect_key("action", "start_turn")
+    await host.send({"action": "join_game", "name": "Ann", "room_code": code})
+    assert (await host.expect_key("action", "update_cards"))["cards"] == dealt
+    assert set(await host.expect_key("action", "start_turn")) == START_TURN_FIELDS
+    players = (await host.expect_key("action", "player_list_update"))["players"]
+    assert [p["name"] for p in players] == ["Ann", "Ben", "Cat"]
+    assert not [m for m in host.messages[-3:] if m.get("action") in ("join_game_error", "join_game")]
+    for client in (host, *others):
+        await client.close()
+
+
 async def test_a_full_game_with_calls_both_ways_then_play_again(server: Any) -> None:
     players, code = await table(server, ["Ann", "Ben", "Cat"])
     await players[1].send({"action": "join_game", "name": "Dan", "room_code": "nope!"})

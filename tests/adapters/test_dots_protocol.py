@@ -163,7 +163,7 @@ async def test_create_join_board_and_a_full_game(server: Any) -> None:
 async def test_password_spectators_any_time_and_bad_moves(server: Any) -> None:
     name = room_name()
     a, b = await dots(server), await dots(server)
-    await create(a, name, 4, 3, password="sesame")
+    created = await create(a, name, 4, 3, password="sesame")
     refused = await join(a, name, "alice")
     assert refused["ok"] is False and refused["message"]
     assert (await join(a, name, "alice", password="sesame"))["ok"] is True
@@ -194,10 +194,9 @@ async def test_password_spectators_any_time_and_bad_moves(server: Any) -> None:
     await other.send({"type": "MOVE", "x": 0, "y": 0, "d": 0})  # taken (and also not its turn yet)
     assert (await other.expect_key("type", "ERROR"))["request"] == "MOVE"
     assert not [m for m in await a.quiet(0.2) if m["type"] == "MOVE"]
-    # A spectator joins mid-game and gets the board as it is.
+    # A spectator joins mid-game and gets the board as it is; the seed asks no password of one.
     c = await dots(server)
-    assert (await join(c, name, "carol", kind="SPECTATE"))["ok"] is False  # password
-    await c.send({"type": "SPECTATE", "roomname": name, "username": "carol", "password": "sesame"})
+    await c.send({"type": "SPECTATE", "roomname": name, "username": "carol"})
     spectated = await c.expect_key("type", "SPECTATE")
     assert spectated["ok"] is True and "token" not in spectated
     board = await c.expect_key("type", "BOARD")
@@ -214,7 +213,12 @@ async def test_password_spectators_any_time_and_bad_moves(server: Any) -> None:
     await c.send({"type": "CHAT", "msg": "Your move, Mr. Bond."})
     chat = await a.expect_key("type", "CHAT")
     assert chat == {"type": "CHAT", "msg": "Your move, Mr. Bond.", "fromid": spectated["playerid"]}
-    for client in (a, b, c):
+    # The native protocol keeps its own rule: spectating a password room takes the password.
+    native = await Native.open(server.ws)
+    await native.request("identify", name="Nat")
+    assert (await native.request("spectate", code=created["code"]))["code"] == "wrong_password"
+    assert (await native.request("spectate", code=created["code"], password="sesame"))["type"] == "room"
+    for client in (a, b, c, native):
         await client.close()
 
 
@@ -303,9 +307,21 @@ async def test_malformed_packets_get_answers(server: Any) -> None:
     name = room_name()
     assert (await create(a, name))["ok"] is True
     assert (await create(a, name))["ok"] is False  # the name is taken
-    assert (await join(a, name, "alice"))["ok"] is True
-    assert (await join(a, name, "alice"))["ok"] is False  # already in a room
+    joined = await join(a, name, "alice")
+    assert joined["ok"] is True
+    assert await join(a, name, "alice") == joined  # the same room again: idempotent, same token
+    assert (await join(a, name, "alice", kind="SPECTATE"))["ok"] is False  # already a player there
+    other = room_name()
+    assert (await create(a, other))["ok"] is True
+    assert (await join(a, other, "alice"))["ok"] is False  # already in a room
+    watcher = await dots(server)
+    watched = await join(watcher, name, "wes", kind="SPECTATE")
+    assert watched["ok"] is True and await join(watcher, name, "wes", kind="SPECTATE") == watched
+    board = watcher.messages[-1]
+    assert board["type"] == "BOARD" and board["players"] == {str(joined["playerid"]): "alice"}
+    assert board["spectators"] == {str(watched["playerid"]): "wes"}  # still one of each
     await a.close()
+    await watcher.close()
 
 
 async def test_a_dots_room_is_in_the_lobby_and_plays_against_a_native_client(server: Any) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import aiohttp
 from sioclient import SioClient
 from wsclient import Native
 
@@ -13,10 +14,11 @@ from parlour.net.adapters.uno_numbers import card_to_number
 DEALT = {card_to_number(card) for card in range(108)}
 
 
-async def tutorial(server: Any) -> SioClient:
-    """A client as the tutorial's canvas page connects: no name until ``requestRoom``."""
-    client = SioClient()
-    await client.sio.connect(f"http://127.0.0.1:{server.port}", transports=["websocket"])
+async def tutorial(server: Any, jar: Any = None, transports: list[str] | None = None) -> SioClient:
+    """A client as the tutorial's canvas page connects: no name until ``requestRoom``. A browser
+    of its own unless given another client's cookie ``jar``."""
+    client = SioClient(jar)
+    await client.sio.connect(f"http://127.0.0.1:{server.port}", transports=transports or ["websocket"])
     return client
 
 
@@ -45,21 +47,34 @@ async def pair(server: Any) -> tuple[SioClient, SioClient, str]:
 
 
 async def take_turn(client: SioClient, code: Any) -> None:
-    """What a tutorial player does: click cards until one is accepted, else the deck (maybe twice)."""
-    for number in list(client.last("haveCard")):
-        await client.emit("playCard", [number, code])
-        event, _ = await client.next_matching(lambda name, _: name in ("sendCard", "error"))
-        if event == "sendCard":
+    """What a tutorial player does: click cards until one is accepted, else the deck (maybe twice).
+
+    Each click waits for its own answer — the ``sendCard`` of that very card, or an ``error`` — never
+    for any ``sendCard``: at a game's start the table's ``sendCard`` follows ``turnPlayer``, and taking
+    it for the answer to a refused click left the player on turn waiting for a turn it already had.
+    """
+    held = list(client.last("haveCard"))
+    for number in held:
+        if await _click(client, number, code):
             return
     await client.emit("drawCard", [1, code])
-    event, _ = await client.next_matching(lambda name, _: name in ("haveCard", "error"))
+    event, hand = await client.next_matching(lambda name, _: name in ("haveCard", "error"))
+    if event == "error":
+        return
+    drawn = [n for n in hand if n not in held]
     await asyncio.sleep(0.02)  # a turnPlayer follows the new hand at once unless the draw is playable
-    if event == "haveCard" and not _moved_on(client):
-        drawn = client.last("haveCard")[-1]
-        await client.emit("playCard", [drawn, code])
-        event, _ = await client.next_matching(lambda name, _: name in ("sendCard", "error"))
-        if event == "error":
-            await client.emit("drawCard", [1, code])  # keep it: pass
+    if drawn and not _moved_on(client) and not await _click(client, drawn[0], code):
+        await client.emit("drawCard", [1, code])  # keep it: pass
+        await client.next_matching(lambda name, _: name in ("turnPlayer", "error"))
+
+
+async def _click(client: SioClient, number: int, code: Any) -> bool:
+    """Play one card; True when the server put that card on the table."""
+    await client.emit("playCard", [number, code])
+    answer = await client.next_matching(
+        lambda name, data: (name, data) == ("sendCard", number) or name == "error"
+    )
+    return answer[0] == "sendCard"
 
 
 def _moved_on(client: SioClient) -> bool:
@@ -115,13 +130,21 @@ async def test_simultaneous_requests_fill_one_room(fresh_server: Any) -> None:
         await client.close()
 
 
-async def test_reconnect_by_name_gets_the_same_seat(fresh_server: Any) -> None:
+async def test_reconnect_from_the_same_browser_gets_the_same_seat(fresh_server: Any) -> None:
+    """The seat goes back to the browser that held it (its handshake cookie), never to a name."""
     server = fresh_server
     tom, uma, code = await pair(server)
     hand = tom.last("haveCard")
     await tom.close()
     assert await uma.expect("playerDisconnect") == code
-    again = await tutorial(server)
+    for transports in (["websocket"], ["polling", "websocket"]):  # a stranger types Tom's name
+        stranger = await tutorial(server, transports=transports)
+        taken = await request_room(stranger, "tom")
+        assert taken[0] not in (code, "error")  # a seat of its own elsewhere
+        assert not [n for n, _ in stranger.events if n == "haveCard"]
+        assert not [n for n, d in uma.events if n == "responseRoom" and d[1] > 2]
+        await stranger.close()
+    again = await tutorial(server, jar=tom.jar)  # Tom's own browser, a new socket
     assert (await request_room(again, "Tom"))[0] == code
     assert await again.expect("haveCard") == hand
     turn = await again.expect("turnPlayer")
@@ -133,6 +156,22 @@ async def test_reconnect_by_name_gets_the_same_seat(fresh_server: Any) -> None:
     assert await uma.expect("turnPlayer") in (again.sid, uma.sid)
     await again.close()
     await uma.close()
+
+
+async def test_the_handshake_sets_an_httponly_lax_cookie_once_per_browser(fresh_server: Any) -> None:
+    async with aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True)) as http:
+        url = f"http://127.0.0.1:{fresh_server.port}/socket.io/?EIO=4&transport=polling"
+        async with http.get(url) as first:
+            assert first.status == 200
+            (set_cookie,) = first.headers.getall("Set-Cookie")
+        attributes = {a.strip().split("=")[0].lower() for a in set_cookie.split(";")}
+        assert {"httponly", "samesite", "path"} <= attributes and "samesite=lax" in set_cookie.lower()
+        assert "path=/socket.io" in set_cookie.lower()
+        async with http.get(url) as second:  # the same browser again: its cookie stands
+            assert second.status == 200 and "Set-Cookie" not in second.headers
+        forged = {"Cookie": "parlour_browser=not-a-value-we-issued"}
+        async with aiohttp.ClientSession() as other, other.get(url, headers=forged) as third:
+            assert "parlour_browser=" in third.headers["Set-Cookie"]  # replaced by a real one
 
 
 async def test_the_last_opponent_leaving_ends_the_game_cleanly(fresh_server: Any) -> None:
@@ -177,7 +216,13 @@ async def test_a_native_quick_player_and_a_tutorial_client_finish_a_match(fresh_
     assert (await native.request("quick_play", game="uno"))["code"] == code
     assert await tom.expect("responseRoom") == [code, 2, 10]
     handled, acted_seq, over = -1, -1, None
+    deadline = asyncio.get_running_loop().time() + 150
     while over is None:
+        assert asyncio.get_running_loop().time() < deadline, (
+            "stalled",
+            tom.events[-12:],
+            native.messages[-4:],
+        )
         over = next((m for m in native.messages if m.get("type") == "game_over"), None)
         games = [m for m in native.messages if m.get("type") in ("game_started", "game")]
         view = games[-1]["view"] if games else {}

@@ -54,9 +54,14 @@ class Player:
         self.drawn: Message | None = None
         self.seen: dict[str, int] = {}
         self.challenges = 0
+        self.counted: list[str] = []
+        """The hand as a document client counts it: set by game-started, plus cards-drawn, minus
+        its own card-played; every hand-updated must agree (each card reaches the hand once)."""
+        self.moved = False  # hands swapped or rotated: only hand-updated says what we hold now
 
-    async def run(self) -> Message:
-        """React to events until ``game-won``; returns its data."""
+    async def run(self, rounds: int | None = None) -> Message:
+        """React to events until ``game-won`` and return its data; or, with ``rounds``, return the
+        ``game-started`` that opens round ``rounds + 1``."""
         while True:
             event, data = await self.client.next_event(timeout=10)
             self.seen[event] = self.seen.get(event, 0) + 1
@@ -68,15 +73,27 @@ class Player:
                 assert set(room) >= ROOM_FIELDS | GAME_FIELDS
                 assert list(room["hands"]) == [self.me]  # hands only to their owner
                 self.hand = list(room["hands"][self.me])
+                assert room["handCounts"][self.me] == len(self.hand)
+                self.counted, self.moved = [c["id"] for c in self.hand], False
                 self.top, self.color = room["discardPile"][-1], room["currentColor"]
+                if rounds is not None and self.seen[event] > rounds:
+                    return data
             elif event == "hand-updated":
                 self.hand = list(data["hand"])
+                ids = [c["id"] for c in self.hand]
+                assert self.moved or sorted(self.counted) == sorted(ids), (self.counted, ids)
+                self.counted, self.moved = ids, False
             elif event == "cards-drawn":
                 for card in data["cards"]:
                     check_card(card)
                 self.drawn = data["cards"][-1] if data["cards"] else None
+                self.counted += [c["id"] for c in data["cards"]]
+            elif event in ("hands-swapped", "hands-rotated"):
+                self.moved = True
             elif event == "card-played":
                 check_card(data["card"])
+                if data["user"]["id"] == self.me and data["card"]["id"] in self.counted:
+                    self.counted.remove(data["card"]["id"])
                 self.top, self.color = data["card"], data["currentColor"]
                 self.wild4_pending = data["card"]["type"] == "wild-draw4"
                 if (
@@ -200,7 +217,7 @@ async def test_malformed_events_get_error_events(server: Any) -> None:
     ]:
         await client.emit(event, data)
         assert (await client.expect("error"))["message"], (event, data)
-    a, b, code, _ = await uno_room(server, {"targetScore": 0})
+    a, b, _, _ = await uno_room(server, {"targetScore": 0})
     await a.emit("start-game", {})
     await a.expect("game-started")
     for data in [
@@ -217,7 +234,7 @@ async def test_malformed_events_get_error_events(server: Any) -> None:
     assert (await b.expect("error"))["message"]
     await b.emit("catch-uno", {"targetUserId": "nobody"})
     assert (await b.expect("error"))["message"]
-    await b.emit("join-room", {"roomId": code})  # already in a room
+    await b.emit("create-room", {"name": "another"})  # already in a room
     assert (await b.expect("error"))["message"]
     for c in (client, a, b):
         await c.close()
@@ -310,4 +327,104 @@ async def test_a_client_reconnecting_with_its_token_gets_its_seat_and_hand_back(
     assert (await stranger.expect("session"))["name"] == "Stan"  # and it starts afresh
     assert not [name for name, _ in stranger.events if name == "room-joined"]
     for client in (again, b, stranger):
+        await client.close()
+
+
+async def test_a_room_created_without_a_target_plays_one_round(server: Any) -> None:
+    """The document's state machine: playing → [a hand empties] → finished."""
+    a, b, _, ids = await uno_room(server)  # settings without targetScore
+    assert a.last("room-joined")["room"]["settings"]["targetScore"] == 0
+    players = [Player(a, ids["Ann"], careful=False), Player(b, ids["Ben"], careful=True)]
+    await a.emit("start-game", {})
+    results = await asyncio.wait_for(asyncio.gather(*(p.run() for p in players)), 60)
+    assert results[0] == results[1] and results[0]["reason"] == "finished"
+    for player in players:
+        assert player.seen["round-over"] == 1 and player.seen["game-started"] == 1
+    for client in (a, b):
+        await client.close()
+
+
+async def test_a_match_announces_every_round_with_game_started(server: Any) -> None:
+    """``targetScore`` asks for a match; each next round opens with ``game-started {room}``."""
+    a, b, _, ids = await uno_room(server, {"targetScore": 10_000})
+    assert a.last("room-joined")["room"]["settings"]["targetScore"] == 10_000
+    players = [Player(a, ids["Ann"], careful=False), Player(b, ids["Ben"], careful=True)]
+    await a.emit("start-game", {})
+    second = await asyncio.wait_for(asyncio.gather(*(p.run(rounds=1) for p in players)), 60)
+    for player, started in zip(players, second, strict=True):
+        events = [name for name, _ in player.client.events]
+        opened = len(events) - 1 - events[::-1].index("game-started")
+        assert "round-over" in events[:opened] and "game-won" not in events
+        room = started["room"]
+        assert room["gameState"] == "playing" and len(room["discardPile"]) == 1
+        assert room["currentPlayer"] in ids.values() and room["currentColor"] in (
+            "red",
+            "yellow",
+            "green",
+            "blue",
+        )
+        hand = room["hands"][player.me]
+        assert len(hand) in (7, 9) and sum(room["handCounts"].values()) in (14, 16)
+        assert hand == player.hand  # the new round's hand, not the last round's leftovers
+    for client in (a, b):
+        await client.close()
+
+
+async def test_a_first_draw_two_reaches_the_hand_once(server: Any) -> None:
+    """Deal until the first discard is a Draw Two: the first player's two cards are in the
+    ``game-started`` room and are not sent again, so a client adding ``cards-drawn`` holds 9."""
+    host = await Native.open(server.ws)
+    await host.request("identify", name="Host")
+    room = await host.request("create_room", game="uno", public=True, settings={"target_score": 0})
+    clients = [await SioClient.open(server, name) for name in ("Ann", "Ben")]
+    for client in clients:
+        await client.emit("join-room", {"roomId": room["code"]})
+        await client.expect("room-joined")
+    assert (await host.request("become_spectator"))["type"] != "error"
+    for _ in range(400):  # P(no Draw Two first in 400 deals) < 1e-9
+        assert (await host.request("start"))["type"] != "error"
+        starts = [await c.expect("game-started") for c in clients]
+        if starts[0]["room"]["discardPile"][0]["type"] == "draw2":
+            break
+        assert (await host.request("reset"))["type"] != "error"
+        for client in clients:
+            await client.expect("room-updated", lambda d: d["room"]["gameState"] == "waiting")
+    else:
+        raise AssertionError("no first Draw Two in 400 deals")
+    for client, started in zip(clients, starts, strict=True):
+        me = started["room"]["hands"] and next(iter(started["room"]["hands"]))
+        counted = [c["id"] for c in started["room"]["hands"][me]]
+        while True:  # the opening's events, up to the turn
+            event, data = await client.next_event()
+            if event == "cards-drawn":
+                counted += [c["id"] for c in data["cards"]]
+            elif event == "hand-updated":
+                assert sorted(c["id"] for c in data["hand"]) == sorted(counted)
+            elif event == "turn-changed":
+                break
+        assert len(counted) == started["room"]["handCounts"][me] and len(set(counted)) == len(counted)
+        assert len(counted) in (7, 9)
+    assert sorted(len(s["room"]["hands"][next(iter(s["room"]["hands"]))]) for s in starts) == [7, 9]
+    for client in clients:
+        await client.close()
+    await host.close()
+
+
+async def test_joining_the_room_you_are_in_answers_room_joined(server: Any) -> None:
+    """create-room seats the creator; a join-room (or spectate-room) for that room is idempotent."""
+    a = await SioClient.open(server, "Ann")
+    await a.emit("create-room", {"name": "Ann's", "maxPlayers": 2})
+    code = (await a.expect("room-created"))["roomId"]
+    first = await a.expect("room-joined")
+    for event, room_id in (("join-room", code), ("join-room", code.lower()), ("spectate-room", code)):
+        await a.emit(event, {"roomId": room_id})
+        again = await a.expect("room-joined")
+        assert again["role"] == "player" and again["room"]["id"] == code
+        assert again["room"]["players"] == first["room"]["players"]  # still one seat, the same
+    other = await SioClient.open(server, "Ben")
+    await other.emit("create-room", {"name": "Ben's"})
+    elsewhere = (await other.expect("room-created"))["roomId"]
+    await a.emit("join-room", {"roomId": elsewhere})
+    assert "leave" in (await a.expect("error"))["message"]
+    for client in (a, other):
         await client.close()

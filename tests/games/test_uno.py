@@ -436,6 +436,14 @@ def test_missed_uno_is_caught_by_any_other_player_for_the_configured_penalty() -
     assert state.turn == 1
 
 
+def test_a_catch_when_nobody_is_exposed_is_refused_whatever_the_target() -> None:
+    """-1 means "nobody exposed": a catch naming it must not hit the last seat (``hands[-1]``)."""
+    state = rig([cards("r5", "b1"), cards("g1", "g2"), cards("y1", "y2")], card("r3"))
+    for target in (-1, -2, 3, 0, 2):
+        assert refused(state, 1, {"type": "catch", "target": target}) == "cannot_catch"
+    assert [len(h) for h in state.hands] == [2, 2, 2]
+
+
 def test_calling_uno_right_after_playing_makes_you_safe() -> None:
     state = rig([cards("r5", "b1"), cards("g1", "g2"), cards("y1")], card("r3"))
     GAME.apply(state, 0, {"type": "play", "card": card("r5")})

@@ -136,8 +136,10 @@ def illegal_candidates(state: State, rng: random.Random) -> list[tuple[int, dict
         action["color"] = rng.choice(["red", "yellow", "green", "blue"])
     if rng.random() < 0.3:
         action["target"] = rng.randrange(-1, state.n + 1)
+    junk_target = rng.choice([-1, -1, -2, state.n, state.n + 3, 2**40, -(2**40), seat, state.exposed])
     others = [{"type": kind} for kind in ("draw", "pass", "call_uno", "challenge", "accept", "dance")] + [
         {"type": "catch", "target": rng.randrange(state.n)},
+        {"type": "catch", "target": junk_target},  # -1 while nobody is exposed, out of range, oneself
         {"type": "play", "card": "x"},
     ]
     return [(seat, action), (rng.randrange(state.n), rng.choice(others))]

@@ -37,14 +37,27 @@ async def test_join_errors(server) -> None:
     # Codes are case-insensitive and trimmed.
     joined = await anon.ok("join", code=f"  {code.lower()} ", password="pw")
     assert joined["you"]["seat"] == 1
-    assert await error_code(anon, "join", code=code, password="pw") == "already_in_room"
+    # Joining the room you are in is idempotent: the same seat's snapshot, nobody told anything.
+    again = await anon.ok("join", code=code)
+    assert again["type"] == "room" and again["you"] == joined["you"]
+    assert [m["id"] for m in again["members"]] == [m["id"] for m in joined["members"]]
+    assert (await host.ok("join", code=code))["you"]["seat"] == 0  # right after create_room too
+    assert (await host.ok("spectate", code=code))["you"]["seat"] == 0  # role unchanged
+    other = await Client.open(server.ws, "Other")
+    elsewhere = await other.ok("create_room", game="cheat")
+    assert await error_code(anon, "join", code=elsewhere["code"]) == "already_in_room"
     assert await error_code(anon, "identify", name="Again") == "already_identified"
     third = await Client.open(server.ws, "Third")
     await third.ok("join", code=code, password="pw")
     fourth = await Client.open(server.ws, "Fourth")
     assert await error_code(fourth, "join", code=code, password="pw") == "room_full"
     await fourth.ok("spectate", code=code, password="pw")
-    await close_all([host, anon, third, fourth])
+    assert [m["member"]["name"] for m in host.messages if m.get("type") == "member_joined"] == [
+        "Ann",
+        "Third",
+        "Fourth",
+    ]
+    await close_all([host, anon, third, fourth, other])
 
 
 async def test_player_list_and_host_handover(server) -> None:

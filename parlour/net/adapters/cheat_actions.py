@@ -116,7 +116,11 @@ class CheatClient:
         await self._enter(message, code)
 
     async def _enter(self, message: Message, code: str | None) -> None:
-        """Create (``code`` None) or join a game under the given name."""
+        """Create (``code`` None) or join a game under the given name; joining the game this
+        connection is already in (e.g. right after ``create_game``) answers as a join again."""
+        if self.code is not None and code is not None and code.strip().upper() == self.code:
+            self._rejoined()
+            return
         if self.code is not None:
             self._send({"action": "join_game_error", "message": _JOIN_ERRORS["already_in_room"]})
             return
@@ -143,6 +147,16 @@ class CheatClient:
             return
         self._snapshot(reply)
         self._waiting_screen()
+
+    def _rejoined(self) -> None:
+        """The screen a join of this game shows, for the player already in it: nothing changes."""
+        if self.state in ("waiting", "countdown"):
+            self._waiting_screen()
+            return
+        if self.state == "playing":
+            self._cards()
+            self._start_turn()
+        self._player_list()
 
     async def _leave_game(self, message: Message) -> None:
         await self._detach()

@@ -55,6 +55,8 @@ class DotsRoom:
     code: str
     name: str
     admin_token: str | None = None
+    password: str | None = None
+    """The password CREATE set, kept so SPECTATE needs none (the seed's rule); never sent."""
     admin: Bridge | None = None
     admin_member: str | None = None
     playerids: dict[str, int] = field(default_factory=dict)
@@ -222,6 +224,7 @@ class DotsClient:
         room.code = reply["code"]
         room.admin, room.admin_member = admin, reply["you"]["member"]
         room.admin_token = secrets.token_urlsafe(16)
+        room.password = password or None
         await admin.request("become_spectator")
         self.registry.add(room)
         self.registry.retire_if_unused(room)
@@ -240,6 +243,9 @@ class DotsClient:
         kind = "SPECTATE" if spectate else "JOIN"
         name, username = text_field(packet, "roomname"), text_field(packet, "username")
         password = packet.get("password")
+        if self.room is not None and name and self._rejoin(name, spectate):
+            await self._joined(kind, spectate)  # the same answer again: joining is idempotent
+            return
         if self.room is not None:
             self._reply(kind, False, "You are already in a room.")
             return
@@ -252,6 +258,8 @@ class DotsClient:
         reply = await self.bridge.request("identify", name=username)
         if reply["type"] == "welcome":
             request: dict[str, Any] = {"code": code}
+            if spectate and room is not None and room.password is not None:
+                password = room.password  # a room made here: spectators need no password
             if isinstance(password, str) and password:
                 request["password"] = password
             self.joining = True
@@ -265,9 +273,21 @@ class DotsClient:
         self.room = room or self.registry.for_code(reply["code"], name.strip())
         self.room.clients += 1
         self._snapshot(reply)
-        answer: dict[str, Any] = {"type": kind, "ok": True, "playerid": self._pid(self.me)}
         if not spectate:
             self.token = secrets.token_urlsafe(16)
+        await self._joined(kind, spectate)
+
+    def _rejoin(self, name: str, spectate: bool) -> bool:
+        """Whether a JOIN/SPECTATE names this connection's room in the role it already has."""
+        room, member = self.room, self.members.get(self.me or "")
+        if room is None or member is None or self.registry.find(name) not in (room, None):
+            return False
+        named = name.strip().lower() in (room.name.lower(), room.code.lower())
+        return named and (member["role"] == "spectator") == spectate
+
+    async def _joined(self, kind: str, spectate: bool) -> None:
+        answer: dict[str, Any] = {"type": kind, "ok": True, "playerid": self._pid(self.me)}
+        if not spectate:
             answer["token"] = self.token
         self.send(answer)
         self.send(self._board())

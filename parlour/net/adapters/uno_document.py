@@ -52,6 +52,8 @@ _EXTRA_EVENTS = {
     "timeout": "turn-timed-out",
     "player_left": "player-removed-from-game",
 }
+_CUES = ("turn", "drawn_playable")
+"""Engine events after which a client may act: its hand must be current by then."""
 
 
 def card(engine_card: Message) -> Message:
@@ -247,6 +249,8 @@ class DocClient:
         if data.get("maxPlayers") is not None:
             fields["capacity"] = data["maxPlayers"]
             fields["settings"].setdefault("max_players", data["maxPlayers"])
+        if fields["settings"].get("target_score") is None:  # the document's game ends with the hand
+            fields["settings"]["target_score"] = 0
         reply = await self._enter("create_room", **fields)
         if reply is not None:
             self.room_names[reply["code"]] = name if isinstance(name, str) and name.strip() else reply["code"]
@@ -261,6 +265,9 @@ class DocClient:
     async def _spectate_room(self, data: Message) -> None:
         if await self._enter("spectate", code=str(data.get("roomId", ""))) is not None:
             await self._room_joined()
+
+    def _is_my_room(self, code: str) -> bool:
+        return self.room is not None and code.strip().upper() == self.room["code"]
 
     async def _leave_room(self, data: Message) -> None:
         if await self._ask("leave") is not None:
@@ -380,7 +387,6 @@ class DocClient:
             self._seating(message["seats"])
             self.room["state"] = "playing"
             self._game(message)
-            await self.emit("game-started", {"room": self._room()})
             await self._events(message["events"])
         elif kind == "game":
             self._game(message)
@@ -397,40 +403,80 @@ class DocClient:
     async def _events(self, events: list[Message]) -> None:
         """Engine events as the table's events, plus documented extras.
 
-        ``hand-updated`` (the whole hand, whenever it changed) goes first, so a client acting on
-        ``turn-changed`` already holds what it will play from."""
-        hand = [card(c) for c in self.view.get("hand", [])]
-        if "hand" in self.view and hand != self.hand_sent:
+        A round's deal (the first, and each of a match's next rounds) is announced with
+        ``game-started {room}``: the table after the deal and the first discard's effect. The events
+        before the deal (the last round's end) come first; those after it are already in that room,
+        so its draws (a first Draw Two) are not sent again. ``hand-updated`` follows every event
+        that changed the hand and precedes the one that asks the client to act (``turn-changed``,
+        ``drawn-card-playable``): each card reaches the hand once, however a client counts."""
+        deal = next((i for i, e in enumerate(events) if e["type"] == "deal"), None)
+        if deal is None:
+            await self._table_events(events, tell_hand=True)
+            return
+        await self._table_events(events[:deal], tell_hand=False)
+        await self.emit("game-started", {"room": self._room()})
+        self.hand_sent = [card(c) for c in self.view.get("hand", [])] if "hand" in self.view else None
+        await self._table_events([e for e in events[deal + 1 :] if e["type"] != "draw"], tell_hand=False)
+
+    async def _table_events(self, events: list[Message], *, tell_hand: bool) -> None:
+        cue = len(events)
+        if tell_hand:  # hand-updated goes after the last change to the hand, before the next cue
+            changed = max((i for i, e in enumerate(events) if self._changes_hand(e)), default=-1)
+            cue = next(
+                (i for i in range(changed + 1, len(events)) if events[i]["type"] in _CUES), len(events)
+            )
+        for i, event in enumerate(events):
+            if i == cue:
+                await self._hand_updated()
+            await self._table_event(event)
+        if tell_hand and cue == len(events):
+            await self._hand_updated()
+
+    def _changes_hand(self, event: Message) -> bool:
+        """Whether an event changed this seat's hand (a draw, its own play, hands moving)."""
+        kind = event["type"]
+        return (
+            "cards" in event
+            or kind in ("swap", "rotate")
+            or (kind == "play" and event["seat"] == self._my_seat())
+        )
+
+    async def _hand_updated(self) -> None:
+        if "hand" not in self.view:
+            return
+        hand = [card(c) for c in self.view["hand"]]
+        if hand != self.hand_sent:
             self.hand_sent = hand
             await self.emit("hand-updated", {"hand": hand})
-        for event in events:
-            kind = event["type"]
-            if kind == "play":
-                user = self._seat_user(event["seat"])
-                played = {"user": user, "card": card(event["card"]), "currentColor": event["color"]}
-                played.update(cardCount=event["count"], uno=event["uno"], jumpIn=event["jump_in"])
-                await self.emit("card-played", played)
-                if event.get("uno"):
-                    await self.emit("uno-called", {"userId": user["id"], "user": user})
-            elif kind == "draw":
-                user = self._seat_user(event["seat"])
-                await self.emit("card-drawn", {"userId": user["id"], "cardCount": event["count"]})
-                if "cards" in event:
-                    await self.emit("cards-drawn", {"cards": [card(c) for c in event["cards"]]})
-            elif kind == "turn":
-                turn = {
-                    "currentPlayer": self._seat_user(event["seat"])["id"],
-                    "turnDirection": event["direction"],
-                }
-                await self.emit("turn-changed", turn)
-            elif kind == "uno_called":
-                user = self._seat_user(event["seat"])
+
+    async def _table_event(self, event: Message) -> None:
+        kind = event["type"]
+        if kind == "play":
+            user = self._seat_user(event["seat"])
+            played = {"user": user, "card": card(event["card"]), "currentColor": event["color"]}
+            played.update(cardCount=event["count"], uno=event["uno"], jumpIn=event["jump_in"])
+            await self.emit("card-played", played)
+            if event.get("uno"):
                 await self.emit("uno-called", {"userId": user["id"], "user": user})
-            elif kind == "uno_caught":
-                fields = {"accuserId": self._seat_user(event["seat"])["id"], "penalty": event["penalty"]}
-                await self.emit("uno-caught", {**fields, "targetId": self._seat_user(event["target"])["id"]})
-            elif kind in _EXTRA_EVENTS:
-                await self.emit(_EXTRA_EVENTS[kind], self._extra(event))
+        elif kind == "draw":
+            user = self._seat_user(event["seat"])
+            await self.emit("card-drawn", {"userId": user["id"], "cardCount": event["count"]})
+            if "cards" in event:
+                await self.emit("cards-drawn", {"cards": [card(c) for c in event["cards"]]})
+        elif kind == "turn":
+            turn = {
+                "currentPlayer": self._seat_user(event["seat"])["id"],
+                "turnDirection": event["direction"],
+            }
+            await self.emit("turn-changed", turn)
+        elif kind == "uno_called":
+            user = self._seat_user(event["seat"])
+            await self.emit("uno-called", {"userId": user["id"], "user": user})
+        elif kind == "uno_caught":
+            fields = {"accuserId": self._seat_user(event["seat"])["id"], "penalty": event["penalty"]}
+            await self.emit("uno-caught", {**fields, "targetId": self._seat_user(event["target"])["id"]})
+        elif kind in _EXTRA_EVENTS:
+            await self.emit(_EXTRA_EVENTS[kind], self._extra(event))
 
     async def _game_won(self, outcome: Message) -> None:
         winners = outcome.get("winners") or []
@@ -482,7 +528,7 @@ class DocClient:
         room = self._room()
         payload: dict[str, Any] = {"room": room, "role": role, "chatHistory": room["chatHistory"]}
         if "hand" in self.view:
-            payload["hand"] = [card(c) for c in self.view["hand"]]
+            payload["hand"] = self.hand_sent = [card(c) for c in self.view["hand"]]
         await self.emit("room-joined", payload)
 
     def _players(self) -> list[Message | None]:
@@ -552,10 +598,17 @@ class DocClient:
         """The user in an engine seat (named even after leaving mid-game)."""
         return {"id": self.seats.get(seat), "name": self.seat_names.get(seat)}
 
+    def _my_seat(self) -> int | None:
+        return self._seat_of(self.me)
+
     def _seat_of(self, user_id: Any) -> int | None:
         return next((seat for seat, mid in self.seats.items() if mid == user_id), None)
 
     async def _enter(self, type_: str, **fields: Any) -> Message | None:
+        """Join, spectate or create; the room this client is already in answers ``room-joined`` again."""
+        if self.room is not None and type_ != "create_room" and self._is_my_room(fields["code"]):
+            await self._room_joined()  # e.g. join-room right after create-room: already seated
+            return None
         if self.room is not None:
             await self._error("leave your current room first")
             return None

@@ -8,9 +8,12 @@ another protocol is named by its member id), the top card as ``sendCard``.
 The client has no colour picker, UNO button, challenge or pass, so the adapter supplies the
 translation defaults: a Wild names the colour the player holds most of; a play that leaves one
 card calls UNO; a Seven Swap targets the opponent with the fewest cards; ``drawCard`` accepts a
-pending Wild Draw Four, and passes after drawing a playable card. Legality is the engine's.
+pending Wild Draw Four, and passes after drawing a playable card. Legality is the engine's: a card is
+played as one of the plays the view lists for it (``legal``), chosen by these defaults.
 After a game the room reopens (rematch, then the quick-play countdown). A reconnecting client
-that sends ``requestRoom`` with the same name gets its seat back within the grace period.
+gets its seat back within the grace period when it sends ``requestRoom`` with the same name **from
+the same browser** (the ``browser_cookie`` its Engine.IO handshake carried); a name alone never
+reclaims a seat.
 """
 
 from __future__ import annotations
@@ -26,23 +29,29 @@ from parlour.net.adapters.uno_numbers import card_to_number, number_to_card
 
 NO_ROOM = ["error", 0, 0]
 NAME_LIMIT = 16
+RESEAT_LIMIT = 10_000
+"""Dropped seats remembered for re-seating; the oldest are forgotten first (grace is short anyway)."""
 
 
 class Directory:
     """Process-wide lookups shared by all Socket.IO connections."""
 
     def __init__(self) -> None:
-        self.sids: dict[str, str] = {}
-        """member id → socket id, for ``turnPlayer``."""
-        self.reseat: dict[str, str] = {}
-        """lower-cased name → session token of a dropped tutorial client still in grace."""
+        self.sids: dict[tuple[str, str], str] = {}
+        """(room code, member id) → socket id, for ``turnPlayer`` (member ids are per room)."""
+        self.reseat: dict[tuple[str, str], str] = {}
+        """(browser cookie, lower-cased name) → session token of a dropped tutorial client."""
 
 
 class TutorialClient:
     """One Socket.IO connection speaking the tutorial's events."""
 
-    def __init__(self, connect: Connector, peer: Peer, directory: Directory) -> None:
+    def __init__(
+        self, connect: Connector, peer: Peer, directory: Directory, browser: str | None = None
+    ) -> None:
+        """``browser``: the connection's browser cookie; without one, no seat is ever re-taken."""
         self.bridge = Bridge(connect, self._on_native)
+        self.browser = browser
         self.emit = peer.emit
         self.hangup = peer.hangup
         self.sid = peer.sid
@@ -62,22 +71,23 @@ class TutorialClient:
     # --- client → server ---------------------------------------------------
 
     async def request_room(self, name: Any) -> None:
-        """``requestRoom``: re-seat by name if this player dropped out, else quick play."""
+        """``requestRoom``: re-seat if this browser's player of that name dropped out, else quick play."""
         if self.code is not None:
             await self._response_room()
             return
         if not isinstance(name, str) or not name.strip():
             await self.emit("responseRoom", NO_ROOM)
             return
-        self.name = name.strip()[:NAME_LIMIT]  # the tutorial has no way to show a name error
-        token = self.directory.reseat.pop(self.name.lower(), None)
-        reply = await self.bridge.request("resume", token=token) if token else None
-        if reply is None or reply["type"] != "welcome":
-            reply = await self.bridge.request("identify", name=self.name)
-        if reply["type"] != "welcome":
-            await self.emit("responseRoom", NO_ROOM)
-            return
-        self.token = reply["token"]
+        if self.token is None:  # a session once per socket (a closed room leaves it identified)
+            self.name = name.strip()[:NAME_LIMIT]  # the tutorial has no way to show a name error
+            token = self.directory.reseat.pop(self._reseat_key(), None) if self.browser else None
+            reply = await self.bridge.request("resume", token=token) if token else None
+            if reply is None or reply["type"] != "welcome":
+                reply = await self.bridge.request("identify", name=self.name)
+            if reply["type"] != "welcome":
+                await self.emit("responseRoom", NO_ROOM)
+                return
+            self.token = reply["token"]
         reply = await self.bridge.request("quick_play", game="uno")
         if reply["type"] == "error" and reply["code"] != "already_in_room":
             await self.emit("responseRoom", NO_ROOM)
@@ -91,18 +101,16 @@ class TutorialClient:
         if card is None or card not in hand:
             await self.emit("error", {"message": "you do not hold that card"})
             return
-        action: dict[str, Any] = {"type": "play", "card": card}
-        engine_card = next(c for c in self.view["hand"] if c["id"] == card)
-        if engine_card["color"] == "wild":
-            action["color"] = self._most_held_color(card)
-        if len(hand) == 2:
-            action["uno"] = True
-        if (
-            engine_card["value"] == 7
-            and (self.view.get("settings") or {}).get("seven_swap")
-            and len(hand) > 1
-        ):
-            action["target"] = self._fewest_cards_opponent()
+        # The view lists this seat's legal plays (Wild colours, Seven Swap targets and the UNO call
+        # included): pick the tutorial's default among them. None listed: the engine says why not.
+        plays = [a for a in self.view.get("legal", []) if a["type"] == "play" and a["card"] == card]
+        colour = self._most_held_color(card)
+        counts = self.view.get("counts", [])
+        action = min(
+            plays,
+            key=lambda a: (a.get("color", colour) != colour, counts[a["target"]] if "target" in a else 0),
+            default={"type": "play", "card": card},
+        )
         await self._act(action)
 
     async def draw_card(self, data: Any) -> None:
@@ -121,10 +129,12 @@ class TutorialClient:
     async def close(self) -> None:
         """Socket gone: keep the seat for the grace period and remember the name for re-seating."""
         self._stop_ticker()
-        if self.me is not None:
-            self.directory.sids.pop(self.me, None)
-        if self.code is not None and self.name and self.token:
-            self.directory.reseat[self.name.lower()] = self.token
+        self._forget_sid()
+        if self.code is not None and self.name and self.token and self.browser:
+            reseat = self.directory.reseat
+            reseat[self._reseat_key()] = self.token
+            while len(reseat) > RESEAT_LIMIT:
+                del reseat[next(iter(reseat))]
         await self.bridge.close(leave=False)
 
     # --- server → client ---------------------------------------------------
@@ -169,13 +179,14 @@ class TutorialClient:
             self.bridge.post("rematch")
         elif kind in ("kicked", "room_closed"):
             self._stop_ticker()
+            self._forget_sid()
             self.code, self.members, self.seats, self.view = None, {}, {}, {}
 
     async def _seated(self, room: Message) -> None:
         """A snapshot: on quick play, after a re-seat, and when the room reopens after a game."""
         self.code = room["code"]
         self.me = room["you"]["member"]
-        self.directory.sids[self.me] = self.sid
+        self.directory.sids[self.code, self.me] = self.sid
         self.state = room["state"]
         self.capacity = room["capacity"]
         self.members = {m["id"]: m for m in room["members"]}
@@ -240,6 +251,15 @@ class TutorialClient:
 
     # --- helpers -------------------------------------------------------------
 
+    def _forget_sid(self) -> None:
+        if self.code is not None and self.me is not None:
+            key = (self.code, self.me)
+            if self.directory.sids.get(key) == self.sid:  # not a newer socket's entry
+                del self.directory.sids[key]
+
+    def _reseat_key(self) -> tuple[str, str]:
+        return (self.browser or "", (self.name or "").lower())
+
     async def _for_my_room(self, data: Any) -> bool:
         """The ``[value, room]`` shape, for the room this socket is in; else an ``error`` event.
 
@@ -270,13 +290,10 @@ class TutorialClient:
 
     def _socket_of(self, seat: int) -> str | None:
         member = self.seats.get(seat)
-        return self.directory.sids.get(member, member) if member else None
+        if member is None or self.code is None:
+            return None
+        return self.directory.sids.get((self.code, member), member)
 
     def _most_held_color(self, played: int) -> str:
         counts = Counter(c["color"] for c in self.view["hand"] if c["id"] != played and c["color"] != "wild")
         return counts.most_common(1)[0][0] if counts else "red"
-
-    def _fewest_cards_opponent(self) -> int | None:
-        counts, active, me = self.view.get("counts", []), self.view.get("active", []), self._my_seat()
-        others = [s for s in range(len(counts)) if s != me and s < len(active) and active[s]]
-        return min(others, key=lambda s: counts[s]) if others else None

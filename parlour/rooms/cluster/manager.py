@@ -1,0 +1,624 @@
+"""The manager of one node of a cluster: the single-process ``Manager`` plus ownership and routing.
+
+Each room runs on the node holding its lease (``store/redis.py``). A connection can land on any
+node: when its session's room is owned elsewhere, its commands are forwarded to the owner over the
+owner's bus channel, and the owner's messages for it come back over this node's channel
+(``RemoteRoom`` / ``RemoteSink``). A heartbeat renews this node's leases and publishes its counts;
+a claim loop adopts rooms nobody holds (their owner died, stalled or shut down) by replaying
+their log exactly as a restart does, then tells every node, which re-attach their connections.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import logging
+import random
+import time
+import weakref
+from collections.abc import Callable, Coroutine
+from typing import Any
+
+import orjson
+
+from parlour.bots.catalog import get_game
+from parlour.rooms.cluster.bus import Bus, Item
+from parlour.rooms.cluster.remote import RemoteRoom, RemoteSink
+from parlour.rooms.commands import Command, CommandError
+from parlour.rooms.manager import Manager, Session
+from parlour.rooms.members import Message, Sink
+from parlour.rooms.room import Room
+from parlour.rooms.validate import hash_password, normalize_code
+from parlour.store import RoomRecord
+from parlour.store.redis import RedisStore, text
+
+log = logging.getLogger("parlour.cluster")
+
+_RETRIES = 8
+
+
+class ClusterManager(Manager):
+    """``Manager`` for one node of a Redis cluster."""
+
+    store: RedisStore
+
+    def __init__(self, *args: Any, lease_seconds: float = 3.0, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.lease = lease_seconds
+        self.node = ""
+        self.bus: Bus | None = None
+        self.count_connections: Callable[[], int] = lambda: 0
+        self.owners: dict[str, str] = {}
+        self._cids = itertools.count(1)
+        self._sink_ids: weakref.WeakKeyDictionary[Any, int] = weakref.WeakKeyDictionary()
+        self._local_sinks: weakref.WeakValueDictionary[int, Any] = weakref.WeakValueDictionary()
+        self._remote_sinks: weakref.WeakValueDictionary[tuple[str, int], RemoteSink] = (
+            weakref.WeakValueDictionary()
+        )
+        self._rpcs: dict[int, asyncio.Future[tuple[str | None, str | None]]] = {}
+        self._rpc_ids = itertools.count(1)
+        self._rpc_rooms: dict[int, str] = {}  # rpc → room code, to re-send when the room moves
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._loops: list[asyncio.Task[None]] = []
+        self._nodes: set[str] = set()
+        self._closing = False
+
+    # --- lifecycle -------------------------------------------------------------------
+
+    async def recover(self) -> None:
+        """Join the cluster: listen on this node's channel, then adopt rooms nobody holds."""
+        store = self.store
+        self.node = store.node
+        store.on_fenced = self._step_down
+        self.bus = Bus(store.redis, self.node, self._on_item, self._resync, store.prefix)
+        await self.bus.start()
+        for code, raw in (await store.redis.hgetall(store.key("lobby"))).items():
+            summary = orjson.loads(raw)
+            self._listed[text(code)] = summary
+        await self._beat()
+        await self._claim_orphans()
+        loop = asyncio.get_running_loop()
+        self._loops = [loop.create_task(self._heartbeat()), loop.create_task(self._claimer())]
+        log.info("event=cluster_joined node=%s rooms=%d", self.node, len(self.rooms))
+
+    async def close(self) -> None:
+        """Graceful hand-over: finish queued commands, release every lease, tell the other nodes.
+
+        Rooms leave ``rooms`` first, so commands forwarded meanwhile are answered ``moved`` and
+        their senders follow the room to its next owner.
+        """
+        self._closing = True
+        for task in self._loops:
+            task.cancel()
+        rooms, self.rooms = list(self.rooms.values()), {}
+        for room in rooms:
+            await room.stop()
+        for room in rooms:
+            with contextlib.suppress(Exception):
+                await self.store.release(room.code)
+            self._post("*", ["released", room.code, self.node])
+        with contextlib.suppress(Exception):
+            await self.store.redis.srem(self.store.key("nodes"), self.node)
+            await self.store.redis.delete(self.store.key("nodeinfo", self.node))
+        if self.bus is not None:
+            await self.bus.stop()
+        log.info("event=cluster_left node=%s released=%d", self.node, len(rooms))
+
+    def _spawn(self, coro: Any) -> asyncio.Task[Any]:
+        task = asyncio.get_running_loop().create_task(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
+    def _post(self, node: str, item: Item) -> None:
+        if self.bus is not None:
+            self.bus.post(node, item)
+
+    # --- RoomHooks ---------------------------------------------------------------------
+
+    def membership(self, session: str, room: Room | None) -> None:
+        previous = self.session_rooms.get(session)
+        super().membership(session, room)
+        pending = self.store.membership
+        if room is not None:
+            pending.setdefault(room.code, {})[session] = room.code
+        elif isinstance(previous, Room):
+            pending.setdefault(previous.code, {})[session] = ""
+
+    def _listed_update(self, room: Room) -> None:
+        before = self._listed.get(room.code)
+        super()._listed_update(room)
+        after = self._listed.get(room.code)
+        if after == before or self.bus is None:
+            return
+        self._post("*", ["lobby", room.code, after, room.game_name, self.node])
+        key = self.store.key("lobby")
+        redis = self.store.redis
+        self._spawn(redis.hset(key, room.code, orjson.dumps(after)) if after else redis.hdel(key, room.code))
+
+    def _apply_listing(self, code: str, summary: Message | None, game: str) -> None:
+        """Another node's room changed in the lobby: update ours and tell our subscribers."""
+        if summary is None:
+            if self._listed.pop(code, None) is None:
+                return
+            message: Message = {"type": "lobby_room_removed", "code": code}
+        else:
+            self._listed[code] = summary
+            message = {"type": "lobby_room", "room": summary}
+        for sink, wanted in list(self._lobby.items()):
+            if wanted is None or wanted == game:
+                sink.send(message)
+
+    # --- sessions ----------------------------------------------------------------------
+
+    async def resume(self, sink: Sink, token: str) -> Session:
+        session = await super().resume(sink, token)
+        if session.id not in self.session_rooms:
+            code = await self.store.session_room(session.id)
+            if code is not None and code not in self.rooms:
+                self.session_rooms[session.id] = RemoteRoom(self, code)  # type: ignore[assignment]
+        return session
+
+    async def _check_free(self, session: Session) -> None:
+        """``_require_free``, after checking a remote membership against what its owner committed."""
+        room = self.session_rooms.get(session.id)
+        if isinstance(room, RemoteRoom):
+            code = await self.store.session_room(session.id)
+            if code is None:
+                self.session_rooms.pop(session.id, None)
+            elif code != room.code:
+                self.session_rooms[session.id] = RemoteRoom(self, code)  # type: ignore[assignment]
+        self._require_free(session)
+
+    # --- rooms -------------------------------------------------------------------------
+
+    async def create_room(self, session: Session, sink: Sink, request_id: Any, **options: Any) -> None:
+        await self._check_free(session)
+        await super().create_room(session, sink, request_id, **options)
+
+    async def join(
+        self, session: Session, sink: Sink, request_id: Any, code: str, password: str | None, role: str
+    ) -> None:
+        await self._check_free(session)
+        wanted = normalize_code(code)
+        if wanted not in self.rooms:
+            item = ["join", session.id, session.name, session.token_hash, request_id, password, role]
+            if await self._call(wanted, item, session, sink) != "local":
+                return
+        await super().join(session, sink, request_id, code, password, role)
+
+    async def quick_play(self, session: Session, sink: Sink, request_id: Any, game: str) -> None:
+        """Quick play across the cluster: a fuller room on another node is tried before a local one.
+
+        The choice is atomic per node (the base class's lock); across nodes, the owner re-checks
+        the seat under its own lock and answers ``full`` without joining, and the next room is tried.
+        """
+        await self._check_free(session)
+        try:
+            get_game(game)
+        except KeyError:
+            raise CommandError("unknown_game", f"no game called {game!r}") from None
+        tried: set[str] = set()
+        for _ in range(3):
+            local = self._quick_room(game)
+            local_taken = len(local.players()) if local is not None else -1
+            remote = self._remote_quick_room(game, tried, local_taken)
+            if remote is None:
+                break
+            tried.add(remote)
+            item = ["quick", session.id, session.name, session.token_hash, request_id]
+            result = await self._call(remote, item, session, sink)
+            if result not in ("full", "local"):
+                return
+        await super().quick_play(session, sink, request_id, game)
+
+    def _remote_quick_room(self, game: str, tried: set[str], better_than: int) -> str | None:
+        best, best_taken = None, better_than
+        for code, s in self._listed.items():
+            if code in self.rooms or code in tried or s.get("game") != game:
+                continue
+            if not s.get("quick_play") or s.get("has_password"):
+                continue
+            if s.get("state") not in ("waiting", "countdown"):
+                continue
+            if best_taken < s["players"] < s["capacity"]:
+                best, best_taken = code, s["players"]
+        return best
+
+    async def command(
+        self, session: Session, sink: Sink, request_id: Any, kind: str, payload: dict[str, Any]
+    ) -> None:
+        room = self.session_rooms.get(session.id)
+        if not isinstance(room, RemoteRoom) or kind == "action":
+            await super().command(session, sink, request_id, kind, payload)
+            return
+        if kind == "update_settings" and "password" in payload:
+            password = payload.pop("password")  # the owner's handler checks the sender is host
+            payload["password_hash"] = await asyncio.to_thread(hash_password, password) if password else None
+        await room.submit(Command(kind, session.id, payload, sink, request_id))
+
+    # --- forwarding (this node holds the connection) -------------------------------------
+
+    def _cid(self, sink: Sink | None) -> int:
+        if sink is None:
+            return 0
+        cid = self._sink_ids.get(sink)
+        if cid is None:
+            cid = self._sink_ids[sink] = next(self._cids)
+            self._local_sinks[cid] = sink
+        return cid
+
+    def forward(self, code: str, cmd: Command, future: asyncio.Future[str | None] | None) -> None:
+        """Send ``cmd`` to the owner of ``code``; ``future`` (if any) gets the error code or None."""
+        owner = self.owners.get(code)
+        if owner is not None and owner != self.node and future is None:
+            item = ["cmd", 0, self.node, self._cid(cmd.sink), code, cmd.kind, cmd.session, cmd.payload]
+            self._post(owner, [*item, cmd.request_id, cmd.at])
+            return
+        self._spawn(self._forward(code, cmd, future))
+
+    async def _forward(self, code: str, cmd: Command, future: asyncio.Future[str | None] | None) -> None:
+        item = ["cmd", cmd.kind, cmd.session, cmd.payload, cmd.request_id, cmd.at]
+        try:
+            result = await self._call(code, item, None, cmd.sink)
+        except CommandError as exc:
+            result = exc.code
+            if cmd.sink is not None and future is not None:
+                error: Message = {"type": "error", "code": exc.code, "message": exc.message}
+                cmd.sink.send({**error, "id": cmd.request_id} if cmd.request_id is not None else error)
+        if result == "local":
+            room = self.rooms.get(code)
+            if room is None:
+                result = "room_closed"
+            elif future is None:
+                room.submit_nowait(cmd)
+                return
+            else:
+                result = await room.submit(cmd)
+        if future is not None and not future.done():
+            future.set_result(result)
+
+    async def _call(self, code: str, body: Item, session: Session | None, sink: Sink | None) -> str | None:
+        """Run ``body`` on the owner of ``code`` and wait for its answer.
+
+        Returns the command's error code (None when accepted), or ``"local"`` when this node owns
+        the room now (the caller runs it here). Updates where this node thinks the session is.
+        """
+        for attempt in range(_RETRIES):
+            owner = await self._owner(code)
+            if owner is None:
+                raise CommandError("room_not_found", f"no room with code {code}")
+            if owner == self.node:
+                return "local"
+            rpc = next(self._rpc_ids)
+            future: asyncio.Future[tuple[str | None, str | None]] = asyncio.get_running_loop().create_future()
+            self._rpcs[rpc] = future
+            self._rpc_rooms[rpc] = code
+            op, *rest = body
+            self._post(owner, [op, rpc, self.node, self._cid(sink), code, *rest])
+            try:
+                error, room = await asyncio.wait_for(future, self.lease + 2.0)
+            except TimeoutError:
+                log.warning("event=forward_timeout room=%s owner=%s", code, owner)
+                self.owners.pop(code, None)
+                continue
+            finally:
+                self._rpcs.pop(rpc, None)
+                self._rpc_rooms.pop(rpc, None)
+            if error == "moved":
+                self.owners.pop(code, None)
+                await asyncio.sleep(0.05 * (attempt + 1))
+                continue
+            sid = session.id if session is not None else body[2] if op == "cmd" else None
+            if sid is not None and error != "full":
+                if room is None:
+                    # "Not in a room" may come from an owner that has just lost the room: believe
+                    # only what the room's real owner committed.
+                    room = await self.store.session_room(sid)
+                self._note_membership(sid, room)
+            return error
+        raise CommandError("room_unavailable", "the room is moving to another server; try again")
+
+    def _note_membership(self, session: str, code: str | None) -> None:
+        current = self.session_rooms.get(session)
+        if isinstance(current, Room):
+            return  # a local room's own hooks keep this right
+        if code is None:
+            self.session_rooms.pop(session, None)
+        elif code not in self.rooms and not (isinstance(current, RemoteRoom) and current.code == code):
+            self.session_rooms[session] = RemoteRoom(self, code)  # type: ignore[assignment]
+
+    async def _owner(self, code: str) -> str | None:
+        """The node owning ``code``: cached, else its lease; an unowned open room is claimed here."""
+        if code in self.rooms:
+            return self.node
+        cached = self.owners.get(code)
+        if cached is not None:
+            return cached
+        deadline = time.monotonic() + self.lease + 2.0
+        while time.monotonic() < deadline:
+            owner = await self.store.owner(code)
+            if owner is not None:
+                self.owners[code] = owner
+                return owner
+            if not await self.store.is_open(code):
+                return None
+            if await self._claim(code):
+                return self.node
+            await asyncio.sleep(0.1)
+        return None
+
+    # --- serving (this node owns the room) ------------------------------------------------
+
+    def _remote_sink(self, node: str, cid: int) -> RemoteSink | None:
+        if not cid or self.bus is None:
+            return None
+        sink = self._remote_sinks.get((node, cid))
+        if sink is None:
+            sink = self._remote_sinks[node, cid] = RemoteSink(self.bus, node, cid)
+        return sink
+
+    def _on_item(self, item: Item) -> None:
+        op = item[0]
+        if op == "m":
+            sink = self._local_sinks.get(item[1])
+            if sink is not None:
+                sink.send(item[2])
+        elif op == "done":
+            future = self._rpcs.get(item[1])
+            if future is not None and not future.done():
+                future.set_result((item[2], item[3]))
+        elif op == "c":
+            sink = self._local_sinks.get(item[1])
+            if sink is not None:
+                sink.close(item[2], item[3])
+        elif op in ("cmd", "join", "quick"):
+            self._serve(item)
+        elif op == "claimed":
+            self._on_claimed(item[1], item[2])
+        elif op == "released":
+            if item[2] != self.node and not self._closing:
+                self.owners.pop(item[1], None)
+                self._spawn(self._claim(item[1]))
+        elif op == "lobby" and item[4] != self.node:
+            self._apply_listing(item[1], item[2], item[3])
+
+    def _serve(self, item: Item) -> None:
+        op, rpc, node, cid, code = item[:5]
+        room = self.rooms.get(code)
+        if room is None:
+            if rpc:
+                self._post(node, ["done", rpc, "moved", None])
+            return
+        sink = self._remote_sink(node, cid)
+        if op == "cmd":
+            kind, session, payload, request_id, at = item[5:]
+            cmd = Command(kind, session, payload, sink, request_id, at)
+            if not rpc:
+                room.submit_nowait(cmd)
+                return
+            done = room.submit(cmd)
+            done.add_done_callback(lambda f: self._answer(node, rpc, session, f.result()))
+            return
+        sid, name, token_hash, request_id = item[5:9]
+        session_obj = self.sessions.get(sid)
+        if session_obj is None:
+            session_obj = self.sessions[sid] = Session(sid, name, token_hash)
+        work: Coroutine[Any, Any, str | None]
+        if op == "join":
+            password, role = item[9:11]
+            work = Manager.join(self, session_obj, sink, request_id, code, password, role)  # type: ignore[arg-type]
+        else:
+            work = self._quick_join(session_obj, sink, request_id, room)
+        self._spawn(self._run_rpc(work, node, rpc, sid, sink, request_id))
+
+    async def _run_rpc(
+        self, work: Any, node: str, rpc: int, session: str, sink: Sink | None, request_id: Any
+    ) -> None:
+        error = None
+        try:
+            error = await work
+        except CommandError as exc:
+            error = exc.code
+            if sink is not None:
+                reply: Message = {"type": "error", "code": exc.code, "message": exc.message}
+                sink.send({**reply, "id": request_id} if request_id is not None else reply)
+        self._answer(node, rpc, session, error)
+
+    def _answer(self, node: str, rpc: int, session: str | None, error: str | None) -> None:
+        room = self.session_rooms.get(session) if session is not None else None
+        code = room.code if isinstance(room, Room) else None
+        self._post(node, ["done", rpc, error, code])
+
+    async def _quick_join(
+        self, session: Session, sink: Sink | None, request_id: Any, room: Room
+    ) -> str | None:
+        """A quick player sent here by another node: join if a seat is still free, else ``full``."""
+        async with self._quick_locks.setdefault(room.game_name, asyncio.Lock()):
+            on_the_way = self._quick_pending.get(room.code, ())
+            taken = len(room.players()) + sum(1 for s in on_the_way if room.member_by_session(s) is None)
+            if room.state not in ("waiting", "countdown") or taken >= room.capacity:
+                return "full"
+            self._quick_pending.setdefault(room.code, set()).add(session.id)
+        try:
+            return await room.submit(Command("join", session.id, {"name": session.name}, sink, request_id))
+        finally:
+            pending = self._quick_pending[room.code]
+            pending.discard(session.id)
+            if not pending:
+                del self._quick_pending[room.code]
+
+    # --- ownership ---------------------------------------------------------------------------
+
+    async def _claim(self, code: str) -> bool:
+        """Adopt ``code`` if nobody holds it: replay its log as a restart would, re-arm timers and bots."""
+        if code in self.rooms or self._closing:
+            return code in self.rooms
+        record = await self.store.claim(code)
+        if record is None:
+            return False
+        self._adopt(record)
+        return True
+
+    def _adopt(self, record: RoomRecord) -> None:
+        code = record.code
+        local = [
+            session
+            for sid, room in self.session_rooms.items()
+            if isinstance(room, RemoteRoom)
+            and room.code == code
+            and (session := self.sessions.get(sid)) is not None
+            and session.sink is not None
+        ]
+        try:
+            room = self._new_room(record.config)
+            room.replay(record.log)
+        except Exception:
+            log.exception("room=%s could not be recovered; closing it", code)
+            self._spawn(self.store.close_room(code, "recovery_failed"))
+            return
+        self.store.membership.pop(code, None)  # the replay re-derived what Redis already holds
+        if room.state == "closed":
+            self._spawn(self.store.close_room(code, room.config.get("closed_reason", "closed")))
+            return
+        self.rooms[code] = room
+        self.owners[code] = self.node
+        self._listed_update(room)
+        room.start()
+        room.after_recovery()
+        for session in local:
+            room.submit(Command("reconnect", session.id, {}, session.sink))
+        self._post("*", ["claimed", code, self.node])
+        log.info("event=room_claimed room=%s node=%s", code, self.node)
+
+    def _on_claimed(self, code: str, node: str) -> None:
+        """``node`` adopted ``code``: our connections in it re-attach there (a fresh snapshot each)."""
+        for rpc, room in list(self._rpc_rooms.items()):  # sent to the old owner: send them again
+            future = self._rpcs.get(rpc)
+            if room == code and future is not None and not future.done():
+                future.set_result(("moved", None))
+        if node == self.node:
+            return
+        self.owners[code] = node
+        if code in self.rooms:
+            self._step_down(code, node)
+            return
+        self._reattach_room(code)
+
+    def _reattach_room(self, code: str) -> None:
+        for sid, room in list(self.session_rooms.items()):
+            if isinstance(room, RemoteRoom) and room.code == code:
+                session = self.sessions.get(sid)
+                if session is not None and session.sink is not None:
+                    room.submit(Command("reconnect", sid, {}, session.sink))
+
+    def _step_down(self, code: str, owner: str | None = None) -> None:
+        """Another node owns ``code`` now (we were paused or cut off): stop our copy, never write again."""
+        room = self.rooms.pop(code, None)
+        self.store.tokens.pop(code, None)
+        if owner is None:
+            self.owners.pop(code, None)
+        else:
+            self.owners[code] = owner
+        if room is not None:
+            log.warning("event=room_lost room=%s node=%s", code, self.node)
+            self._spawn(self._retire(room))
+
+    async def _retire(self, room: Room) -> None:
+        with contextlib.suppress(Exception):
+            await room.stop()
+        self.store.membership.pop(room.code, None)
+        for member in room.members.values():
+            if member.bot or self.session_rooms.get(member.session) is not room:
+                continue
+            session = self.sessions.get(member.session)
+            if session is not None and session.sink is not None:
+                self.session_rooms[member.session] = RemoteRoom(self, room.code)  # type: ignore[assignment]
+            else:
+                self.session_rooms.pop(member.session, None)
+        self._reattach_room(room.code)
+
+    async def _resync(self) -> None:
+        """After a Redis outage (pub/sub lost messages): every connection here gets a fresh snapshot."""
+        for room in self.rooms.values():
+            for member in room.members.values():
+                session = self.sessions.get(member.session)
+                sink = session.sink if session is not None else None
+                if not member.bot and sink is not None and member.sink is sink:
+                    room.submit(Command("reconnect", member.session, {}, sink))
+        for code in {r.code for r in self.session_rooms.values() if isinstance(r, RemoteRoom)}:
+            self._reattach_room(code)
+
+    # --- background loops ------------------------------------------------------------------
+
+    async def _heartbeat(self) -> None:
+        while True:
+            await asyncio.sleep(self.lease / 4)
+            try:
+                for code in await self.store.renew():
+                    self._step_down(code)
+                await self._beat()
+            except Exception:
+                log.warning("event=heartbeat_failed node=%s", self.node, exc_info=True)
+
+    async def _beat(self) -> None:
+        """Absolute counts with a TTL (never INCR/DECR), and which nodes are alive."""
+        store, redis = self.store, self.store.redis
+        info = {"rooms": len(self.rooms), "connections": self.count_connections(), "at": time.time()}
+        pipe = redis.pipeline(transaction=False)
+        pipe.set(store.key("nodeinfo", self.node), orjson.dumps(info), px=int(self.lease * 1000))
+        pipe.sadd(store.key("nodes"), self.node)
+        await pipe.execute()
+        alive = set((await self.cluster_stats())["nodes"])
+        gone = self._nodes - alive
+        self._nodes = alive
+        if gone:
+            self._drop_connections_of(gone)
+
+    def _drop_connections_of(self, nodes: set[str]) -> None:
+        """Members connected through nodes that died are disconnected (their grace period starts)."""
+        for room in self.rooms.values():
+            for member in room.members.values():
+                sink = member.sink
+                if isinstance(sink, RemoteSink) and sink.node in nodes:
+                    room.submit(Command("disconnect", member.session, {}, sink))
+
+    async def cluster_stats(self) -> dict[str, Any]:
+        """Rooms and connections of every live node (from their last heartbeat)."""
+        store, redis = self.store, self.store.redis
+        nodes = sorted(text(n) for n in await redis.smembers(store.key("nodes")))
+        infos = await redis.mget([store.key("nodeinfo", n) for n in nodes]) if nodes else []
+        alive: dict[str, Any] = {}
+        dead = []
+        for node, raw in zip(nodes, infos, strict=True):
+            if raw is None:
+                dead.append(node)
+            else:
+                alive[node] = orjson.loads(raw)
+        if dead:
+            await redis.srem(store.key("nodes"), *dead)
+        return {
+            "nodes": list(alive),
+            "rooms": sum(i["rooms"] for i in alive.values()),
+            "connections": sum(i["connections"] for i in alive.values()),
+        }
+
+    async def _claimer(self) -> None:
+        while True:
+            await asyncio.sleep(self.lease / 8)
+            try:
+                await self._claim_orphans()
+            except Exception:
+                log.warning("event=claim_failed node=%s", self.node, exc_info=True)
+
+    async def _claim_orphans(self) -> None:
+        orphans = await self.store.orphans()
+        random.shuffle(orphans)  # nodes claiming at once spread the rooms between them
+        gate = asyncio.Semaphore(16)  # a dead node's rooms come back in parallel, not one by one
+
+        async def claim(code: str) -> None:
+            async with gate:
+                await self._claim(code)
+
+        await asyncio.gather(*(claim(code) for code in orphans))

@@ -1,0 +1,115 @@
+"""Fail-over: the owner of a room is killed (SIGKILL) mid-game, 20 times at random moments.
+
+Three nodes; one room per game with its players spread over the nodes. A killer repeatedly
+kills the node that owns one of the rooms and starts a fresh node in its place. Each time,
+another node claims the room within the lease, rebuilds it from its log, and the players carry
+on: those on the dead node reconnect through a live node and resume with their tokens, those
+elsewhere are re-attached by their node. At the end every game has finished, and every move the
+server answered ``ok`` to is in the room's game log.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+
+import orjson
+from redis import asyncio as aioredis
+
+from tests.cluster.players import Player, drive
+from tests.server.client import MOVES
+
+KILLS = 20
+TABLES = [
+    ("dots", 3, {"width": 5, "height": 5, "max_players": 3}),
+    ("cheat", 3, {}),
+    ("uno", 3, {"target_score": 0}),
+]
+
+
+async def _room(urls: list[str], game: str, players: int, settings: dict) -> tuple[list[Player], str]:
+    seated = [await Player.open(urls[i % len(urls)], f"P{i}") for i in range(players)]
+    room = await seated[0].client.ok("create_room", game=game, settings=settings, capacity=players)
+    for p in seated[1:]:
+        await p.client.ok("join", code=room["code"])
+    return seated, room["code"]
+
+
+async def test_kill_owner_20_times_every_game_finishes_no_accepted_move_lost(cluster) -> None:
+    for _ in range(3):
+        cluster.add()
+    redis = aioredis.Redis.from_url(cluster.redis.url)
+
+    def live() -> list[str]:
+        return [n.ws for n in cluster.nodes if n.alive()]
+
+    async def owner_of(code: str):
+        raw = await redis.get(f"pl:lease:{code}")
+        if raw is None:
+            return None
+        name = raw.decode().split("|", 1)[1]
+        for n in cluster.nodes:
+            if n.alive() and json.loads(n.get("/healthz"))["node"] == name:
+                return n
+        return None
+
+    rooms = [await _room(live(), game, players, settings) for game, players, settings in TABLES]
+    kills = 0
+    killing = True
+
+    async def killer() -> None:
+        nonlocal kills, killing
+        rng = random.Random()
+        try:
+            while kills < KILLS:
+                await asyncio.sleep(rng.uniform(0.2, 1.2))
+                _, code = rng.choice(rooms)
+                node = await owner_of(code)
+                if node is None:
+                    continue
+                node.kill()
+                kills += 1
+                await asyncio.to_thread(cluster.add)
+        finally:
+            killing = False  # the games end either way; a failure here is raised below
+
+    async def play(seated: list[Player], code: str, game: str) -> int:
+        finished = 0
+        host = seated[0]
+        while True:
+            reply = await host.ask("start", live)
+            if reply.get("type") == "error" and reply["code"] not in ("invalid_state",):
+                await asyncio.sleep(0.1)
+                continue
+            for p in seated:
+                p.client.game_over = None
+            await drive(seated, MOVES[game], live)
+            finished += 1
+            if not killing:
+                return finished
+            while (await host.ask("rematch", live)).get("type") == "error":
+                await asyncio.sleep(0.1)
+
+    kill_task = asyncio.create_task(killer())
+    results = await asyncio.wait_for(
+        asyncio.gather(
+            *(play(seated, code, game) for (seated, code), (game, _, _) in zip(rooms, TABLES, strict=True))
+        ),
+        timeout=240,
+    )
+    await kill_task
+    assert kills == KILLS and all(n >= 1 for n in results)
+
+    # Every accepted move is in the room's finished games, in the order it was accepted.
+    for seated, code in rooms:
+        logged: dict[str, list] = {}
+        for raw in await redis.lrange(f"pl:games:{code}", 0, -1):
+            for record in orjson.loads(raw)["log"]:
+                if record["k"] == "action":
+                    logged.setdefault(record["s"], []).append(record["p"]["action"])
+        for p in seated:
+            moves = iter(logged.get(p.session, []))
+            assert all(any(m == a for m in moves) for a in p.accepted), (code, p.session)
+    assert sum(p.reconnects for seated, _ in rooms for p in seated) > 0
+    await redis.aclose()

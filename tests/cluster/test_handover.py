@@ -1,0 +1,74 @@
+"""A node shut down gracefully hands its rooms over at once; Redis restarted under load.
+
+Graceful: SIGTERM on the owner releases its leases and tells the other nodes, which claim the
+rooms without waiting for the leases to run out. Redis restart: while games are played on two
+nodes, redis-server is stopped and started again (AOF on); nodes log and retry, commands that
+could not be committed are refused (never half-applied), nobody crashes, and the games finish.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import signal
+import time
+
+from redis import asyncio as aioredis
+
+from tests.cluster.conftest import LEASE
+from tests.cluster.players import Player, drive
+from tests.server.client import MOVES
+
+
+async def _spread_room(urls: list[str], game: str, players: int, settings: dict) -> tuple[list[Player], str]:
+    seated = [await Player.open(urls[i % len(urls)], f"P{i}") for i in range(players)]
+    room = await seated[0].client.ok("create_room", game=game, settings=settings, capacity=players)
+    for p in seated[1:]:
+        await p.client.ok("join", code=room["code"])
+    await seated[0].client.ok("start")
+    return seated, room["code"]
+
+
+async def test_graceful_shutdown_hands_rooms_over_without_waiting_for_the_lease(cluster) -> None:
+    a, b = cluster.add(), cluster.add()
+    seated, code = await _spread_room([a.ws, b.ws], "dots", 2, {"width": 4, "height": 4})
+    redis = aioredis.Redis.from_url(cluster.redis.url)
+    b_node = json.loads(b.get("/healthz"))["node"]
+    stopped = time.monotonic()
+    assert a.stop() in (0, -signal.SIGTERM)  # uvicorn re-raises the signal after a clean shutdown
+    while True:
+        lease = await redis.get(f"pl:lease:{code}")
+        if lease is not None and b_node in lease.decode():
+            break
+        assert time.monotonic() - stopped < float(LEASE) * 3
+        await asyncio.sleep(0.02)
+    # a's shutdown took part of that time; the claim itself did not wait for the lease.
+    assert await redis.pttl(f"pl:lease:{code}") > 0
+    over = await drive(seated, MOVES["dots"], lambda: [b.ws])
+    assert over["outcome"]
+    await redis.aclose()
+
+
+async def test_redis_restart_under_load_no_crash_games_finish(cluster) -> None:
+    a, b = cluster.add(), cluster.add()
+    urls = [a.ws, b.ws]
+    rooms = [
+        await _spread_room(urls, "uno", 2, {"target_score": 0}),
+        await _spread_room(urls, "cheat", 3, {}),
+    ]
+    games = ["uno", "cheat"]
+
+    async def restart() -> None:
+        await asyncio.sleep(0.5)
+        await asyncio.to_thread(cluster.redis.restart, 1.0)
+
+    results = await asyncio.wait_for(
+        asyncio.gather(
+            restart(), *(drive(s, MOVES[g], lambda: urls) for (s, _), g in zip(rooms, games, strict=True))
+        ),
+        timeout=120,
+    )
+    assert all(r["outcome"] for r in results[1:])
+    assert a.alive() and b.alive()
+    health = json.loads(a.get("/healthz"))
+    assert len(health["cluster"]["nodes"]) == 2
