@@ -22,6 +22,8 @@ class Config:
     quickplay_countdown: float = 10.0
     rate_per_second: float = 20.0
     rate_burst: int = 40
+    protocol_rates: str = ""
+    """Per-protocol overrides of the two above: ``dots=30/60,socketio=25/50`` (rate/burst)."""
     outbound_queue: int = 256
     max_frame: int = 64 * 1024
     ws_deflate: bool = False
@@ -43,6 +45,14 @@ class Config:
                 )
             object.__setattr__(self, "public_url", url)
 
+    def __post_init__(self) -> None:
+        _protocol_rates(self.protocol_rates)  # refuse a malformed value at startup
+
+    def rate_for(self, protocol: str) -> tuple[float, int]:
+        """The (messages per second, burst) of a connection speaking ``protocol``: ``native``,
+        ``dots``, ``cheat`` or ``socketio``."""
+        return _protocol_rates(self.protocol_rates).get(protocol, (self.rate_per_second, self.rate_burst))
+
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, **overrides: Any) -> Config:
         """Defaults < environment < explicit ``overrides`` (None values are ignored)."""
@@ -60,6 +70,26 @@ class Config:
                     ) from None
         values.update({k: v for k, v in overrides.items() if v is not None})
         return replace(cls(), **values)
+
+
+PROTOCOLS = ("native", "dots", "cheat", "socketio")
+
+
+def _protocol_rates(text: str) -> dict[str, tuple[float, int]]:
+    rates: dict[str, tuple[float, int]] = {}
+    for item in filter(None, (part.strip() for part in text.split(","))):
+        name, _, value = item.partition("=")
+        rate, _, burst = value.partition("/")
+        try:
+            if name.strip() not in PROTOCOLS:
+                raise ValueError(name)
+            rates[name.strip()] = (float(rate), int(burst))
+        except ValueError:
+            raise SystemExit(
+                f"PARLOUR_PROTOCOL_RATES: {item!r} is not <protocol>=<per second>/<burst>, "
+                f"protocol one of {', '.join(PROTOCOLS)}"
+            ) from None
+    return rates
 
 
 def _range(raw: str) -> tuple[float, float]:

@@ -201,13 +201,15 @@ class NativeClient:
     (the seed-protocol adapters run one ``NativeClient`` per adapter connection).
     """
 
-    def __init__(self, conn: Sink, manager: Manager, config: Config, metrics: Metrics) -> None:
+    def __init__(
+        self, conn: Sink, manager: Manager, config: Config, metrics: Metrics, protocol: str = "native"
+    ) -> None:
         self.conn = conn
         self.manager = manager
         self.config = config
         self.metrics = metrics
         self.session: Session | None = None
-        self.bucket = TokenBucket(config.rate_per_second, config.rate_burst)
+        self.bucket = TokenBucket(*config.rate_for(protocol))
         self.patience = TokenBucket(5.0, 50)
         self._request_id: RequestId = None  # of the frame being handled, for internal_error replies
 

@@ -58,6 +58,11 @@ class InProcessLink:
             finally:
                 self.sink.refusals = None
 
+    def act_now(self, message: Message) -> bool:
+        if self.lock.locked():  # a frame is being handled: keep the order, take the slow lane
+            return False
+        return self.client.action_now(orjson.dumps(message).decode())
+
     async def close(self, *, leave: bool) -> None:
         if leave and self.client.session is not None and self.sink.alive:
             await self.send({"type": "leave"})
@@ -65,11 +70,13 @@ class InProcessLink:
         self.client.closed()
 
 
-def connector(state: Any) -> Connector:
-    """A ``Connector`` for the app whose ``state`` holds ``manager``, ``config`` and ``metrics``."""
+def connector(state: Any, protocol: str) -> Connector:
+    """A ``Connector`` for the app whose ``state`` holds ``manager``, ``config`` and ``metrics``;
+    ``protocol`` names the wire protocol for its rate limit (``Config.rate_for``)."""
 
     async def connect(deliver: Sink) -> NativeLink:
         sink = FunctionSink(deliver)
-        return InProcessLink(NativeClient(sink, state.manager, state.config, state.metrics), sink)  # type: ignore[arg-type]
+        client = NativeClient(sink, state.manager, state.config, state.metrics, protocol)  # type: ignore[arg-type]
+        return InProcessLink(client, sink)
 
     return connect

@@ -1,4 +1,10 @@
-"""Helpers every plain-websocket adapter shares: decoding frames and running the socket."""
+"""Helpers every plain-websocket adapter shares: decoding frames and running the socket.
+
+A plain-websocket adapter runs on the same fast lanes as the native protocol
+(``net/websocket_protocol.py``): its frames go out through a ``Connection`` (written at once in
+the caller's task when the socket takes them, else queued, bounded), and a frame the adapter can
+handle without waiting (a game move) is taken in ``data_received`` by ``frame_now``.
+"""
 
 from __future__ import annotations
 
@@ -10,10 +16,15 @@ from typing import Any
 import orjson
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from parlour.net.connection import Connection
+from parlour.net.websocket_protocol import TEXT_LANE, TextLane
+
 MAX_FRAME = 64 * 1024
 
 Send = Callable[[dict[str, Any]], Awaitable[None]]
 Hangup = Callable[[], Awaitable[None]]
+Post = Callable[[dict[str, Any]], None]
+"""Sends one frame now or queues it; never blocks, never raises."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,25 +61,51 @@ def text_field(message: dict[str, Any], key: str) -> str | None:
     return value if isinstance(value, str) else None
 
 
+def outbound(websocket: WebSocket) -> Connection:
+    """The socket's outbound side: ``send(frame)`` writes now or queues (bounded, as native)."""
+    state = websocket.app.state
+    return Connection(websocket, state.metrics, state.config.outbound_queue)
+
+
 async def run_socket(
     websocket: WebSocket,
     on_frame: Callable[[str | bytes | None], Awaitable[None]],
     on_close: Callable[[], Awaitable[None]],
+    out: Connection | None = None,
+    frame_now: Callable[[str], bool] | None = None,
 ) -> None:
-    """Accept, feed frames one at a time, and always run ``on_close`` (no Origin check)."""
+    """Accept, feed frames one at a time, and always run ``on_close`` (no Origin check).
+
+    ``frame_now(text)`` is offered each text frame that arrives while no earlier one is being
+    handled; it returns False (having done nothing) for a frame ``on_frame`` must take.
+    """
     await websocket.accept()
+    lane: TextLane | None = websocket.scope.get("extensions", {}).get(TEXT_LANE) if frame_now else None
+    if lane is not None:
+        lane.handler = frame_now
     try:
         while True:
             message = await websocket.receive()
             if message["type"] == "websocket.disconnect":
                 break
-            await on_frame(message.get("text") or message.get("bytes"))
+            if lane is not None:
+                lane.busy = True  # frames arriving meanwhile wait their turn in the queue
+            try:
+                await on_frame(message.get("text") or message.get("bytes"))
+            finally:
+                if lane is not None:
+                    lane.busy = False
     except WebSocketDisconnect:
         pass
     finally:
+        if lane is not None:
+            lane.handler = None
         await on_close()
-        with contextlib.suppress(Exception):
-            await websocket.close()
+        if out is not None:
+            await out.finish()
+        else:
+            with contextlib.suppress(Exception):
+                await websocket.close()
 
 
 def sender(websocket: WebSocket) -> Send:
