@@ -44,8 +44,6 @@ class Config:
                     f"public URL {self.public_url!r}: give scheme and host only, e.g. https://cards.example.org"
                 )
             object.__setattr__(self, "public_url", url)
-
-    def __post_init__(self) -> None:
         _protocol_rates(self.protocol_rates)  # refuse a malformed value at startup
 
     def rate_for(self, protocol: str) -> tuple[float, int]:
