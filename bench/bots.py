@@ -20,8 +20,8 @@ from typing import Any
 
 from parlour.bots import make_bot
 from parlour.bots.base import Bot
+from parlour.bots.catalog import get_game
 from parlour.bots.simulate import SimResult, play, simulate
-from parlour.games import get_game
 from parlour.games.dots import line_xyd
 
 

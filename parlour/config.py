@@ -25,11 +25,23 @@ class Config:
     outbound_queue: int = 256
     max_frame: int = 64 * 1024
     ws_deflate: bool = False
+    eio3_ping_interval: float = 25.0
+    eio3_ping_timeout: float = 20.0
     redis_url: str = ""  # cluster mode when set (docs/scaling.md)
     lease_seconds: float = 3.0  # how long a dead node's rooms wait before another node claims them
     workers: int = 1  # processes sharing the port (cluster mode only)
     reuse_port: bool = False  # bind with SO_REUSEPORT (set for each worker by ``--workers``)
     bot_delay: tuple[float, float] = (0.6, 1.6)  # seconds (min, max) before a bot acts
+    public_url: str = ""  # the base of every invite link, e.g. https://cards.example.org
+
+    def __post_init__(self) -> None:
+        if self.public_url:
+            url = self.public_url.strip().rstrip("/")
+            if not url.startswith(("http://", "https://")) or " " in url or url.count("/") > 2:
+                raise SystemExit(
+                    f"public URL {self.public_url!r}: give scheme and host only, e.g. https://cards.example.org"
+                )
+            object.__setattr__(self, "public_url", url)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, **overrides: Any) -> Config:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
-from parlour.bots.base import LEVELS, Bot, make_bot
+from parlour.bots.base import LEVELS, Bot
+from parlour.bots.catalog import make_bot
 
 __all__ = ["LEVELS", "Bot", "make_bot"]

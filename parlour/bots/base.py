@@ -1,4 +1,4 @@
-"""The bot interface and the registry of bots by game and level.
+"""The bot interface (each game's bots are registered with it in ``parlour.bots.catalog``).
 
 A bot plays one seat and is given only what that seat may see: the engine's ``view(state, seat)``
 and ``legal_actions(state, seat)``, plus that seat's share of every event (``Event.for_seat``).
@@ -7,7 +7,6 @@ It never holds the state, so it cannot peek at other hands or the deck by constr
 
 from __future__ import annotations
 
-import importlib
 import random
 from typing import Any
 
@@ -32,13 +31,3 @@ class Bot:
 
     def observe(self, events: list[dict[str, Any]]) -> None:
         """Events as this seat received them; card-counting bots remember what they reveal."""
-
-
-def make_bot(game: str, level: str, seat: int, rng: random.Random | None = None) -> Bot:
-    """A bot for ``seat`` of ``game`` at ``level`` (see each module's ``BOTS``); KeyError if unknown."""
-    try:
-        module = importlib.import_module(f"parlour.bots.{game}")
-        cls: type[Bot] = module.BOTS[level]
-    except (ImportError, AttributeError, KeyError):
-        raise KeyError(f"no {level!r} bot for {game!r}") from None
-    return cls(seat, rng or random.Random())

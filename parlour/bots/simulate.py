@@ -15,8 +15,9 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
-from parlour.bots.base import Bot, make_bot
-from parlour.games import Game, Outcome, get_game
+from parlour.bots.base import Bot
+from parlour.bots.catalog import CATALOG, get_game, make_bot
+from parlour.games import Game, Outcome
 
 MAX_ACTIONS = 20_000
 """A game still running after this many actions is counted as unfinished (Cheat can cycle)."""
@@ -145,7 +146,8 @@ def simulate(
 def add_simulate_parser(subparsers: Any) -> argparse.ArgumentParser:
     """Register ``simulate`` on the CLI's subparsers."""
     p = subparsers.add_parser("simulate", help="play bots against each other with the engines alone")
-    p.add_argument("--game", required=True, choices=["uno", "cheat", "dots"])
+    games_with_bots = [name for name, listing in CATALOG.items() if listing.bots]
+    p.add_argument("--game", required=True, choices=games_with_bots)
     p.add_argument("--players", type=int, required=True)
     p.add_argument("--bots", required=True, help="comma-separated levels, one per seat, e.g. hard,easy")
     p.add_argument("--games", type=int, default=100)

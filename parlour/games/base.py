@@ -7,8 +7,11 @@ reproducible from ``(settings, players, seed, actions)``.
 
 from __future__ import annotations
 
+import json
 import random
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any, Protocol
 
 Action = Any
@@ -55,14 +58,135 @@ class Event:
         return out
 
 
-def check_int_setting(key: str, value: Any, low: int, high: int) -> None:
-    """Refuse a non-integer or out-of-range setting; a turn timer is off (0) or at least 10 s."""
-    if type(value) is not int:
-        raise InvalidSettings(f"{key} must be an integer")
-    if not low <= value <= high:
-        raise InvalidSettings(f"{key} must be between {low} and {high}")
-    if key == "turn_timer" and 0 < value < 10:
-        raise InvalidSettings("turn_timer must be 0 (off) or between 10 and 300 seconds")
+class SettingKind(StrEnum):
+    """How a setting's value is typed, validated and offered in a settings form."""
+
+    INT = "int"
+    BOOL = "bool"
+    CHOICE = "choice"
+
+
+@dataclass(frozen=True, slots=True)
+class Setting:
+    """One room setting: the engine validates by it and the web client builds its form from it
+    (``GET /api/catalog``), so a range is written once, here.
+
+    ``INT`` accepts integers in ``low..high`` (and 0, meaning off, when ``off`` is set) and offers
+    ``options`` (value, label) as presets when there are any; ``CHOICE`` accepts exactly the values of
+    ``options``; ``BOOL`` accepts true or false. A ``hidden`` setting is not offered in the form (the
+    room's seat count stands for ``max_players``).
+    """
+
+    key: str
+    label: str
+    kind: SettingKind
+    default: bool | int | str
+    low: int = 0
+    high: int = 0
+    step: int = 1
+    options: tuple[tuple[int | str, str], ...] = ()
+    off: bool = False
+    hidden: bool = False
+
+    def check(self, value: Any) -> None:
+        """Refuse a value this setting does not accept, naming the setting."""
+        key = self.key
+        if self.kind is SettingKind.BOOL:
+            if type(value) is not bool:
+                raise InvalidSettings(f"{key} must be true or false")
+        elif self.kind is SettingKind.CHOICE:
+            if not any(type(value) is type(v) and value == v for v, _ in self.options):
+                allowed = ", ".join(json.dumps(v) for v, _ in self.options)
+                raise InvalidSettings(f"{key} must be one of {allowed}")
+        else:
+            if type(value) is not int:
+                raise InvalidSettings(f"{key} must be an integer")
+            low = 0 if self.off else self.low
+            if not low <= value <= self.high:
+                raise InvalidSettings(f"{key} must be between {low} and {self.high}")
+            if self.off and 0 < value < self.low:
+                raise InvalidSettings(f"{key} must be 0 (off) or between {self.low} and {self.high}")
+
+    def describe(self) -> dict[str, Any]:
+        """The setting as the catalog serves it to clients."""
+        out: dict[str, Any] = {"key": self.key, "label": self.label, "type": self.kind.value}
+        out["default"] = self.default
+        if self.kind is SettingKind.INT:
+            out.update(min=self.low, max=self.high, step=self.step, off=self.off)
+        if self.options:
+            out["options"] = [[value, label] for value, label in self.options]
+        if self.hidden:
+            out["hidden"] = True
+        return out
+
+
+def number(
+    key: str,
+    label: str,
+    default: int,
+    low: int,
+    high: int,
+    *,
+    step: int = 1,
+    presets: tuple[tuple[int, str], ...] = (),
+    off: bool = False,
+    hidden: bool = False,
+) -> Setting:
+    """An integer setting in ``low..high`` (see ``Setting``)."""
+    return Setting(key, label, SettingKind.INT, default, low, high, step, presets, off, hidden)
+
+
+def flag(key: str, label: str, default: bool) -> Setting:
+    """A true/false setting."""
+    return Setting(key, label, SettingKind.BOOL, default)
+
+
+def choice(key: str, label: str, default: int | str, options: tuple[tuple[int | str, str], ...]) -> Setting:
+    """A setting that takes one of ``options`` (value, label)."""
+    return Setting(key, label, SettingKind.CHOICE, default, options=options)
+
+
+TURN_TIMER = number(
+    "turn_timer",
+    "Turn timer",
+    0,
+    10,
+    300,
+    presets=((0, "off"), (15, "15 s"), (30, "30 s"), (60, "1 min"), (120, "2 min")),
+    off=True,
+)
+"""The turn clock every game offers: seconds per turn, 0 (off) or 10..300; the room runs it."""
+
+
+def seats(low: int, high: int, default: int) -> Setting:
+    """``max_players``: how many seats a room of this game offers by default (hidden: the form's seat
+    count sets it)."""
+    return number("max_players", "Seats", default, low, high, hidden=True)
+
+
+def read_settings(schema: tuple[Setting, ...], raw: Any, cls: Callable[..., Any]) -> Any:
+    """Validate raw settings against ``schema`` and build ``cls(**raw)`` (defaults fill the rest).
+
+    Unknown keys and refused values raise ``InvalidSettings`` naming them.
+    """
+    if raw is None:
+        return cls()
+    if not isinstance(raw, dict):
+        raise InvalidSettings("settings must be an object")
+    by_key = {s.key: s for s in schema}
+    unknown = sorted(str(k) for k in raw if k not in by_key)
+    if unknown:
+        raise InvalidSettings(f"unknown setting(s): {', '.join(unknown)}")
+    for key, value in raw.items():
+        by_key[key].check(value)
+    return cls(**raw)
+
+
+def clone_rng(rng: random.Random) -> random.Random:
+    """An independent generator in the same state (for ``Game.clone``)."""
+    copy = random.Random()
+    copy.setstate(rng.getstate())
+    return copy
 
 
 class ReadOnlyDict(dict[str, Any]):
@@ -98,17 +222,39 @@ class Outcome:
 
 
 class Game(Protocol):
-    """What the room layer, bots and tests may rely on. One object per game."""
+    """What the room, bots, adapters, the web client and the tests may rely on. One object per game,
+    registered by name in ``parlour.bots.catalog``; nothing outside its module knows its rules.
+
+    Describing the game (served to clients by ``GET /api/catalog``):
+    ``name`` (wire name, also the module names ``games/<name>.py``, ``bots/<name>.py`` and
+    ``web/<name>.js``), ``title`` (display name), ``how_to_play`` (one paragraph), ``min_players`` and
+    ``max_players`` (the seat range), ``settings_schema`` (every setting with its range, default and
+    label), ``score_label`` (what ``Outcome.scores`` count).
+
+    Keeping secrets provable: ``secret_fields`` are the ``seat_view`` keys only that seat may see (each
+    a list of items no other recipient's view or event may hold), ``revealing_events`` the event types
+    whose public part the rules show to everyone even though it holds such items (a Cheat call).
+    """
 
     name: str
+    title: str
+    how_to_play: str
     min_players: int
     max_players: int
+    settings_schema: tuple[Setting, ...]
+    score_label: str
+    secret_fields: tuple[str, ...]
+    revealing_events: tuple[str, ...]
 
     def settings(self, raw: dict[str, Any] | None) -> Any:
         """Validate raw settings into the engine's Settings; raise InvalidSettings."""
 
     def default_capacity(self, settings: Any) -> int:
         """Seats a room offers by default for these settings."""
+
+    def turn_timer(self, settings: Any) -> int:
+        """Seconds the seat on the clock has to act, 0 for no clock (the room runs the clock and calls
+        ``on_timeout`` when it runs out)."""
 
     def setup(self, settings: Any, players: int, rng: random.Random) -> Any:
         """A new game for ``players`` seats (0..players-1, in join order)."""
@@ -118,6 +264,10 @@ class Game(Protocol):
 
     def parse_action(self, raw: dict[str, Any]) -> Action:
         """Turn a wire action into an engine action; raise IllegalAction('bad_action')."""
+
+    def format_action(self, action: Action) -> dict[str, Any]:
+        """The wire form of an engine action, the inverse of ``parse_action``:
+        ``parse_action(format_action(a)) == a`` for every legal ``a``."""
 
     def legal_actions(self, state: Any, seat: int) -> list[Action]:
         """Every action ``seat`` may take now (empty when it may not act)."""
@@ -147,3 +297,11 @@ class Game(Protocol):
 
     def outcome(self, state: Any) -> Outcome | None:
         """The result once the game is over, else None."""
+
+    def clone(self, state: Any) -> Any:
+        """An independent copy of ``state`` (its random generator included): changing one never
+        changes the other (search, what-if analysis, tests)."""
+
+    def describe_event(self, event: dict[str, Any], names: Sequence[str]) -> str | None:
+        """One line of a game log for ``event`` as a recipient received it (``Event.for_seat``), with
+        seats named by ``names[seat]``; None for bookkeeping not worth a line (whose turn it is)."""

@@ -25,10 +25,22 @@ Choices the rules leave open, made here:
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
-from parlour.games.base import Event, IllegalAction, InvalidSettings, Outcome
+from parlour.games.base import (
+    TURN_TIMER,
+    Event,
+    IllegalAction,
+    InvalidSettings,
+    Outcome,
+    Setting,
+    choice,
+    clone_rng,
+    read_settings,
+    seats,
+)
 
 # --- Cards -----------------------------------------------------------------
 
@@ -53,8 +65,6 @@ def _by_rank(card: int) -> int:
 
 # --- Settings --------------------------------------------------------------
 
-RANK_SEQUENCES = ("ascending", "up_or_down", "any")
-
 
 @dataclass(frozen=True, slots=True)
 class Settings:
@@ -76,28 +86,23 @@ def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+SCHEMA: tuple[Setting, ...] = (
+    choice("decks", "Decks", "auto", (("auto", "automatic"), (1, "1 deck"), (2, "2 decks"))),
+    choice(
+        "rank_sequence",
+        "Rank sequence",
+        "ascending",
+        (("ascending", "ascending (A, 2, 3…)"), ("up_or_down", "one up or one down"), ("any", "any rank")),
+    ),
+    TURN_TIMER,
+    seats(3, 10, 6),
+)
+
+
 def parse_settings(raw: dict[str, Any] | None) -> Settings:
     """Validate raw room settings; anything unknown or malformed is refused by name."""
-    if raw is None:
-        return Settings()
-    if not isinstance(raw, dict):
-        raise InvalidSettings("settings must be an object")
-    unknown = sorted(set(raw) - {"decks", "rank_sequence", "turn_timer", "max_players"})
-    if unknown:
-        raise InvalidSettings(f"unknown setting(s): {', '.join(map(str, unknown))}")
-    decks = raw.get("decks", "auto")
-    if decks != "auto" and not (_is_int(decks) and decks in (1, 2)):
-        raise InvalidSettings('decks must be "auto", 1 or 2')
-    sequence = raw.get("rank_sequence", "ascending")
-    if sequence not in RANK_SEQUENCES:
-        raise InvalidSettings(f"rank_sequence must be one of {', '.join(RANK_SEQUENCES)}")
-    timer = raw.get("turn_timer", 0)
-    if not _is_int(timer) or not (timer == 0 or 10 <= timer <= 300):
-        raise InvalidSettings("turn_timer must be 0 (off) or 10..300 seconds")
-    max_players = raw.get("max_players", 6)
-    if not _is_int(max_players) or not 3 <= max_players <= 10:
-        raise InvalidSettings("max_players must be an integer from 3 to 10")
-    return Settings(decks=decks, rank_sequence=sequence, turn_timer=timer, max_players=max_players)
+    settings: Settings = read_settings(SCHEMA, raw, Settings)
+    return settings
 
 
 # --- State -----------------------------------------------------------------
@@ -506,6 +511,49 @@ def outcome(state: State) -> Outcome | None:
     return Outcome(winners=winners, scores=scores, reason=state.reason)
 
 
+def clone(state: State) -> State:
+    """An independent copy: hands, pile and the last play copied, the frozen settings shared."""
+    play = state.last_play
+    return replace(
+        state,
+        rng=clone_rng(state.rng),
+        hands=[hand.copy() for hand in state.hands],
+        active=state.active.copy(),
+        pile=state.pile.copy(),
+        last_play=None if play is None else replace(play, cards=play.cards.copy()),
+    )
+
+
+# --- In words, for a game log ---------------------------------------------------
+
+RANK_WORDS = ("Aces", "2s", "3s", "4s", "5s", "6s", "7s", "8s", "9s", "10s", "Jacks", "Queens", "Kings")
+
+
+def describe_event(event: dict[str, Any], names: Sequence[str]) -> str | None:
+    """One game-log line per event (see ``Game.describe_event``)."""
+    kind = event["type"]
+    if kind == "dealt":
+        return f"{sum(event['hand_sizes'])} cards dealt; {names[event['first']]} starts"
+    if kind == "played":
+        count = event["count"]
+        cards = f"{count} card{'s' if count != 1 else ''}"
+        return f"{names[event['seat']]} placed {cards} as {RANK_WORDS[event['rank']]}"
+    if kind == "called":
+        caller, placer = names[event["caller"]], names[event["placer"]]
+        verdict = "they were true" if event["truthful"] else "it was a lie"
+        taker = names[event["picked_up_by"]]
+        return f"{caller} called Cheat on {placer}: {verdict}; {taker} picks up {event['pile_count']} cards"
+    if kind == "left":
+        return f"{names[event['seat']]} left; {event['to_pile']} cards went onto the pile"
+    if kind == "timed_out":
+        return f"{names[event['seat']]} ran out of time"
+    if kind == "game_over":
+        if event["winner"] is None:
+            return "Game over: not enough players to go on"
+        return f"{names[event['winner']]} got rid of every card and wins"
+    return None  # turn, picked_up (the call said it): not worth a line
+
+
 # --- The engine object the room layer uses ---------------------------------
 
 
@@ -513,14 +561,27 @@ class Cheat:
     """The ``Game`` protocol, delegating to the rule functions above."""
 
     name = "cheat"
+    title = "Cheat"
+    how_to_play = (
+        "On your turn place 1–4 cards face down and announce them as the next rank — truthfully or not. "
+        "Anyone may call Cheat on the last play: the cards are shown, and a liar picks up the pile (else "
+        "the caller does). Get rid of all your cards to win."
+    )
     min_players = 3
     max_players = 10
+    settings_schema = SCHEMA
+    score_label = "cards left"
+    secret_fields: tuple[str, ...] = ("hand",)
+    revealing_events: tuple[str, ...] = ("called",)  # a call shows the placed cards to everyone
 
     def settings(self, raw: dict[str, Any] | None) -> Settings:
         return parse_settings(raw)
 
     def default_capacity(self, settings: Settings) -> int:
         return settings.max_players
+
+    def turn_timer(self, settings: Settings) -> int:
+        return settings.turn_timer
 
     def setup(self, settings: Settings | dict[str, Any] | None, players: int, rng: random.Random) -> State:
         if not isinstance(settings, Settings):
@@ -532,6 +593,10 @@ class Cheat:
 
     def parse_action(self, raw: dict[str, Any]) -> dict[str, Any]:
         return parse_action(raw)
+
+    def format_action(self, action: dict[str, Any]) -> dict[str, Any]:
+        """Engine actions are the wire form already: a copy (its card list too)."""
+        return {**action, "cards": list(action["cards"])} if "cards" in action else dict(action)
 
     def legal_actions(self, state: State, seat: int) -> list[dict[str, Any]]:
         return legal_actions(state, seat)
@@ -559,6 +624,12 @@ class Cheat:
 
     def outcome(self, state: State) -> Outcome | None:
         return outcome(state)
+
+    def clone(self, state: State) -> State:
+        return clone(state)
+
+    def describe_event(self, event: dict[str, Any], names: Sequence[str]) -> str | None:
+        return describe_event(event, names)
 
 
 GAME = Cheat()

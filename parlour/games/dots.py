@@ -41,15 +41,21 @@ third of a playout.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, fields
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from parlour.games.base import (
+    TURN_TIMER,
     Event,
     IllegalAction,
     InvalidSettings,
     Outcome,
-    check_int_setting,
+    Setting,
+    clone_rng,
+    number,
+    read_settings,
+    seats,
     shared_event,
 )
 
@@ -94,12 +100,12 @@ class Settings:
     max_players: int = 2
 
 
-_RANGES: dict[str, tuple[int, int]] = {
-    "width": (MIN_DOTS, MAX_DOTS),
-    "height": (MIN_DOTS, MAX_DOTS),
-    "turn_timer": (0, 300),
-    "max_players": (2, 8),
-}
+SCHEMA: tuple[Setting, ...] = (
+    number("width", "Width (dots)", 4, MIN_DOTS, MAX_DOTS),
+    number("height", "Height (dots)", 4, MIN_DOTS, MAX_DOTS),
+    TURN_TIMER,
+    seats(2, 8, 2),
+)
 
 
 class _Board:
@@ -244,26 +250,29 @@ class DotsGame:
     """The Dots & Boxes engine (see the module docstring for coordinates and ids)."""
 
     name = "dots"
+    title = "Dots & Boxes"
+    how_to_play = (
+        "Take turns drawing a line between two neighbouring dots. Draw the fourth side of a box to claim "
+        "it and move again. When the board is full, most boxes wins."
+    )
     min_players = 2
     max_players = _MAX_SEATS
+    settings_schema = SCHEMA
+    score_label = "boxes"
+    secret_fields: tuple[str, ...] = ()  # Dots & Boxes hides nothing
+    revealing_events: tuple[str, ...] = ()
 
     def settings(self, raw: dict[str, Any] | None) -> Settings:
         """Validate raw settings: only known keys, integers (not bools) within range."""
-        if raw is None:
-            return Settings()
-        if not isinstance(raw, dict):
-            raise InvalidSettings("settings must be an object")
-        known = {f.name for f in fields(Settings)}
-        unknown = sorted(str(k) for k in raw if k not in known)
-        if unknown:
-            raise InvalidSettings(f"unknown setting(s): {', '.join(unknown)}")
-        for key, value in raw.items():
-            check_int_setting(key, value, *_RANGES[key])
-        return Settings(**raw)
+        settings: Settings = read_settings(SCHEMA, raw, Settings)
+        return settings
 
     def default_capacity(self, settings: Settings) -> int:
         """The room offers ``max_players`` seats."""
         return settings.max_players
+
+    def turn_timer(self, settings: Settings) -> int:
+        return settings.turn_timer
 
     def setup(self, settings: Settings, players: int, rng: random.Random) -> State:
         """An empty board; seat 0 (the first to join) draws first."""
@@ -295,6 +304,11 @@ class DotsGame:
         if not (0 <= x < MAX_DOTS and 0 <= y < MAX_DOTS) or (x if d == 0 else y) == MAX_DOTS - 1:
             raise IllegalAction("off_board", f"line ({x}, {y}, {d}) is off the board")
         return line_id(x, y, d)
+
+    def format_action(self, action: int) -> dict[str, Any]:
+        """A line id as ``{"type": "line", "x", "y", "d"}``."""
+        x, y, d = line_xyd(action)
+        return {"type": "line", "x": x, "y": y, "d": d}
 
     def legal_actions(self, state: State, seat: int) -> list[int]:
         """Every free line id for the seat on turn (a copy, in no particular order); else empty."""
@@ -404,6 +418,45 @@ class DotsGame:
     def outcome(self, state: State) -> Outcome | None:
         """The result once every box is taken or fewer than two players remain."""
         return state.result
+
+    def clone(self, state: State) -> State:
+        """A copy sharing only what never changes (the board's tables, the frozen settings)."""
+        copy = State.__new__(State)
+        copy.settings, copy.board, copy.players = state.settings, state.board, state.players
+        copy.rng = clone_rng(state.rng)
+        copy.free, copy.pos, copy.sides, copy.owner = (
+            state.free.copy(),
+            state.pos.copy(),
+            state.sides.copy(),
+            state.owner.copy(),
+        )
+        copy.remaining, copy.turn = state.remaining, state.turn
+        copy.scores, copy.active = state.scores.copy(), state.active.copy()
+        copy.next_seat = state.next_seat.copy()
+        result = state.result
+        copy.result = (
+            None
+            if result is None
+            else Outcome(result.winners.copy(), dict(result.scores), result.reason, result.tie)
+        )
+        return copy
+
+    def describe_event(self, event: dict[str, Any], names: Sequence[str]) -> str | None:
+        kind = event["type"]
+        if kind == "line":
+            x, y, d = event["x"], event["y"], event["d"]
+            end = (x + 1, y) if d == 0 else (x, y + 1)
+            return f"{names[event['seat']]} drew the line from ({x}, {y}) to {end}"
+        if kind == "capture":
+            return f"{names[event['seat']]} took the box at ({event['x']}, {event['y']})"
+        if kind == "game_over":
+            scores = event["scores"]
+            who = " and ".join(names[w] for w in event["winners"])
+            boxes = scores[event["winners"][0]] if event["winners"] else 0
+            verb = "tie" if event["tie"] else "wins"
+            why = ", the last player left" if event["reason"] == "last_player" else ""
+            return f"{who} {verb} with {boxes} box{'es' if boxes != 1 else ''}{why}"
+        return None
 
     def _finish(self, state: State, reason: str) -> Event:
         """Most boxes among the seats still playing wins; a departed seat's boxes count for nobody."""

@@ -56,17 +56,24 @@ Choices the rulebook leaves open
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any, Final
 
 from parlour.games.base import (
     NO_PRIVATE,
+    TURN_TIMER,
     Event,
     IllegalAction,
     InvalidSettings,
     Outcome,
     ReadOnlyDict,
-    check_int_setting,
+    Setting,
+    clone_rng,
+    flag,
+    number,
+    read_settings,
+    seats,
     shared_event,
 )
 
@@ -287,31 +294,26 @@ def _settings_view(settings: Settings) -> dict[str, Any]:
     return data
 
 
-# Integer settings and their inclusive ranges; every other setting is a bool.
-_INT_RANGES = {
-    "uno_penalty": (0, 10),
-    "target_score": (0, 10_000),
-    "turn_timer": (0, 300),
-    "max_players": (2, 10),
-}
+SCHEMA: tuple[Setting, ...] = (
+    number("target_score", "Target score (0 = one round)", 500, 0, 10_000, step=50),
+    number("uno_penalty", "Missed-UNO penalty (cards)", 2, 0, 10),
+    TURN_TIMER,
+    flag("challenge_wild_draw4", "Challenge Wild Draw Four", True),
+    flag("stacking", "Stack Draw Two / Draw Four", False),
+    flag("jump_in", "Jump-in with an identical card", False),
+    flag("seven_swap", "Seven swaps hands", False),
+    flag("zero_rotate", "Zero rotates hands", False),
+    flag("forced_play", "Forced play", False),
+    flag("draw_until_playable", "Draw until playable", False),
+    seats(2, MAX_SEATS, MAX_SEATS),
+)
 
 
 def _validate_settings(raw: Any) -> Settings:
-    if raw is None:
-        return Settings()
     if isinstance(raw, Settings):
         return raw
-    if not isinstance(raw, dict):
-        raise InvalidSettings("settings must be an object")
-    known = {f.name: f for f in fields(Settings)}
-    for key, value in raw.items():
-        if key not in known:
-            raise InvalidSettings(f"unknown UNO setting {key!r}")
-        if key in _INT_RANGES:
-            check_int_setting(key, value, *_INT_RANGES[key])
-        elif type(value) is not bool:
-            raise InvalidSettings(f"{key} must be true or false")
-    return Settings(**raw)
+    settings: Settings = read_settings(SCHEMA, raw, Settings)
+    return settings
 
 
 @dataclass(slots=True, eq=False)
@@ -432,8 +434,21 @@ class Uno:
     """The UNO engine (see the module docstring for actions, codes and events)."""
 
     name = "uno"
+    title = "UNO"
+    how_to_play = (
+        "Match the top card by colour, number or symbol, or play a Wild and name a colour. Can't play? "
+        "Draw. Call UNO when you are down to one card — anyone may catch you if you forget. Empty your "
+        "hand to win the round."
+    )
     min_players = 2
     max_players = MAX_SEATS
+    settings_schema: tuple[Setting, ...]
+    score_label = "points"
+    secret_fields: tuple[str, ...] = ("hand",)
+    revealing_events: tuple[str, ...] = ("dealer_draw",)  # cards turned to pick the dealer
+
+    def __init__(self) -> None:
+        self.settings_schema = SCHEMA  # set here: mypyc takes only literals as class-level defaults
 
     # ----------------------------------------------------------------- setup
 
@@ -443,6 +458,9 @@ class Uno:
 
     def default_capacity(self, settings: Settings) -> int:
         return settings.max_players
+
+    def turn_timer(self, settings: Settings) -> int:
+        return settings.turn_timer
 
     def setup(self, settings: Settings, players: Any, rng: random.Random) -> State:
         """Pick the dealer by turning cards, then deal the first round."""
@@ -577,6 +595,10 @@ class Uno:
         if kind in ("draw", "pass", "call_uno", "challenge", "accept"):
             return {"type": kind}
         raise IllegalAction("bad_action", f"unknown action type {kind!r}")
+
+    def format_action(self, action: dict[str, Any]) -> dict[str, Any]:
+        """Engine actions are already in the wire form: a fresh copy."""
+        return dict(action)
 
     def legal_actions(self, state: State, seat: int) -> list[dict[str, Any]]:
         """Every action ``seat`` may take now, in and out of turn (shared dicts: read-only)."""
@@ -1024,6 +1046,40 @@ class Uno:
     def to_act(self, state: State) -> list[int]:
         return [] if state.over else [state.turn]
 
+    def clone(self, state: State) -> State:
+        """A copy sharing only immutable parts (settings, the events setup produced)."""
+        st = state
+        return State(
+            settings=st.settings,
+            n=st.n,
+            rng=clone_rng(st.rng),
+            hands=[hand.copy() for hand in st.hands],
+            draw=st.draw.copy(),
+            discard=st.discard.copy(),
+            color=st.color,
+            direction=st.direction,
+            turn=st.turn,
+            dealer=st.dealer,
+            active=st.active.copy(),
+            n_active=st.n_active,
+            uno_called=st.uno_called.copy(),
+            exposed=st.exposed,
+            stack=st.stack,
+            stack_kind=st.stack_kind,
+            offender=st.offender,
+            guilty=st.guilty,
+            drawn=st.drawn,
+            scores=st.scores.copy(),
+            round=st.round,
+            over=st.over,
+            winners=st.winners.copy(),
+            reason=st.reason,
+            setup_events=st.setup_events.copy(),
+        )
+
+    def describe_event(self, event: dict[str, Any], names: Sequence[str]) -> str | None:
+        return describe_event(event, names)
+
     def outcome(self, state: State) -> Outcome | None:
         if not state.over:
             return None
@@ -1079,6 +1135,87 @@ class Uno:
             "hand": [CARDS[c] for c in sorted(st.hands[seat])],
             "legal": [dict(a) for a in self.legal_actions(st, seat)],
         }
+
+
+_CARD_WORDS = {"skip": "Skip", "reverse": "Reverse", "draw2": "Draw Two"}
+_DRAW_REASONS = {
+    "draw2": " (Draw Two)",
+    "wild_draw4": " (Wild Draw Four)",
+    "stack": " (the stacked penalty)",
+    "challenge_lost": " (a lost challenge)",
+    "challenge_guilty": " (caught bluffing)",
+    "uno_penalty": " (missed UNO)",
+    "last_card": " (the last card)",
+    "timeout": " (out of time)",
+}
+
+
+def card_words(card: dict[str, Any]) -> str:
+    """A card as a player says it: "red 7", "blue Draw Two", "Wild Draw Four"."""
+    if card["type"] == "wild":
+        return "Wild"
+    if card["type"] == "wild-draw4":
+        return "Wild Draw Four"
+    value = card["value"] if card["type"] == "number" else _CARD_WORDS[card["type"]]
+    return f"{card['color']} {value}"
+
+
+def describe_event(event: dict[str, Any], names: Sequence[str]) -> str | None:
+    """One game-log line per event (see ``Game.describe_event``)."""
+    kind = event["type"]
+    who = names[event["seat"]] if isinstance(event.get("seat"), int) else ""
+    if kind == "play":
+        text = f"{who} played {card_words(event['card'])}"
+        if event["card"]["color"] == "wild":
+            text += f" and named {event['color']}"
+        if event["jump_in"]:
+            text += " (jump-in)"
+        return text + (" — UNO!" if event["uno"] else "")
+    if kind == "draw":
+        count = event["count"]
+        cards = event.get("cards")
+        what = ", ".join(map(card_words, cards)) if cards else f"{count} card{'s' if count != 1 else ''}"
+        return f"{who} drew {what}{_DRAW_REASONS.get(event['reason'], '')}"
+    if kind == "dealer_draw":
+        return f"{names[event['dealer']]} deals"
+    if kind == "deal":
+        return f"Round {event['round']}: {HAND_SIZE} cards each"
+    if kind == "first_card":
+        return f"The first card is {card_words(event['card'])}"
+    if kind == "reshuffle":
+        return "The discards were shuffled into a new draw pile"
+    if kind == "skip":
+        return f"{who} is skipped"
+    if kind == "reverse":
+        return "Play reverses"
+    if kind == "pass":
+        return f"{who} passed"
+    if kind == "uno_called":
+        return f"{who} called UNO"
+    if kind == "uno_caught":
+        return f"{who} caught {names[event['target']]} without UNO: +{event['penalty']} cards"
+    if kind == "challenge":
+        verdict = "guilty" if event["guilty"] else "innocent"
+        return f"{who} challenged {names[event['offender']]}'s Wild Draw Four: {verdict}"
+    if kind == "accept":
+        return f"{who} accepted the Wild Draw Four"
+    if kind == "swap":
+        return f"{who} swapped hands with {names[event['target']]}"
+    if kind == "rotate":
+        return "Every hand passed to the next player"
+    if kind == "player_left":
+        return f"{who} left; their cards went back into the draw pile"
+    if kind == "timeout":
+        return f"{who} ran out of time"
+    if kind == "round_over":
+        return f"{names[event['winner']]} won round {event['round']} (+{event['points']} points)"
+    if kind == "round_started":
+        return f"Round {event['round']}: {names[event['dealer']]} deals"
+    if kind == "game_over":
+        winners = " and ".join(names[w] for w in event["winners"])
+        why = " (everyone else left)" if event["reason"] == "opponents_left" else ""
+        return f"{winners} won the game{why}"
+    return None  # turn, drawn_playable: shown by the table, not worth a line
 
 
 GAME = Uno()

@@ -21,9 +21,11 @@ from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Respon
 from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 
+from parlour.bots.catalog import describe as describe_catalog
 from parlour.config import Config
 from parlour.games.compiled import compiled_modules
 from parlour.net import native
+from parlour.net.invite import routes_for
 from parlour.net.metrics import Metrics
 from parlour.rooms import Manager, Timings
 from parlour.rooms.bot_seats import bot_factory
@@ -121,17 +123,24 @@ def create_app(config: Config, store: Store | None = None) -> Starlette:
     async def rooms(request: Request) -> Response:
         return JSONResponse({"rooms": manager.public_rooms(request.query_params.get("game"))})
 
+    async def catalog(request: Request) -> Response:
+        return JSONResponse(describe_catalog())
+
     async def index(request: Request) -> Response:
         page = WEB_DIR / "index.html"
         if page.is_file():
             return FileResponse(page, headers={"Cache-Control": "no-cache"})
         return HTMLResponse(PLACEHOLDER)
 
+    invite, invite_qr = routes_for(config, manager.rooms)
     routes: list[BaseRoute] = [
         WebSocketRoute("/api/ws", native.endpoint),
+        Route("/api/invite/{code}", invite),
+        Route("/api/invite/{code}/qr.svg", invite_qr),
         Route("/healthz", healthz),
         Route("/metrics", metrics_page),
         Route("/api/rooms", rooms),
+        Route("/api/catalog", catalog),
         Route("/", index),
         Route("/r/{code}", index),
         *_adapter_routes(manager),

@@ -45,6 +45,7 @@ class CreateRoom(_Msg, tag="create_room"):
     password: str | None = None
     capacity: int | None = None
     bots_take_over: bool = True
+    bot_catch_delay: float = 2.0
 
 
 class Join(_Msg, tag="join"):
@@ -115,6 +116,7 @@ class UpdateSettings(_Msg, tag="update_settings"):
     password: str | msgspec.UnsetType = UNSET
     capacity: int | msgspec.UnsetType = UNSET
     bots_take_over: bool | msgspec.UnsetType = UNSET
+    bot_catch_delay: float | msgspec.UnsetType = UNSET
 
 
 class TakeSeat(_Msg, tag="take_seat"):
@@ -348,6 +350,7 @@ class NativeClient:
                 password=msg.password,
                 capacity=msg.capacity,
                 bots_take_over=msg.bots_take_over,
+                bot_catch_delay=msg.bot_catch_delay,
             )
         elif isinstance(msg, Join | Spectate):
             role = "player" if isinstance(msg, Join) else "spectator"

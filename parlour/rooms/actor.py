@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, cast
 from parlour.games import IllegalAction, InvalidSettings
 from parlour.rooms import messages
 from parlour.rooms.commands import Command, CommandError
-from parlour.rooms.enums import EndReason, Phase
+from parlour.rooms.enums import CLOSED, PLAYING, EndReason
 from parlour.rooms.state import RoomState
 
 if TYPE_CHECKING:
@@ -37,7 +37,7 @@ class RoomActor(RoomState):
     def submit(self, cmd: Command) -> asyncio.Future[str | None]:
         """Queue a command; the future resolves to None (accepted) or the error code once handled."""
         done: asyncio.Future[str | None] = (self._loop or asyncio.get_running_loop()).create_future()
-        if self.state == Phase.CLOSED:
+        if self.state == CLOSED:
             _send_error(cmd, "room_closed", "the room is closed")
             done.set_result("room_closed")
         else:
@@ -46,7 +46,7 @@ class RoomActor(RoomState):
 
     def submit_nowait(self, cmd: Command) -> None:
         """Queue a command whose outcome the caller does not wait for (its sink still gets any error)."""
-        if self.state == Phase.CLOSED:
+        if self.state == CLOSED:
             _send_error(cmd, "room_closed", "the room is closed")
         else:
             self._put((cmd, None))
@@ -92,7 +92,7 @@ class RoomActor(RoomState):
             if done is not None and not done.done():
                 done.set_result(error)
             self.hooks.processed(cast("Room", self), cmd.kind, error, time.perf_counter() - started)
-            if self.state == Phase.CLOSED:
+            if self.state == CLOSED:
                 break
         self._timers.cancel_all()
         while queue:
@@ -104,7 +104,7 @@ class RoomActor(RoomState):
 
     async def _process(self, cmd: Command) -> str | None:
         self._out, self._reply, self._record = [], None, None
-        log_before, logged_before = self.records, len(self.records)
+        records_before, count_before = self.records, len(self.records)
         try:
             accepted = self._apply(cmd)
         except CommandError as exc:
@@ -121,8 +121,8 @@ class RoomActor(RoomState):
                 await self.store.append(self.code, self.records[-1], self._record)
             except Exception:
                 # Not durable, so it never happened: drop the record; the caller rebuilds from the log.
-                del log_before[logged_before:]
-                self.records = log_before
+                del records_before[count_before:]
+                self.records = records_before
                 raise
         # Registry and lobby first: once a client reads a reply, the manager agrees with it.
         self.hooks.changed(cast("Room", self))
@@ -139,7 +139,7 @@ class RoomActor(RoomState):
                 cmd.sink.send({**(reply or messages.OK), "id": cmd.request_id})
             elif reply is not None:
                 cmd.sink.send(reply)
-        if self.state == Phase.CLOSED:
+        if self.state == CLOSED:
             await self.store.close_room(self.code, self.config.get("closed_reason", "closed"))
         else:
             self._timers.sync(self._deadlines())
@@ -153,7 +153,7 @@ class RoomActor(RoomState):
         handler = self.handlers.get(cmd.kind)
         if handler is None:
             raise CommandError("unknown_type", f"rooms do not handle {cmd.kind!r}")
-        in_game = self.state == Phase.PLAYING
+        in_game = self.state == PLAYING
         changed = handler(self, cmd)
         if changed:
             record = cmd.record()
@@ -163,7 +163,7 @@ class RoomActor(RoomState):
                 self.records = [{"k": "checkpoint", "s": None, "p": self.checkpoint(), "t": cmd.at}]
             else:
                 self.records.append(record)
-            if in_game or self.state == Phase.PLAYING or self._record is not None:
+            if in_game or self.state == PLAYING or self._record is not None:
                 self.game_log.append(record)
             if self._record is not None:
                 self._record.log = self.game_log
@@ -227,7 +227,7 @@ class RoomActor(RoomState):
                 self.hooks.membership(member.session, None)
             if (member.bot or member.replaced) and member.sink is not None and not self.replaying:
                 member.sink.close()
-        self.state = Phase.CLOSED
+        self.state = CLOSED
         self.countdown, self.turn, self.idle = None, None, None
         self.grace.clear()
 

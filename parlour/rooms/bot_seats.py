@@ -24,9 +24,10 @@ import random
 from collections import deque
 from typing import Any
 
-from parlour.bots.base import LEVELS, Bot, make_bot
+from parlour.bots.base import Bot
+from parlour.bots.catalog import bot_levels, make_bot
 from parlour.rooms.commands import Command
-from parlour.rooms.enums import Phase
+from parlour.rooms.enums import PLAYING
 from parlour.rooms.members import BotFactory
 
 log = logging.getLogger("parlour.bots")
@@ -52,6 +53,7 @@ class BotDriver:
         self.task: asyncio.Task[None] | None = None
         self.dirty = False  # a message arrived since the current decision began
         self.closed = False
+        self.last_card_at: dict[int, float] = {}  # seat → when a play left it one card without UNO
 
     # The sink protocol: called from the room's task, so nothing here may block.
 
@@ -66,14 +68,37 @@ class BotDriver:
             self.bot, self.events = None, deque()
         if kind in ("game_started", "game"):
             self.events.append(message["events"])
+            self._note_last_cards(message["events"])
             self._schedule()
-        elif kind == "room" and message.get("state") == Phase.PLAYING:
+        elif kind == "room" and message.get("state") == PLAYING:
             self._schedule()  # a snapshot mid-game: after a restart, or a seat taken over
 
     def close(self, code: int = 1000, reason: str = "") -> None:
         self.closed = True
         if self.task is not None:
             self.task.cancel()
+
+    def _note_last_cards(self, events: list[dict[str, Any]]) -> None:
+        """Remember when a play left a seat one card without calling UNO (the catch window opens)."""
+        for event in events:
+            if event.get("type") == "play" and event.get("count") == 1 and not event.get("uno"):
+                self.last_card_at[event["seat"]] = asyncio.get_running_loop().time()
+
+    def _catch_wait(self, action: Any) -> float:
+        """Seconds to hold back a catch of a human: the room's ``bot_catch_delay`` after their play."""
+        if not isinstance(action, dict) or action.get("type") != "catch":
+            return 0.0
+        target = action.get("target")
+        seats = self.room.seats
+        if not isinstance(target, int) or not 0 <= target < len(seats):
+            return 0.0
+        member = self.room.members.get(seats[target]["member"])
+        if member is None or member.bot:
+            return 0.0
+        since = self.last_card_at.get(target)
+        if since is None:
+            return self.room.bot_catch_delay
+        return since + self.room.bot_catch_delay - asyncio.get_running_loop().time()
 
     # Acting.
 
@@ -83,15 +108,18 @@ class BotDriver:
 
     def _seat(self) -> int | None:
         room = self.room
-        if self.closed or room.state != Phase.PLAYING or room.game is None:
+        if self.closed or room.state != PLAYING or room.game is None:
             return None
         return room.game_seat(self.member)
 
     def _ensure_bot(self, seat: int) -> Bot:
         if self.bot is None or self.bot.seat != seat:
             default = DEFAULT_LEVEL if self.member.bot else TAKEOVER_LEVEL
+            levels = bot_levels(self.room.game_name)
             level = self.member.bot_options.get("level") or default
-            self.bot = make_bot(self.room.game_name, level if level in LEVELS else default, seat, self.rng)
+            if level not in levels:
+                level = default if default in levels else levels[0]
+            self.bot = make_bot(self.room.game_name, level, seat, self.rng)
         return self.bot
 
     async def _act(self) -> None:
@@ -124,17 +152,18 @@ class BotDriver:
             action = legal[0] if engine.to_act(game)[:1] == [seat] else None
         if action is None or self._seat() != seat:
             return
+        wait = self._catch_wait(action)
+        if wait > 0:
+            # Give the human the time to press UNO!; then catch only if they still have not.
+            await asyncio.sleep(wait)
+            if self._seat() != seat or action not in engine.legal_actions(self.room.game, seat):
+                self.dirty = True  # decide afresh on what the table looks like now
+                return
         # Bot members may send the engine action itself; a human's seat taken over sends the wire form.
-        payload = {"engine_action": action} if self.member.bot else {"action": wire_action(action)}
+        payload = {"engine_action": action} if self.member.bot else {"action": engine.format_action(action)}
         # Sent through this driver: once the seat's human is back (or the bot removed), the room
         # ignores a move that was still on its way.
         await self.room.submit(self.command("action", self.member.session, payload, self))
-
-
-def wire_action(action: Any) -> dict[str, Any]:
-    """An engine action in the native protocol's form: UNO and Cheat actions already are; a Dots
-    action is a line id."""
-    return {"type": "line", "line": action} if isinstance(action, int) else action
 
 
 def bot_factory(delay: tuple[float, float]) -> BotFactory:

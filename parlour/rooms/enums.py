@@ -44,6 +44,18 @@ class EndReason(StrEnum):
     IDLE = "idle"
 
 
-BETWEEN_GAMES = frozenset({Phase.WAITING, Phase.FINISHED})
-BEFORE_START = frozenset({Phase.WAITING, Phase.COUNTDOWN})
-OPEN_FOR_PLAYERS = frozenset({Phase.WAITING, Phase.COUNTDOWN, Phase.FINISHED})
+# Reading a member off its class (``Phase.PLAYING``) costs ~0.4 µs on CPython 3.11, a module global
+# ~0.02 µs, and every game action checks the phase and each recipient's role several times: the
+# rooms compare against these names.
+WAITING, COUNTDOWN, PLAYING, FINISHED, CLOSED = (
+    Phase.WAITING,
+    Phase.COUNTDOWN,
+    Phase.PLAYING,
+    Phase.FINISHED,
+    Phase.CLOSED,
+)
+PLAYER, SPECTATOR = Role.PLAYER, Role.SPECTATOR
+
+BETWEEN_GAMES = frozenset({WAITING, FINISHED})
+BEFORE_START = frozenset({WAITING, COUNTDOWN})
+OPEN_FOR_PLAYERS = frozenset({WAITING, COUNTDOWN, FINISHED})

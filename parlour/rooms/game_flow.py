@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from parlour.games import Event
-from parlour.rooms import messages
+from parlour.rooms import messages, scoreboard
 from parlour.rooms.commands import Command, CommandError
-from parlour.rooms.enums import BEFORE_START, CountdownKind, Phase
+from parlour.rooms.enums import BEFORE_START, COUNTDOWN, FINISHED, PLAYING, WAITING, CountdownKind
 from parlour.rooms.members import Message
 from parlour.rooms.state import RoomState
 from parlour.store import GameRecord
@@ -42,11 +42,11 @@ class GameFlow(RoomState):
             )
         if kind is None:
             if self.countdown is not None:
-                self.countdown, self.state = None, Phase.WAITING
+                self.countdown, self.state = None, WAITING
                 self.broadcast(messages.countdown(None, None, None))
             return
         if self.countdown is None or joined:
-            self.countdown, self.state = (kind, at + seconds), Phase.COUNTDOWN
+            self.countdown, self.state = (kind, at + seconds), COUNTDOWN
             self.broadcast(self.countdown_message())
 
     def start_game(self, cmd: Command) -> None:
@@ -68,7 +68,9 @@ class GameFlow(RoomState):
         self.seed, self.started_at, self.seq = seed, cmd.at, 0
         self.games_played += 1
         self.game_log, self.outcome, self.countdown = [], None, None
-        self.state = Phase.PLAYING
+        self.table_log.clear()
+        self.table_log_count = 0
+        self.state = PLAYING
         self.turn = None
         self.set_turn(cmd.at, None)
         events = self.engine.start_events(self.game)
@@ -84,28 +86,29 @@ class GameFlow(RoomState):
 
     def set_turn(self, at: float, actor: int | None) -> None:
         """The clock restarts when the seat on it changes or that seat acted; others acting don't reset it."""
-        to_act = self.engine.to_act(self.game) if self.state == Phase.PLAYING else []
+        to_act = self.engine.to_act(self.game) if self.state == PLAYING else []
         if not to_act:
             self.turn = None
             return
         seat = to_act[0]
         if self.turn is not None and self.turn[0] == seat and actor != seat:
             return
-        limit = getattr(self.rules, "turn_timer", 0) or 0
+        limit = self.engine.turn_timer(self.rules)
         self.turn = (seat, at + limit if limit else None)
 
     def check_over(self, at: float) -> None:
         outcome = self.engine.outcome(self.game)
-        if outcome is None or self.state != Phase.PLAYING:
+        if outcome is None or self.state != PLAYING:
             return
         self.outcome = outcome_json(outcome)
         self.end_game(at, self.outcome)
-        self.broadcast(messages.game_over(self.outcome, self.seats))
+        scoreboard.record(self.scoreboard, self.game_name, self.seats, self.outcome)
+        self.broadcast(messages.game_over(self.outcome, self.seats, scoreboard.as_list(self.scoreboard)))
         self.release_replaced(at)
 
     def end_game(self, at: float, result: Message) -> None:
         """Leave ``playing`` and keep the game's record (saved with this command's log entry)."""
-        self.state, self.turn = Phase.FINISHED, None
+        self.state, self.turn = FINISHED, None
         players = [{**s, "session": sess} for s, sess in zip(self.seats, self.seat_sessions, strict=True)]
         self._record = GameRecord(
             self.code,
@@ -122,7 +125,7 @@ class GameFlow(RoomState):
 
     def to_waiting(self) -> None:
         """Back to the waiting room (rematch, reset): seats renumbered, everyone unready."""
-        self.state, self.countdown, self.turn = Phase.WAITING, None, None
+        self.state, self.countdown, self.turn = WAITING, None, None
         self.game, self.outcome, self.seats, self.seat_sessions = None, None, [], []
         for seat, member in enumerate(self.players()):
             member.seat, member.ready = seat, member.bot

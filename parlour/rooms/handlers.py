@@ -11,19 +11,23 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from parlour.bots.catalog import bot_levels
 from parlour.rooms import messages
 from parlour.rooms.commands import Command, CommandError
 from parlour.rooms.enums import (
     BEFORE_START,
     BETWEEN_GAMES,
+    FINISHED,
     OPEN_FOR_PLAYERS,
+    PLAYER,
+    PLAYING,
+    SPECTATOR,
+    WAITING,
     EndReason,
     LeaveReason,
-    Phase,
-    Role,
 )
 from parlour.rooms.members import Member
-from parlour.rooms.validate import check_password, clean_chat, hash_password
+from parlour.rooms.validate import check_catch_delay, check_password, clean_chat, hash_password
 
 if TYPE_CHECKING:  # the room is given this table (``Room.handlers``); it needs no room to be built
     from parlour.rooms.room import Room
@@ -48,7 +52,7 @@ def join(room: Room, cmd: Command) -> bool | None:
     """Join as a player or spectator (``payload.role``); the same session joining again re-attaches."""
     password = cmd.payload.pop("password", None)
     verified = cmd.payload.pop("password_verified", None)  # [hash, ok] from the manager's worker thread
-    role = Role.PLAYER if cmd.payload.get("role", Role.PLAYER) == Role.PLAYER else Role.SPECTATOR
+    role = PLAYER if cmd.payload.get("role", PLAYER) == PLAYER else SPECTATOR
     existing = room.member_by_session(cmd.session)
     if existing is not None:
         return reconnect(room, cmd)
@@ -62,7 +66,7 @@ def join(room: Room, cmd: Command) -> bool | None:
             correct = check_password(password, room.password_hash or "")
         if not correct:
             raise CommandError("wrong_password", "wrong or missing password")
-    if role == Role.PLAYER:
+    if role == PLAYER:
         if room.state not in OPEN_FOR_PLAYERS:
             raise CommandError("game_in_progress", "a game is in progress; spectate instead")
         if len(room.players()) >= room.capacity:
@@ -70,7 +74,7 @@ def join(room: Room, cmd: Command) -> bool | None:
     member = room.add_member(cmd.session or "", cmd.payload["name"], role)
     member.sink = cmd.sink
     room.broadcast(messages.member_joined(member, room.host), exclude=member)
-    room.update_countdown(cmd.at, joined=role == Role.PLAYER)
+    room.update_countdown(cmd.at, joined=role == PLAYER)
     room.update_idle(cmd.at)
     room.reply(room.snapshot(member))
     return True
@@ -126,14 +130,20 @@ def add_bot(room: Room, cmd: Command) -> bool | None:
     room.require_host(cmd)
     if room.bot_factory is None and not room.replaying:
         raise CommandError("bots_unavailable", "no bot driver is installed")
-    if room.state != Phase.WAITING:
+    level, levels = cmd.payload.get("level"), bot_levels(room.game_name)
+    if not room.replaying and (not levels or (level is not None and level not in levels)):
+        title = room.engine.title
+        if not levels:
+            raise CommandError("no_bots", f"{title} has no bots")
+        raise CommandError("no_bots", f"{title} has no {level!r} bot (it has {', '.join(levels)})")
+    if room.state != WAITING:
         raise CommandError("invalid_state", "bots join between games")
     if len(room.players()) >= room.capacity:
         raise CommandError("room_full", "no free seat")
     name = cmd.payload.get("name") or f"Bot {room.member_count + 1}"
-    member = room.add_member("", name, Role.PLAYER, bot=True)
+    member = room.add_member("", name, PLAYER, bot=True)
     member.session, member.ready = f"bot:{member.id}", True
-    member.bot_options = {"level": cmd.payload.get("level")}
+    member.bot_options = {"level": level}
     if room.bot_factory is not None and not room.replaying:
         member.sink = room.bot_factory(room, member)
         member.sink.send(room.snapshot(member))
@@ -188,7 +198,7 @@ def take_seat(room: Room, cmd: Command) -> bool | None:
         raise CommandError("game_in_progress", "change seats between games")
     if len(room.players()) >= room.capacity:
         raise CommandError("room_full", "no free seat")
-    member.role, member.seat, member.ready = Role.PLAYER, room.free_seat(), False
+    member.role, member.seat, member.ready = PLAYER, room.free_seat(), False
     room.broadcast(messages.member_updated(member, room.host))
     room.update_countdown(cmd.at, joined=True)
     return True
@@ -201,7 +211,7 @@ def become_spectator(room: Room, cmd: Command) -> bool | None:
         return False
     if room.state not in BETWEEN_GAMES:
         raise CommandError("game_in_progress", "change seats between games")
-    member.role, member.seat, member.ready = Role.SPECTATOR, None, False
+    member.role, member.seat, member.ready = SPECTATOR, None, False
     room.broadcast(messages.member_updated(member, room.host))
     room.update_countdown(cmd.at)
     return True
@@ -212,11 +222,14 @@ def rematch(room: Room, cmd: Command) -> bool | None:
     member = room.require_member(cmd)
     if not member.is_player:
         raise CommandError("not_a_player", "only players call a rematch")
-    if room.state != Phase.FINISHED:
+    if room.state != FINISHED:
         raise CommandError("invalid_state", "a rematch follows a finished game")
     room.to_waiting()
+    member.ready = True  # asking is accepting: the others accept by readying up
     room.broadcast_snapshots()
-    room.broadcast(messages.state_changed(Phase.WAITING))
+    room.broadcast(messages.state_changed(WAITING))
+    room.broadcast(messages.rematch_offer(member))
+    room.update_countdown(cmd.at)
     return True
 
 
@@ -261,7 +274,7 @@ def transfer_host(room: Room, cmd: Command) -> bool | None:
 def update_settings(room: Room, cmd: Command) -> bool | None:
     """Change rules, visibility, password or capacity while waiting; everyone is unreadied."""
     room.require_host(cmd)
-    if room.state != Phase.WAITING:
+    if room.state != WAITING:
         raise CommandError("invalid_state", "settings change only in the waiting room")
     payload = cmd.payload
     rules = room.engine.settings(payload["settings"]) if "settings" in payload else room.rules
@@ -271,19 +284,26 @@ def update_settings(room: Room, cmd: Command) -> bool | None:
         raise CommandError(
             "invalid_capacity", f"capacity must fit {players} to {room.engine.max_players} players"
         )
+    catch_delay = check_catch_delay(payload.get("bot_catch_delay", room.bot_catch_delay))
     if "password" in payload:
         password = payload.pop("password")
         payload["password_hash"] = hash_password(password) if password else None
     if "settings" in payload:
         room.settings_raw, room.rules = dict(payload["settings"]), rules
     room.capacity = capacity
+    room.bot_catch_delay = catch_delay
     room.public = payload.get("public", room.public)
     room.bots_take_over = bool(payload.get("bots_take_over", room.bots_take_over))
     if "password_hash" in payload:
         room.password_hash = payload["password_hash"]
     room.broadcast(
         messages.settings_changed(
-            room.settings_raw, room.public, room.capacity, room.password_hash is not None, room.bots_take_over
+            room.settings_raw,
+            room.public,
+            room.capacity,
+            room.password_hash is not None,
+            room.bots_take_over,
+            room.bot_catch_delay,
         )
     )
     for member in room.players():
@@ -294,7 +314,7 @@ def update_settings(room: Room, cmd: Command) -> bool | None:
 
 
 def _abandon(room: Room, cmd: Command, reason: EndReason) -> None:
-    if room.state == Phase.PLAYING:
+    if room.state == PLAYING:
         room.end_game(cmd.at, {"winners": [], "scores": {}, "reason": reason, "tie": False})
         room.release_replaced(cmd.at)
 
@@ -305,7 +325,7 @@ def reset(room: Room, cmd: Command) -> bool | None:
     _abandon(room, cmd, EndReason.RESET)
     room.to_waiting()
     room.broadcast_snapshots()
-    room.broadcast(messages.state_changed(Phase.WAITING))
+    room.broadcast(messages.state_changed(WAITING))
     return True
 
 
@@ -334,7 +354,7 @@ def action(room: Room, cmd: Command) -> bool | None:
         return None
     if not member.is_player:
         raise CommandError("not_a_player", "spectators cannot play")
-    if room.state != Phase.PLAYING:
+    if room.state != PLAYING:
         raise CommandError("invalid_state", "no game is running")
     seat = room.game_seat(member)
     if seat is None:
@@ -379,7 +399,7 @@ def timer(room: Room, cmd: Command) -> bool | None:
             return None
         room.start_game(cmd)
     elif name == "turn":
-        if room.turn is None or (live and room.turn[1] != deadline) or room.state != Phase.PLAYING:
+        if room.turn is None or (live and room.turn[1] != deadline) or room.state != PLAYING:
             return None
         seat = room.turn[0]
         room.game_events(room.engine.on_timeout(room.game, seat), cmd.at, seat)

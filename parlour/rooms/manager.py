@@ -14,13 +14,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from parlour.games import InvalidSettings, get_game
+from parlour.bots.catalog import get_game
+from parlour.games import InvalidSettings
 from parlour.rooms import messages
 from parlour.rooms.commands import Command, CommandError
-from parlour.rooms.enums import BEFORE_START, Phase
+from parlour.rooms.enums import BEFORE_START, CLOSED, FINISHED
 from parlour.rooms.members import BotFactory, Message, Sink
 from parlour.rooms.room import Room, Timings
 from parlour.rooms.validate import (
+    check_catch_delay,
     check_password,
     clean_name,
     hash_password,
@@ -79,7 +81,7 @@ class Manager:
                 log.exception("room=%s could not be recovered; closing it", record.code)
                 await self.store.close_room(record.code, "recovery_failed")
                 continue
-            if room.state == Phase.CLOSED:
+            if room.state == CLOSED:
                 await self.store.close_room(record.code, room.config.get("closed_reason", "closed"))
                 continue
             self.rooms[room.code] = room
@@ -105,7 +107,7 @@ class Manager:
             self.session_rooms[session] = room
 
     def changed(self, room: Room) -> None:
-        if room.state == Phase.CLOSED:
+        if room.state == CLOSED:
             self.rooms.pop(room.code, None)
         self._listed_update(room)
 
@@ -173,10 +175,13 @@ class Manager:
         capacity: int | None = None,
         quick_play: bool = False,
         bots_take_over: bool = True,
+        bot_catch_delay: float = 2.0,
     ) -> None:
         """Open a room with the creator in seat 0 as host."""
         self._require_free(session)
-        room = await self._open_room(game, settings, public, password, capacity, quick_play, bots_take_over)
+        room = await self._open_room(
+            game, settings, public, password, capacity, quick_play, bots_take_over, bot_catch_delay
+        )
         payload = {"name": session.name, "creator": True}
         await room.submit(Command("join", session.id, payload, sink, request_id))
 
@@ -189,6 +194,7 @@ class Manager:
         capacity: int | None,
         quick_play: bool,
         bots_take_over: bool,
+        bot_catch_delay: float = 2.0,
     ) -> Room:
         try:
             engine = get_game(game)
@@ -213,6 +219,7 @@ class Manager:
             "capacity": capacity,
             "quick_play": quick_play,
             "bots_take_over": bots_take_over,
+            "bot_catch_delay": check_catch_delay(bot_catch_delay),
             "created_at": time.time(),
         }
         while True:
@@ -338,7 +345,12 @@ class Manager:
 
     def _listed_update(self, room: Room) -> None:
         """Keep the public list current and push differences to lobby subscribers."""
-        listed = room.public and room.state != Phase.CLOSED
+        # Only rooms someone can still meet people in: a connected human, not over, not closed.
+        listed = (
+            room.public
+            and room.state not in (CLOSED, FINISHED)
+            and any(m.connected and not m.bot for m in room.members.values())
+        )
         summary = room.summary() if listed else None
         previous = self._listed.get(room.code)
         if summary == previous:

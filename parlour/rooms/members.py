@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from parlour.rooms.enums import Role
+from parlour.rooms.enums import PLAYER, Role
 
 Message = dict[str, Any]
 
@@ -54,7 +54,7 @@ class Member:
     id: str
     session: str
     name: str
-    role: Role = Role.PLAYER
+    role: Role = PLAYER
     seat: int | None = None
     ready: bool = False
     connected: bool = True
@@ -65,7 +65,7 @@ class Member:
 
     @property
     def is_player(self) -> bool:
-        return self.role == Role.PLAYER
+        return self.role == PLAYER
 
     def public(self, host: str | None) -> Message:
         """The member as every other member sees it."""
@@ -88,6 +88,6 @@ BotFactory = Callable[[Any, Member], Sink]
 The bot receives its seat's messages through the returned sink (``send`` runs inside the room's
 task: schedule work, never block) and acts by submitting
 ``Command("action", member.session, {"engine_action": a})`` with ``a`` one of
-``room.engine.legal_actions(room.game, seat)`` (or ``{"action": wire_action}``). The server installs
-``parlour.rooms.bot_seats.bot_factory``.
+``room.engine.legal_actions(room.game, seat)`` (or its wire form,
+``{"action": room.engine.format_action(a)}``). The server installs ``parlour.rooms.bot_seats.bot_factory``.
 """

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, cast
 
+from parlour.bots.catalog import has_bots
 from parlour.rooms import messages
 from parlour.rooms.commands import Command, CommandError
-from parlour.rooms.enums import LeaveReason, Phase, Role
+from parlour.rooms.enums import PLAYER, PLAYING, LeaveReason, Role
 from parlour.rooms.members import Member
 from parlour.rooms.state import RoomState
 
@@ -45,7 +46,7 @@ class Membership(RoomState):
     def add_member(self, session: str, name: str, role: Role, bot: bool = False) -> Member:
         self.member_count += 1
         member = Member(f"m{self.member_count}", session, name, role=role, bot=bot)
-        if role == Role.PLAYER:
+        if role == PLAYER:
             member.seat = self.free_seat()
         self.members[member.id] = member
         if self.host is None and not bot:
@@ -69,7 +70,7 @@ class Membership(RoomState):
         self.broadcast(messages.member_left(member.id, reason))
         if member.id == self.host:
             self.pass_host()
-        if self.state == Phase.PLAYING and seat is not None:
+        if self.state == PLAYING and seat is not None:
             self.seats[seat]["left"] = True
             self.game_events(self.engine.on_leave(self.game, seat), at, None)
         self.update_countdown(at)
@@ -81,7 +82,8 @@ class Membership(RoomState):
         return (
             self.bots_take_over
             and self.bot_factory is not None
-            and self.state == Phase.PLAYING
+            and has_bots(self.game_name)
+            and self.state == PLAYING
             and seat is not None
             and not self.seats[seat].get("left")
         )

@@ -1,6 +1,7 @@
 // Start screen: name, join by code, create with settings, quick play, public rooms.
 
-import { GAMES, capacityField, readSettings, settingsFields } from "./settings.js";
+import { GAMES, title } from "./catalog.js";
+import { capacityField, readSettings, settingsFields } from "./settings.js";
 import { $, $$, el, fill } from "./ui.js";
 
 const STATE_WORDS = { waiting: "waiting", countdown: "starting", playing: "playing", finished: "finished" };
@@ -9,6 +10,15 @@ export function initLobby(app) {
   const name = $("#name");
   name.value = localStorage.getItem("parlour.name") ?? "";
   name.addEventListener("change", () => localStorage.setItem("parlour.name", name.value.trim()));
+
+  // The games come from the catalog: a tagline, a quick-play button and a choice each.
+  const games = Object.values(GAMES);
+  const titles = games.map((g) => g.title);
+  $("#start-title").textContent = `Play ${titles.length > 1 ? `${titles.slice(0, -1).join(", ")} and ${titles.at(-1)}` : titles[0]} with friends`;
+  fill($("#quick-games"), games.map((g) => el("button", { type: "button", dataset: { quick: g.name } }, g.title)));
+  $("#game-pick").append(
+    ...games.map((g, i) => el("label", { class: "choice" }, el("input", { type: "radio", name: "game", value: g.name, checked: i === 0 }), " ", g.title)),
+  );
 
   const create = $("#create-form");
   const showSettings = () => {
@@ -71,10 +81,11 @@ export function renderRooms(rooms, app) {
       return el(
         "li",
         { class: "room-item", dataset: { code: room.code } },
-        el("span", { class: "room-game" }, GAMES[room.game]?.label ?? room.game),
+        el("span", { class: "room-game" }, title(room.game)),
         el("code", {}, room.code),
-        el("span", { class: "muted" }, `${room.players}/${room.capacity} · ${STATE_WORDS[room.state] ?? room.state}`),
-        room.has_password ? el("span", { class: "badge", title: "Password required" }, "🔒 password") : null,
+        el("span", { class: "muted" }, `${room.players}/${room.capacity}${room.bots ? ` (${room.bots} bot${room.bots > 1 ? "s" : ""})` : ""} · ${STATE_WORDS[room.state] ?? room.state}`),
+        room.host ? el("span", { class: "room-host" }, `host: ${room.host}`) : null,
+        room.has_password ? el("span", { class: "badge", title: "Password required" }, "password") : null,
         el(
           "span",
           { class: "row" },

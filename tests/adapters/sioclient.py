@@ -13,39 +13,17 @@ import socketio
 Event = tuple[str, Any]
 
 
-class SioClient:
-    """Records every (event, data); ``expect`` waits for the next matching event after the cursor.
+class Recorder:
+    """Records every (event, data); ``expect`` waits for the next matching event after the cursor."""
 
-    Each client is a browser of its own (a fresh cookie jar) unless given another one's ``jar``.
-    """
-
-    def __init__(self, jar: aiohttp.CookieJar | None = None) -> None:
-        self.jar = jar if jar is not None else aiohttp.CookieJar(unsafe=True)  # unsafe: 127.0.0.1
-        self.http = aiohttp.ClientSession(cookie_jar=self.jar)
-        self.sio = socketio.AsyncClient(reconnection=False, http_session=self.http)
+    def __init__(self) -> None:
         self.events: list[Event] = []
         self.cursor = 0
         self._arrived = asyncio.Event()
-        self.sio.on("*", self._record)
 
-    @classmethod
-    async def open(cls, server: Any, name: str | None = None, token: str | None = None) -> SioClient:
-        client = cls()
-        fields = {"name": name, "token": token}
-        auth = {k: v for k, v in fields.items() if v is not None} or None
-        await client.sio.connect(f"http://127.0.0.1:{server.port}", auth=auth, transports=["websocket"])
-        return client
-
-    @property
-    def sid(self) -> str:
-        return self.sio.get_sid()
-
-    async def _record(self, event: str, data: Any = None) -> None:
+    def _record(self, event: str, data: Any = None) -> None:
         self.events.append((event, data))
         self._arrived.set()
-
-    async def emit(self, event: str, data: Any = None) -> None:
-        await self.sio.emit(event, data)
 
     async def next_matching(self, pred: Callable[[str, Any], bool], timeout: float = 5.0) -> Event:
         """The next (event, data) after the cursor matching ``pred``; the cursor moves past it."""
@@ -73,6 +51,38 @@ class SioClient:
 
     def last(self, event: str) -> Any:
         return next(data for name, data in reversed(self.events) if name == event)
+
+
+class SioClient(Recorder):
+    """A python-socketio (Socket.IO v5 / Engine.IO v4) client, recording what it receives.
+
+    Each client is a browser of its own (a fresh cookie jar) unless given another one's ``jar``.
+    """
+
+    def __init__(self, jar: aiohttp.CookieJar | None = None) -> None:
+        super().__init__()
+        self.jar = jar if jar is not None else aiohttp.CookieJar(unsafe=True)  # unsafe: 127.0.0.1
+        self.http = aiohttp.ClientSession(cookie_jar=self.jar)
+        self.sio = socketio.AsyncClient(reconnection=False, http_session=self.http)
+        self.sio.on("*", self._on_any)
+
+    @classmethod
+    async def open(cls, server: Any, name: str | None = None, token: str | None = None) -> SioClient:
+        client = cls()
+        fields = {"name": name, "token": token}
+        auth = {k: v for k, v in fields.items() if v is not None} or None
+        await client.sio.connect(f"http://127.0.0.1:{server.port}", auth=auth, transports=["websocket"])
+        return client
+
+    @property
+    def sid(self) -> str:
+        return self.sio.get_sid()
+
+    async def _on_any(self, event: str, data: Any = None) -> None:
+        self._record(event, data)
+
+    async def emit(self, event: str, data: Any = None) -> None:
+        await self.sio.emit(event, data)
 
     async def close(self) -> None:
         await self.sio.disconnect()

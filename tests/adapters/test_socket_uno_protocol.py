@@ -47,21 +47,34 @@ async def pair(server: Any) -> tuple[SioClient, SioClient, str]:
 
 
 async def take_turn(client: SioClient, code: Any) -> None:
-    """What a tutorial player does: click cards until one is accepted, else the deck (maybe twice)."""
-    for number in list(client.last("haveCard")):
-        await client.emit("playCard", [number, code])
-        event, _ = await client.next_matching(lambda name, _: name in ("sendCard", "error"))
-        if event == "sendCard":
+    """What a tutorial player does: click cards until one is accepted, else the deck (maybe twice).
+
+    Each click waits for its own answer — the ``sendCard`` of that very card, or an ``error`` — never
+    for any ``sendCard``: at a game's start the table's ``sendCard`` follows ``turnPlayer``, and taking
+    it for the answer to a refused click left the player on turn waiting for a turn it already had.
+    """
+    held = list(client.last("haveCard"))
+    for number in held:
+        if await _click(client, number, code):
             return
     await client.emit("drawCard", [1, code])
-    event, _ = await client.next_matching(lambda name, _: name in ("haveCard", "error"))
+    event, hand = await client.next_matching(lambda name, _: name in ("haveCard", "error"))
+    if event == "error":
+        return
+    drawn = [n for n in hand if n not in held]
     await asyncio.sleep(0.02)  # a turnPlayer follows the new hand at once unless the draw is playable
-    if event == "haveCard" and not _moved_on(client):
-        drawn = client.last("haveCard")[-1]
-        await client.emit("playCard", [drawn, code])
-        event, _ = await client.next_matching(lambda name, _: name in ("sendCard", "error"))
-        if event == "error":
-            await client.emit("drawCard", [1, code])  # keep it: pass
+    if drawn and not _moved_on(client) and not await _click(client, drawn[0], code):
+        await client.emit("drawCard", [1, code])  # keep it: pass
+        await client.next_matching(lambda name, _: name in ("turnPlayer", "error"))
+
+
+async def _click(client: SioClient, number: int, code: Any) -> bool:
+    """Play one card; True when the server put that card on the table."""
+    await client.emit("playCard", [number, code])
+    answer = await client.next_matching(
+        lambda name, data: (name, data) == ("sendCard", number) or name == "error"
+    )
+    return answer[0] == "sendCard"
 
 
 def _moved_on(client: SioClient) -> bool:
@@ -203,7 +216,13 @@ async def test_a_native_quick_player_and_a_tutorial_client_finish_a_match(fresh_
     assert (await native.request("quick_play", game="uno"))["code"] == code
     assert await tom.expect("responseRoom") == [code, 2, 10]
     handled, acted_seq, over = -1, -1, None
+    deadline = asyncio.get_running_loop().time() + 150
     while over is None:
+        assert asyncio.get_running_loop().time() < deadline, (
+            "stalled",
+            tom.events[-12:],
+            native.messages[-4:],
+        )
         over = next((m for m in native.messages if m.get("type") == "game_over"), None)
         games = [m for m in native.messages if m.get("type") in ("game_started", "game")]
         view = games[-1]["view"] if games else {}

@@ -59,6 +59,7 @@ def uno_view(hand: list[int], **extra: Any) -> Message:
         "top": dict(CARDS[0]),
         "color": "red",
         "settings": {"seven_swap": False},
+        "legal": [],
         "pending": {"draw_stack": 0, "challenge": None, "drawn_card_playable": False},
     }
     view.update(extra)
@@ -75,17 +76,22 @@ def tutorial(view: Message) -> tuple[TutorialClient, ScriptedSession, list[tuple
 
 async def test_tutorial_wild_names_the_most_held_colour_and_calls_uno_on_the_second_last_card() -> None:
     blue_5, blue_7, wild = 25 * 3 + 9, 25 * 3 + 13, 100
-    client, session, _ = tutorial(uno_view([blue_5, wild]))
+    colours = ("red", "yellow", "green", "blue")
+    # The engine lists a Wild once per colour, with the UNO call when it leaves one card.
+    listed = [{"type": "play", "card": wild, "color": c, "uno": True} for c in colours]
+    client, session, _ = tutorial(uno_view([blue_5, wild], legal=listed))
     await client.play_card([card_to_number(wild), "ROOM1"])
     assert session.actions() == [{"type": "play", "card": wild, "color": "blue", "uno": True}]
-    client.view = uno_view([blue_5, blue_7, 26, wild])  # blue ×2 beats yellow ×1
+    listed = [{"type": "play", "card": wild, "color": c} for c in colours]
+    client.view = uno_view([blue_5, blue_7, 26, wild], legal=listed)  # blue ×2 beats yellow ×1
     await client.play_card([card_to_number(wild), "ROOM1"])
     assert session.actions()[-1] == {"type": "play", "card": wild, "color": "blue"}
 
 
 async def test_tutorial_seven_swap_targets_the_fewest_cards() -> None:
     red_7 = 13
-    view = uno_view([red_7, 1, 2], counts=[3, 6, 2], active=[True, True, True], settings={"seven_swap": True})
+    listed = [{"type": "play", "card": red_7, "target": t} for t in (1, 2)]
+    view = uno_view([red_7, 1, 2], counts=[3, 6, 2], active=[True, True, True], legal=listed)
     client, session, _ = tutorial(view)
     client.seats = {0: "m1", 1: "m2", 2: "m3"}
     await client.play_card([card_to_number(red_7), "ROOM1"])

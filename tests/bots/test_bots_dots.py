@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from parlour.bots import make_bot
+from parlour.bots.catalog import get_game
 from parlour.bots.dots_endgame import Position, components, grid, open_value
-from parlour.games import get_game
 from parlour.games.dots import line_id, line_xyd
 
 GAME = get_game("dots")

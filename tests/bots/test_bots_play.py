@@ -1,9 +1,8 @@
-"""Bots finish games of every game and setting combination, only ever choosing listed actions, and only
-ever given what their seat may see."""
+"""Bots of every registered game finish games under each of its settings (drawn from its schema), only
+ever choosing listed actions, and only ever given what their seat may see."""
 
 from __future__ import annotations
 
-import itertools
 import json
 import random
 from typing import Any
@@ -11,54 +10,59 @@ from typing import Any
 import pytest
 
 from parlour.bots import Bot, make_bot
+from parlour.bots.catalog import CATALOG, get_game
 from parlour.bots.simulate import run
-from parlour.games import Event, get_game
-
-UNO_FLAGS = ["stacking", "jump_in", "seven_swap", "zero_rotate", "forced_play", "draw_until_playable"]
-
-
-def _uno_settings() -> list[dict[str, Any]]:
-    """Every house rule on and off in pairs, with and without the challenge, single rounds."""
-    out = []
-    for a, b in itertools.combinations([*UNO_FLAGS, None], 2):
-        for challenge in (True, False):
-            raw: dict[str, Any] = {"target_score": 0, "challenge_wild_draw4": challenge}
-            raw.update({f: True for f in (a, b) if f})
-            out.append(raw)
-    out.append({**dict.fromkeys(UNO_FLAGS, True), "target_score": 0})
-    return out
+from parlour.games import Event, Game
+from parlour.games.base import SettingKind
 
 
-CASES: list[tuple[str, int, dict[str, Any] | None, int]] = [
-    *(("uno", n, s, 2) for n in (2, 4) for s in _uno_settings()),
-    ("uno", 2, {"target_score": 200}, 4),  # a match over several rounds
-    *(
-        ("cheat", n, {"rank_sequence": seq}, 8)
-        for n in (3, 4, 7)
-        for seq in ("ascending", "up_or_down", "any")
-    ),
-    ("cheat", 4, {"decks": 2}, 8),
-    *(
-        ("dots", n, {"width": w, "height": h, "max_players": 8}, g)
-        for n in (2, 3)
-        for w, h, g in ((2, 2, 10), (4, 4, 4), (6, 5, 3))
-    ),
-    ("dots", 2, {"width": 9, "height": 9}, 3),
+def _variants(game: Game) -> list[dict[str, Any]]:
+    """From the game's own settings schema: the defaults, then each setting changed alone — every flag
+    turned, every choice, an integer's lowest value — and everything turned at once (with the lowest
+    integers, so matches stay short)."""
+    out: list[dict[str, Any]] = [{}]
+    together: dict[str, Any] = {}
+    for setting in game.settings_schema:
+        if setting.hidden or setting.key == "turn_timer":
+            continue  # the room's concerns, not the rules'
+        if setting.kind is SettingKind.BOOL:
+            values: list[Any] = [not setting.default]
+        elif setting.kind is SettingKind.CHOICE:
+            values = [value for value, _ in setting.options if value != setting.default]
+        else:
+            values = [setting.low] if setting.low != setting.default else []
+        out += [{setting.key: value} for value in values]
+        if values:
+            together[setting.key] = values[0]
+    return [*out, together]
+
+
+def _player_counts(game: Game) -> list[int]:
+    return sorted({game.min_players, min(game.max_players, game.min_players + 2)})
+
+
+CASES: list[tuple[str, int, dict[str, Any], int]] = [
+    (name, players, raw, 3)
+    for name, listing in CATALOG.items()
+    if listing.bots
+    for raw in _variants(listing.game)
+    for players in _player_counts(listing.game)
+    if players <= listing.game.default_capacity(listing.game.settings(raw))
 ]
 
 
 class Inspecting(Bot):
     """Wraps a bot: checks every view and event it is given against the engine, and every action."""
 
-    def __init__(self, inner: Bot, game: Any, state: Any) -> None:
+    def __init__(self, inner: Bot, game: Any, state: Any, players: int) -> None:
         super().__init__(inner.seat, inner.rng)
-        self.inner, self.engine, self.state = inner, game, state
+        self.inner, self.engine, self.state, self.players = inner, game, state, players
         self.actions = 0
 
     def choose(self, view: dict[str, Any], legal: list[Any]) -> Any:
         assert view == self.engine.view(self.state, self.seat)
         assert legal == self.engine.legal_actions(self.state, self.seat)
-        _assert_only_own_cards(self.engine.name, self.state, self.seat, view)
+        _assert_only_own_cards(self.engine, self.state, self.seat, view, self.players)
         action = self.inner.choose(view, legal)
         if action is not None:
             assert action in legal, f"{action} is not listed"
@@ -69,30 +73,24 @@ class Inspecting(Bot):
         self.inner.observe(events)
 
 
-def _assert_only_own_cards(game: str, state: Any, seat: int, view: dict[str, Any]) -> None:
-    """The view's hand is exactly the seat's own; no other hand's card ids appear as cards anywhere."""
-    if game == "dots":
-        return
-    own = sorted(c["id"] for c in view["hand"])
-    assert own == sorted(state.hands[seat])
-    others = {c for s, hand in enumerate(state.hands) if s != seat for c in hand}
-    shown = _card_ids({k: v for k, v in view.items() if k != "hand"})
-    public = {view["top"]["id"]} if game == "uno" else set()
-    assert not (shown - public) & others
+def _assert_only_own_cards(engine: Any, state: Any, seat: int, view: dict[str, Any], players: int) -> None:
+    """No item of another seat's secret fields (its hand, by the game's contract) is in this seat's view."""
+    for other in range(players):
+        if other == seat:
+            continue
+        theirs = engine.view(state, other)
+        for key in engine.secret_fields:
+            assert not [item for item in theirs.get(key) or [] if _contains(view, item)], (seat, other)
 
 
-def _card_ids(obj: Any) -> set[int]:
-    """Every ``id`` of a card-shaped dict nested in ``obj``."""
-    found: set[int] = set()
-    if isinstance(obj, dict):
-        if "id" in obj and ("rank" in obj or "color" in obj):
-            found.add(obj["id"])
-        for v in obj.values():
-            found |= _card_ids(v)
-    elif isinstance(obj, list):
-        for v in obj:
-            found |= _card_ids(v)
-    return found
+def _contains(haystack: Any, needle: Any) -> bool:
+    if haystack == needle:
+        return True
+    if isinstance(haystack, dict):
+        return any(_contains(v, needle) for v in haystack.values())
+    if isinstance(haystack, list):
+        return any(_contains(v, needle) for v in haystack)
+    return False
 
 
 class CheckedGame:
@@ -130,7 +128,9 @@ def test_bots_finish_games_with_listed_actions_and_own_cards_only(
         rng = random.Random(f"{game}{players}{raw}{levels}{g}")
         state = engine.setup(settings, players, rng)
         bots = [
-            Inspecting(make_bot(game, levels[s % 2], s, random.Random(rng.getrandbits(32))), engine, state)
+            Inspecting(
+                make_bot(game, levels[s % 2], s, random.Random(rng.getrandbits(32))), engine, state, players
+            )
             for s in range(players)
         ]
         outcome, actions = run(checked, state, bots, rng, max_actions=5_000)  # type: ignore[arg-type]

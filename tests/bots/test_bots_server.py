@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 
 import pytest
 
@@ -42,3 +43,21 @@ async def test_one_human_and_bots_play_to_the_end_over_the_server(
     over = await human.wait_for(lambda m: m.get("type") == "game_over", timeout=30, from_start=True)
     assert over["outcome"]["reason"] == "finished"
     await human.close()
+
+
+async def test_a_bot_the_game_does_not_have_is_refused_with_no_bots(server_factory) -> None:  # noqa: F811
+    """``add_bot`` for a level the game's catalog entry does not list is refused before anyone is seated,
+    and the catalog the web client reads says which levels there are."""
+    server = server_factory(env={"PARLOUR_BOT_DELAY": "0"})
+    host = await Client.open(server.ws, "Host")
+    await host.ok("create_room", game="dots", settings={}, capacity=3)
+    reply = await host.request("add_bot", level="grandmaster")
+    assert reply["type"] == "error" and reply["code"] == "no_bots", reply
+    assert "easy" in reply["message"] and "hard" in reply["message"]
+    room = await host.ok("add_bot", level="hard")  # a level it has is taken
+    assert room["type"] == "ok"
+    await host.wait_for(lambda m: m.get("type") == "member_joined" and m["member"]["bot"], from_start=True)
+    catalog = json.loads(server.get("/api/catalog"))
+    dots = next(g for g in catalog["games"] if g["name"] == "dots")
+    assert dots["bots"] == ["easy", "hard"] and dots["title"] == "Dots & Boxes"
+    await host.close()

@@ -6,7 +6,7 @@ import random
 from typing import Any
 
 from parlour.bots import make_bot
-from parlour.games import get_game
+from parlour.bots.catalog import get_game
 from parlour.games.uno import CARDS
 
 GAME = get_game("uno")

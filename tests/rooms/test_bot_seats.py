@@ -256,7 +256,7 @@ async def test_a_takeover_move_still_on_its_way_when_the_human_returns_is_ignore
         mine = room.game_seat(room.member_by_session(clients[0].session.id))
         await clients[0].do("action", action=MOVES["uno"](room.engine.view(room.game, mine), mine))
     before = (room.seq, len(room.records))
-    move = driver.wire_action(room.engine.legal_actions(room.game, seat)[0])
+    move = room.engine.format_action(room.engine.legal_actions(room.game, seat)[0])
     await room.submit(Command("action", away.session, {"action": move}, bot))
     assert (room.seq, len(room.records)) == before, "the stale move changed nothing"
     reply = await clients[1].do("action", action=move)  # the human's own move is taken

@@ -203,7 +203,17 @@ def uno_move(view: Message, seat: int) -> Message:
     return legal[0]
 
 
-MOVES: dict[str, Chooser] = {"dots": dots_move, "cheat": cheat_move, "uno": uno_move}
+def connect_four_move(view: Message, seat: int) -> Message:
+    """The leftmost column with room."""
+    return {"type": "drop", "column": view["cells"][0].index(None)}
+
+
+MOVES: dict[str, Chooser] = {
+    "dots": dots_move,
+    "cheat": cheat_move,
+    "uno": uno_move,
+    "connect_four": connect_four_move,
+}
 
 
 async def open_table(

@@ -1,9 +1,10 @@
 """The leak scan: nothing private reaches anyone but its owner, in any frame.
 
-Per game message ``seq``, each seat's hand is known from that seat's own view. Every card object
-(a dict with an ``id`` and a ``rank`` or ``color``) in a frame to another client at the same
-``seq`` must not be in that hand, except where the rules reveal it publicly (a Cheat call).
-Tokens and passwords must appear only in their owner's ``welcome`` (passwords: nowhere).
+What is private comes from the game's contract, not from this file: per game message ``seq``, each seat's
+secrets are the items of its own view's ``secret_fields`` (UNO and Cheat: the hand). No frame to another
+client at the same ``seq`` may hold one of them — in its view or in an event, except the events the game
+declares ``revealing_events`` (the rules show those to everyone: a Cheat call). Tokens and passwords must
+appear only in their owner's ``welcome`` (passwords: nowhere).
 """
 
 from __future__ import annotations
@@ -11,40 +12,34 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from parlour.bots.catalog import get_game
 from tests.server.client import Client
 
-PUBLIC_REVEALS = {
-    "called",
-    "round_over",
-    "game_over",
-    "round_started",
-    "dealer_draw",
-}  # rules show these to all
+
+def _contains(haystack: Any, needle: Any) -> bool:
+    if haystack == needle and type(haystack) is type(needle):
+        return True
+    if isinstance(haystack, dict):
+        return any(_contains(v, needle) for v in haystack.values())
+    if isinstance(haystack, list):
+        return any(_contains(v, needle) for v in haystack)
+    return False
 
 
-def _cards(value: Any, out: set[int]) -> None:
-    if isinstance(value, dict):
-        if "id" in value and ("rank" in value or "color" in value) and isinstance(value["id"], int):
-            out.add(value["id"])
-        for inner in value.values():
-            _cards(inner, out)
-    elif isinstance(value, list):
-        for inner in value:
-            _cards(inner, out)
-
-
-def _hands(client: Client) -> dict[int, set[int]]:
-    hands: dict[int, set[int]] = {}
+def _secrets(client: Client, fields: tuple[str, ...]) -> dict[int, list[Any]]:
+    """Per ``seq``: the items of the client's own secret fields."""
+    out: dict[int, list[Any]] = {}
     for m in client.messages:
-        if m.get("type") in ("game", "game_started") and "hand" in m["view"]:
-            hands[m["seq"]] = {c["id"] for c in m["view"]["hand"]}
-    return hands
+        if m.get("type") in ("game", "game_started"):
+            out[m["seq"]] = [item for key in fields for item in m["view"].get(key) or []]
+    return out
 
 
-def scan(players: list[Client], others: list[Client], secrets: list[str]) -> int:
-    """Assert no leak; returns how many frames were checked."""
+def scan(game: str, players: list[Client], others: list[Client], secrets: list[str]) -> int:
+    """Assert no leak in a room of ``game``; returns how many frames were checked."""
+    engine = get_game(game)
     everyone = players + others
-    hands = {id(p): _hands(p) for p in players}
+    owned = {id(p): _secrets(p, engine.secret_fields) for p in players}
     checked = 0
     for client in everyone:
         for frame, m in zip(client.frames, client.messages, strict=True):
@@ -59,14 +54,10 @@ def scan(players: list[Client], others: list[Client], secrets: list[str]) -> int
             assert '"deck":[' not in frame.replace(" ", ""), frame
             if m.get("type") not in ("game", "game_started"):
                 continue
-            seen: set[int] = set()
-            _cards({k: v for k, v in m["view"].items() if k != "hand"}, seen)
-            for event in m["events"]:
-                if event.get("type") not in PUBLIC_REVEALS:
-                    _cards(event, seen)
+            shown = [m["view"], *(e for e in m["events"] if e.get("type") not in engine.revealing_events)]
             for other in players:
                 if other is client:
                     continue
-                leaked = seen & hands[id(other)].get(m["seq"], set())
+                leaked = [item for item in owned[id(other)].get(m["seq"], []) if _contains(shown, item)]
                 assert not leaked, (m["seq"], leaked, json.dumps(m)[:500])
     return checked

@@ -39,7 +39,7 @@ async def test_full_game_with_spectator(server, game: str, players: int, setting
     await spectator.wait_for(lambda m: m.get("type") == "game_over", from_start=True)
     assert spectator.seat is None and "hand" not in (spectator.view or {})
     assert spectator.game_over["outcome"] == over["outcome"]
-    checked = scan(seated, watchers, [c.token for c in seated + watchers] + ["s3cret!"])
+    checked = scan(game, seated, watchers, [c.token for c in seated + watchers] + ["s3cret!"])
     assert checked > players * 5
     await close_all(seated, watchers)
 
@@ -78,7 +78,7 @@ async def test_cheat_calls_both_ways(server) -> None:
         if outcomes == {"truthful", "lie"} or caller.game_over:
             break
     assert outcomes == {"truthful", "lie"}
-    scan(seated, watchers, [c.token for c in seated + watchers])
+    scan("cheat", seated, watchers, [c.token for c in seated + watchers])
     await close_all(seated, watchers)
 
 

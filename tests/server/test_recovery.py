@@ -1,4 +1,4 @@
-"""Crash recovery: ``kill -9`` mid-game in rooms of all three games, restart on the same data dir,
+"""Crash recovery: ``kill -9`` mid-game in rooms of every game, restart on the same data dir,
 resume with tokens into identical state, finish the games. And a clean SIGTERM shutdown."""
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ TABLES = [
     ("dots", 3, {"width": 4, "height": 4, "max_players": 3, "turn_timer": 120}),
     ("cheat", 3, {"turn_timer": 120}),
     ("uno", 4, {"target_score": 0, "stacking": True, "turn_timer": 120}),
+    ("connect_four", 2, {"turn_timer": 120}),  # the fourth game: nothing but its module and its name
 ]
 
 

@@ -8,7 +8,8 @@ another protocol is named by its member id), the top card as ``sendCard``.
 The client has no colour picker, UNO button, challenge or pass, so the adapter supplies the
 translation defaults: a Wild names the colour the player holds most of; a play that leaves one
 card calls UNO; a Seven Swap targets the opponent with the fewest cards; ``drawCard`` accepts a
-pending Wild Draw Four, and passes after drawing a playable card. Legality is the engine's.
+pending Wild Draw Four, and passes after drawing a playable card. Legality is the engine's: a card is
+played as one of the plays the view lists for it (``legal``), chosen by these defaults.
 After a game the room reopens (rematch, then the quick-play countdown). A reconnecting client
 gets its seat back within the grace period when it sends ``requestRoom`` with the same name **from
 the same browser** (the ``browser_cookie`` its Engine.IO handshake carried); a name alone never
@@ -100,18 +101,16 @@ class TutorialClient:
         if card is None or card not in hand:
             await self.emit("error", {"message": "you do not hold that card"})
             return
-        action: dict[str, Any] = {"type": "play", "card": card}
-        engine_card = next(c for c in self.view["hand"] if c["id"] == card)
-        if engine_card["color"] == "wild":
-            action["color"] = self._most_held_color(card)
-        if len(hand) == 2:
-            action["uno"] = True
-        if (
-            engine_card["value"] == 7
-            and (self.view.get("settings") or {}).get("seven_swap")
-            and len(hand) > 1
-        ):
-            action["target"] = self._fewest_cards_opponent()
+        # The view lists this seat's legal plays (Wild colours, Seven Swap targets and the UNO call
+        # included): pick the tutorial's default among them. None listed: the engine says why not.
+        plays = [a for a in self.view.get("legal", []) if a["type"] == "play" and a["card"] == card]
+        colour = self._most_held_color(card)
+        counts = self.view.get("counts", [])
+        action = min(
+            plays,
+            key=lambda a: (a.get("color", colour) != colour, counts[a["target"]] if "target" in a else 0),
+            default={"type": "play", "card": card},
+        )
         await self._act(action)
 
     async def draw_card(self, data: Any) -> None:
@@ -298,8 +297,3 @@ class TutorialClient:
     def _most_held_color(self, played: int) -> str:
         counts = Counter(c["color"] for c in self.view["hand"] if c["id"] != played and c["color"] != "wild")
         return counts.most_common(1)[0][0] if counts else "red"
-
-    def _fewest_cards_opponent(self) -> int | None:
-        counts, active, me = self.view.get("counts", []), self.view.get("active", []), self._my_seat()
-        others = [s for s in range(len(counts)) if s != me and s < len(active) and active[s]]
-        return min(others, key=lambda s: counts[s]) if others else None

@@ -22,7 +22,7 @@ from typing import Any
 
 import orjson
 
-from parlour.games import get_game
+from parlour.bots.catalog import get_game
 from parlour.rooms.cluster.bus import Bus, Item
 from parlour.rooms.cluster.remote import RemoteRoom, RemoteSink
 from parlour.rooms.commands import Command, CommandError

@@ -1,0 +1,21 @@
+// The games this server offers, as GET /api/catalog describes them (title, seats, settings schema,
+// bots), and each game's table module, loaded by name from /<name>.js. Nothing here names a game.
+
+/** Catalog entries by game name, in the order the server lists them. */
+export const GAMES = {};
+/** Table modules by game name: render(stage, view, ctx), onEvent(event, name, seat), reset(). */
+export const TABLES = {};
+
+export async function loadCatalog() {
+  const reply = await fetch("/api/catalog");
+  const { games } = await reply.json();
+  for (const game of games) GAMES[game.name] = game;
+  await Promise.all(
+    games.map(async (game) => {
+      TABLES[game.name] = await import(`./${game.name}.js`);
+    }),
+  );
+}
+
+/** A game's display name (its wire name if the server does not list it). */
+export const title = (name) => GAMES[name]?.title ?? name;

@@ -1,0 +1,102 @@
+// Connect Four table: one button per column (click, tap, or Tab + Enter), discs marked with the
+// owner's initials as well as their colour, the winning four outlined.
+
+import { el, initials, seatColour } from "./ui.js";
+
+const STYLE = `
+.c4-table { display: grid; gap: 0.75rem; justify-items: center; }
+.c4-status { margin: 0; font-weight: 600; text-align: center; }
+.c4-board { display: grid; grid-template-columns: repeat(var(--cols), 1fr); gap: 0.3rem; width: min(100%, 34rem, calc(70vh * var(--cols) / var(--rows)));
+  background: #1b4f9c; padding: 0.45rem; border-radius: 12px; border: 1px solid var(--line, #345); }
+.c4-col { display: grid; grid-template-rows: repeat(var(--rows), 1fr); gap: 0.3rem; padding: 0.15rem; border: 2px solid transparent; border-radius: 10px;
+  background: transparent; color: inherit; font: inherit; cursor: default; min-width: 0; }
+.c4-col.playable { cursor: pointer; }
+.c4-col.playable:hover, .c4-col.playable:focus-visible { border-color: #ffe27a; background: rgba(255, 255, 255, 0.08); outline: none; }
+.c4-cell { aspect-ratio: 1; border-radius: 50%; background: #0c1620; display: grid; place-items: center; font-size: clamp(0.55rem, 2.6vw, 0.95rem); font-weight: 700; color: #10161c; }
+.c4-cell.last { box-shadow: 0 0 0 3px #ffe27a; }
+.c4-cell.win { box-shadow: 0 0 0 4px #fff; }
+.c4-legend { display: flex; flex-wrap: wrap; gap: 0.75rem; justify-content: center; }
+.c4-legend span { display: inline-flex; align-items: center; gap: 0.35rem; }
+.c4-legend i { width: 1.1rem; height: 1.1rem; border-radius: 50%; display: inline-block; }
+`;
+
+function ensureStyle() {
+  if (document.getElementById("c4-style")) return;
+  const style = document.createElement("style");
+  style.id = "c4-style";
+  style.textContent = STYLE;
+  document.head.append(style);
+}
+
+export function reset() {}
+
+export function onEvent(event, names) {
+  if (event.type === "drop") return { text: `${names(event.seat)} dropped in column ${event.column + 1}`, sound: "play", quiet: true };
+  if (event.type === "timeout") return { text: `${names(event.seat)} ran out of time`, kind: "bad" };
+  if (event.type === "game_over" && event.reason === "opponent_left") return { text: `${names(1 - event.winners[0])} left` };
+  return null;
+}
+
+function status(view, ctx) {
+  if (view.over) {
+    if (view.tie) return "The board is full: a tie.";
+    const winner = view.winners[0];
+    return winner === ctx.seat ? "Four in a row — you win!" : `${ctx.name(winner)} wins.`;
+  }
+  if (view.turn === ctx.seat) return "Your turn: pick a column.";
+  return `${ctx.name(view.turn)} to play.`;
+}
+
+export function render(stage, view, ctx) {
+  ensureStyle();
+  const { width, height, cells } = view;
+  const myTurn = !view.over && view.turn === ctx.seat;
+  const winning = new Set(view.line.map(([c, r]) => `${c},${r}`));
+  const last = view.last ? `${view.last[0]},${view.last[1]}` : null;
+  const columns = [];
+  for (let c = 0; c < width; c += 1) {
+    const full = cells[0][c] !== null;
+    const playable = myTurn && !full;
+    const discs = [];
+    for (let i = 0; i < height; i += 1) {
+      const seat = cells[i][c];
+      const row = height - 1 - i;
+      const here = `${c},${row}`;
+      discs.push(
+        el(
+          "span",
+          {
+            class: `c4-cell ${seat === null ? "" : "disc"} ${here === last ? "last" : ""} ${winning.has(here) ? "win" : ""}`,
+            style: seat === null ? "" : `background: ${seatColour(seat)}`,
+            dataset: { seat: seat ?? "" },
+          },
+          seat === null ? "" : initials(ctx.name(seat)),
+        ),
+      );
+    }
+    columns.push(
+      el(
+        "button",
+        {
+          type: "button",
+          class: `c4-col ${playable ? "playable" : ""}`,
+          disabled: !playable,
+          dataset: { column: c },
+          "aria-label": `Column ${c + 1}${full ? ", full" : ""}`,
+          onclick: () => playable && ctx.act({ type: "drop", column: c }),
+        },
+        discs,
+      ),
+    );
+  }
+  const seats = [0, 1].map((s) => el("span", {}, el("i", { style: `background: ${seatColour(s)}` }), ctx.name(s), s === ctx.seat ? " (you)" : ""));
+  stage.append(
+    el(
+      "div",
+      { class: "c4-table" },
+      el("p", { class: "c4-status", role: "status" }, status(view, ctx)),
+      el("div", { class: "c4-board", style: `--cols: ${width}; --rows: ${height}`, "data-testid": "c4-board" }, columns),
+      el("div", { class: "c4-legend" }, seats),
+    ),
+  );
+}

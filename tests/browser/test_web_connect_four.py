@@ -1,0 +1,61 @@
+"""Connect Four in the browser — the fourth game, added as one module: offered in the lobby from the
+catalog, played by clicking columns against a bot, watched by a spectator, with a turn timer."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from browser_helpers import create_room, drive, shots, start_game, wait_room
+
+pytestmark = pytest.mark.browser
+
+
+def drop_in_a_column(page) -> bool:
+    """Click the first column that takes a disc now (none while it is not this page's turn)."""
+    playable = page.locator('[data-testid="c4-board"] .c4-col.playable')
+    if not playable.count():
+        return False
+    playable.first.click()
+    return True
+
+
+def test_connect_four_against_a_bot_to_the_result_with_a_spectator(open_page):
+    ada = open_page()
+    ada.fill("#name", "Ada")
+    # The lobby lists it from the catalog: a quick-play button and a choice with its own settings.
+    ada.locator('[data-quick="connect_four"]', has_text="Connect Four").wait_for()
+    ada.check('#create-form input[name="game"][value="connect_four"]')
+    assert ada.locator('#create-form [name="s.width"]').input_value() == "7"
+    assert ada.locator('#create-form [name="capacity"]').get_attribute("max") == "2"
+    assert "Connect Four" in ada.locator("#start-title").inner_text()
+    code = create_room(ada, "Ada", "connect_four", {"turn_timer": 60}, capacity=2)
+    assert "Turn timer: 1 min" in ada.locator(".settings-summary").inner_text()
+    ada.get_by_role("button", name="Add hard bot").click()
+    ada.locator("#players .member", has=ada.locator(".badge.bot")).wait_for()
+
+    watcher = open_page(f"/r/{code}")
+    watcher.fill("#name", "Watcher")
+    watcher.click("#spectate-btn")
+    wait_room(watcher)
+
+    start_game(ada, [ada])
+    board = ada.locator('[data-testid="c4-board"]')
+    board.wait_for()
+    assert board.locator(".c4-col").count() == 7 and board.locator(".c4-cell").count() == 42
+    assert re.fullmatch(r"(59|60) s", ada.locator(".turn-timer").inner_text())
+    shots(ada, "connect-four-board")
+
+    moves = drive([ada], drop_in_a_column, limit=21)
+    assert moves >= 4, "four discs at least before anyone can win"
+    for page in (ada, watcher):
+        page.locator(".game-over").wait_for()
+        headline = page.locator("#over-title").inner_text()
+        assert re.search(r"wins!|Tie", headline), headline
+        assert page.locator(".scores th", has_text="wins").count() == 1
+    # The spectator saw the same final board and could never drop a disc.
+    assert watcher.locator(".c4-col.playable").count() == 0
+    discs = ada.locator(".c4-cell.disc").count()
+    assert watcher.locator(".c4-cell.disc").count() == discs >= 7
+    shots(ada, "connect-four-over")
+    shots(watcher, "connect-four-spectator")
