@@ -436,17 +436,32 @@ def echo_process(port: int, cpus: set[int], up: MpEvent) -> None:
 # --- the parent: servers, processes, sampling, report ---------------------------------------
 
 
-def start_parlour(port: int, data_dir: str, cpus: set[int]) -> subprocess.Popen[bytes]:
-    """``parlour serve`` pinned to ``cpus``; returns once ``/healthz`` answers."""
+def start_parlour(
+    port: int,
+    data_dir: str,
+    cpus: set[int],
+    root: str | None = None,
+    env: dict[str, str] | None = None,
+    prefix: tuple[str, ...] = (),
+) -> subprocess.Popen[bytes]:
+    """``parlour serve`` pinned to ``cpus``; returns once ``/healthz`` answers.
+
+    ``root``: a checkout whose ``parlour`` package to run (another commit's worktree), with this
+    interpreter; ``env``: extra environment; ``prefix``: a command to run it under (a profiler).
+    """
 
     def prepare() -> None:
         pin(cpus)
         raise_nofile()
 
+    environ = {**os.environ, **SERVER_ENV, **(env or {})}
+    if root is not None:
+        environ["PYTHONPATH"] = root
     with open(os.path.join(data_dir, "server.log"), "ab") as log:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "parlour", "serve", "--port", str(port), "--data-dir", data_dir],
-            env={**os.environ, **SERVER_ENV},
+            [*prefix, sys.executable, "-m", "parlour", "serve", "--port", str(port), "--data-dir", data_dir],
+            env=environ,
+            cwd=root,
             stdout=log,
             stderr=subprocess.STDOUT,
             preexec_fn=prepare,
@@ -602,7 +617,7 @@ def run(args: argparse.Namespace) -> Message:
     raise_nofile()
     with tempfile.TemporaryDirectory(prefix="parlour-load-") as data_dir:
         port = free_port()
-        server = start_parlour(port, data_dir, args.server_cpus)
+        server = start_parlour(port, data_dir, args.server_cpus, args.server_root)
         try:
             uno = drive("uno", f"ws://127.0.0.1:{port}/api/ws", server.pid, args)
         finally:
@@ -695,6 +710,7 @@ def main() -> None:
         "--setup-timeout", type=float, default=120.0, help="bound on connecting (default 120)"
     )
     parser.add_argument("--no-echo", action="store_true", help="skip the echo ceiling")
+    parser.add_argument("--server-root", help="another checkout's server to run")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args()
     args.rooms = max(1, min(args.rooms, 2500))

@@ -25,6 +25,10 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", help="interface to bind (default 127.0.0.1, env PARLOUR_HOST)")
     serve.add_argument("--port", type=int, help="TCP port (default 8000, env PARLOUR_PORT)")
     serve.add_argument(
+        "--public-url",
+        help="base of every invite link, e.g. https://cards.example.org (env PARLOUR_PUBLIC_URL)",
+    )
+    serve.add_argument(
         "--data-dir", help="directory for the SQLite database (default ./data, env PARLOUR_DATA_DIR)"
     )
     serve.add_argument(
@@ -55,6 +59,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             port=args.port,
             data_dir=args.data_dir,
             log_level=args.log_level,
+            public_url=args.public_url,
             redis_url=args.redis_url,
             workers=args.workers,
         )
@@ -66,6 +71,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
+def _say_where(config: Config) -> None:
+    """Tell the person starting the server where friends can reach it."""
+    from parlour.net.invite import is_loopback, lan_urls
+
+    if config.public_url:
+        print(f"Parlour: invite links point at {config.public_url}", flush=True)
+    elif is_loopback(config.host):
+        print(
+            f"Parlour: http://{config.host}:{config.port} — only this computer can join; "
+            "start with --host 0.0.0.0 to invite others on your network",
+            flush=True,
+        )
+    else:
+        for url in lan_urls(config):
+            print(f"Parlour: friends on your network can join at {url}", flush=True)
+
+
 def serve(config: Config) -> None:
     """Run until Ctrl-C / SIGTERM; uvicorn then runs the app's shutdown, which flushes the store."""
     import uvicorn
@@ -75,6 +97,7 @@ def serve(config: Config) -> None:
     from parlour.net.websocket_protocol import ParlourWebSocketProtocol
 
     configure_logging(config.log_level)
+    _say_where(config)
     # Cyclic GC was ~35% of server CPU under load: 2,000 connections keep a large heap of long-lived
     # objects alive, and every action allocates hundreds of short-lived dicts and lists (views, events,
     # messages), so with the default thresholds (700, 10, 10) young collections ran constantly and the

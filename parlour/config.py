@@ -22,6 +22,8 @@ class Config:
     quickplay_countdown: float = 10.0
     rate_per_second: float = 20.0
     rate_burst: int = 40
+    protocol_rates: str = ""
+    """Per-protocol overrides of the two above: ``dots=30/60,socketio=25/50`` (rate/burst)."""
     outbound_queue: int = 256
     max_frame: int = 64 * 1024
     ws_deflate: bool = False
@@ -41,6 +43,22 @@ class Config:
     password_failures_per_room: int = 10
     chat_per_10_seconds: int = 10
     identify_seconds: float = 30.0
+    public_url: str = ""  # the base of every invite link, e.g. https://cards.example.org
+
+    def __post_init__(self) -> None:
+        if self.public_url:
+            url = self.public_url.strip().rstrip("/")
+            if not url.startswith(("http://", "https://")) or " " in url or url.count("/") > 2:
+                raise SystemExit(
+                    f"public URL {self.public_url!r}: give scheme and host only, e.g. https://cards.example.org"
+                )
+            object.__setattr__(self, "public_url", url)
+        _protocol_rates(self.protocol_rates)  # refuse a malformed value at startup
+
+    def rate_for(self, protocol: str) -> tuple[float, int]:
+        """The (messages per second, burst) of a connection speaking ``protocol``: ``native``,
+        ``dots``, ``cheat`` or ``socketio``."""
+        return _protocol_rates(self.protocol_rates).get(protocol, (self.rate_per_second, self.rate_burst))
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, **overrides: Any) -> Config:
@@ -59,6 +77,26 @@ class Config:
                     ) from None
         values.update({k: v for k, v in overrides.items() if v is not None})
         return replace(cls(), **values)
+
+
+PROTOCOLS = ("native", "dots", "cheat", "socketio")
+
+
+def _protocol_rates(text: str) -> dict[str, tuple[float, int]]:
+    rates: dict[str, tuple[float, int]] = {}
+    for item in filter(None, (part.strip() for part in text.split(","))):
+        name, _, value = item.partition("=")
+        rate, _, burst = value.partition("/")
+        try:
+            if name.strip() not in PROTOCOLS:
+                raise ValueError(name)
+            rates[name.strip()] = (float(rate), int(burst))
+        except ValueError:
+            raise SystemExit(
+                f"PARLOUR_PROTOCOL_RATES: {item!r} is not <protocol>=<per second>/<burst>, "
+                f"protocol one of {', '.join(PROTOCOLS)}"
+            ) from None
+    return rates
 
 
 def _range(raw: str) -> tuple[float, float]:

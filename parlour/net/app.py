@@ -25,6 +25,7 @@ from parlour.bots.catalog import describe as describe_catalog
 from parlour.config import Config
 from parlour.games.compiled import compiled_modules
 from parlour.net import native
+from parlour.net.invite import routes_for
 from parlour.net.limits import AddressLimits
 from parlour.net.metrics import FailureCounter, Metrics
 from parlour.net.security import SecurityHeaders
@@ -144,8 +145,11 @@ def create_app(config: Config, store: Store | None = None) -> Starlette:
             return FileResponse(page, headers={"Cache-Control": "no-cache"})
         return HTMLResponse(PLACEHOLDER)
 
+    invite, invite_qr = routes_for(config, manager.rooms)
     routes: list[BaseRoute] = [
         WebSocketRoute("/api/ws", native.endpoint),
+        Route("/api/invite/{code}", invite),
+        Route("/api/invite/{code}/qr.svg", invite_qr),
         Route("/healthz", healthz),
         Route("/metrics", metrics_page),
         Route("/api/rooms", rooms),

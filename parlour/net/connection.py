@@ -19,7 +19,7 @@ from starlette.websockets import WebSocket
 
 from parlour.dumps import json_bytes
 from parlour.net.metrics import Metrics
-from parlour.net.websocket_protocol import ABORT, SEND_TEXT
+from parlour.net.websocket_protocol import ABORT, SEND_TEXT, SEND_TEXTS
 
 log = logging.getLogger("parlour.net")
 
@@ -59,7 +59,9 @@ class Connection:
     def __init__(self, ws: WebSocket, metrics: Metrics, queue_size: int) -> None:
         self.ws = ws
         # The server's fast lane for text frames, when it has one (net/websocket_protocol.py).
-        self._send_text: Callable[[bytes], bool] | None = ws.scope.get("extensions", {}).get(SEND_TEXT)
+        extensions = ws.scope.get("extensions", {})
+        self._send_text: Callable[[bytes], bool] | None = extensions.get(SEND_TEXT)
+        self._send_texts: Callable[[list[bytes]], bool] | None = extensions.get(SEND_TEXTS)
         self.metrics = metrics
         self.alive = True
         self._queue: deque[Any] = deque()
@@ -80,6 +82,21 @@ class Connection:
         self._queue.append(message)
         if self._drain is None:
             self._write_now()
+
+    def send_all(self, messages: list[dict[str, Any]]) -> None:
+        """``send`` each, in order, in a single write when the socket takes them now."""
+        send_texts = self._send_texts
+        if (
+            len(messages) > 1
+            and self.alive
+            and not self._queue
+            and send_texts is not None
+            and send_texts([json_bytes(m) for m in messages])
+        ):
+            self.metrics.messages_out += len(messages)
+            return
+        for message in messages:
+            self.send(message)
 
     def close(self, code: int = 1000, reason: str = "") -> None:
         """Stop sending and close the socket once what is queued (unless overflowing) is written."""

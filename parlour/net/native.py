@@ -53,6 +53,7 @@ class CreateRoom(_Msg, tag="create_room"):
     password: str | None = None
     capacity: int | None = None
     bots_take_over: bool = True
+    bot_catch_delay: float = 2.0
 
 
 class Join(_Msg, tag="join"):
@@ -123,6 +124,7 @@ class UpdateSettings(_Msg, tag="update_settings"):
     password: str | msgspec.UnsetType = UNSET
     capacity: int | msgspec.UnsetType = UNSET
     bots_take_over: bool | msgspec.UnsetType = UNSET
+    bot_catch_delay: float | msgspec.UnsetType = UNSET
 
 
 class TakeSeat(_Msg, tag="take_seat"):
@@ -210,10 +212,10 @@ class Allowance:
     chat: TokenBucket = field(default_factory=lambda: TokenBucket(1.0, 10))
 
     @classmethod
-    def for_config(cls, config: Config) -> Allowance:
+    def for_config(cls, config: Config, protocol: str = "native") -> Allowance:
         per_10 = config.chat_per_10_seconds
         return cls(
-            TokenBucket(config.rate_per_second, config.rate_burst),
+            TokenBucket(*config.rate_for(protocol)),
             chat=TokenBucket(per_10 / 10.0, max(1, per_10)),
         )
 
@@ -249,6 +251,7 @@ class NativeClient:
         manager: Manager,
         config: Config,
         metrics: Metrics,
+        protocol: str = "native",
         *,
         address: str = "local",
         limits: AddressLimits | None = None,
@@ -263,7 +266,7 @@ class NativeClient:
         # What a room remembers of the address (to make a kick stick), never the address itself.
         self.origin = "a:" + hashlib.sha256(address.encode()).hexdigest()[:16]
         self.limits = limits
-        allowance = allowance or Allowance.for_config(config)
+        allowance = allowance or Allowance.for_config(config, protocol)
         self.bucket, self.patience, self.chat = allowance.bucket, allowance.patience, allowance.chat
         self._request_id: RequestId = None  # of the frame being handled, for internal_error replies
 
@@ -416,6 +419,7 @@ class NativeClient:
                 password=msg.password,
                 capacity=msg.capacity,
                 bots_take_over=msg.bots_take_over,
+                bot_catch_delay=msg.bot_catch_delay,
             )
         elif isinstance(msg, Join | Spectate):
             await self._join(msg)

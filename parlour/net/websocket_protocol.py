@@ -10,6 +10,8 @@ handshake, pings, closing, fragmented or compressed messages) and adds:
   text frame (RFC 6455 §5.2) straight to the transport and returns True, or returns False when the
   frame must take the ordinary ASGI path (socket closing or closed, write buffer full, or an
   extension such as permessage-deflate negotiated);
+* the ASGI extension ``parlour.send_texts``: the same for several frames in one write (one system
+  call for what one event produces for one client, e.g. a Dots MOVE and the TURN after it);
 * the ASGI extension ``parlour.text_lane``: a ``TextLane`` the app may give a ``handler``; a text
   message arriving while the app is idle (nothing queued for it, ``busy`` false) goes to the handler
   at once, and only if it returns False (it is not one the handler takes) down the ASGI queue, so the
@@ -29,6 +31,7 @@ from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIO
 from websockets.protocol import State
 
 SEND_TEXT = "parlour.send_text"
+SEND_TEXTS = "parlour.send_texts"
 TEXT_LANE = "parlour.text_lane"
 ABORT = "parlour.abort"
 INBOUND_BACKLOG = 16  # messages queued for the app before reading pauses (backpressure)
@@ -65,12 +68,26 @@ class ParlourWebSocketProtocol(WebSocketsSansIOProtocol):
         scope = getattr(self, "scope", None)
         if scope is not None and self.handshake_initiated and not self.close_sent:
             scope["extensions"][SEND_TEXT] = self.send_text_now
+            scope["extensions"][SEND_TEXTS] = self.send_texts_now
             scope["extensions"][TEXT_LANE] = self.lane
             scope["extensions"][ABORT] = self.transport.abort
 
     def send_text_now(self, payload: bytes) -> bool:
         """Write ``payload`` as one text frame now if nothing stands in the way; else return False."""
-        if (
+        if not self._lane_open():
+            return False
+        self.transport.write(text_frame(payload))
+        return True
+
+    def send_texts_now(self, payloads: list[bytes]) -> bool:
+        """Write each payload as a text frame, all in one write, if nothing stands in the way."""
+        if not self._lane_open():
+            return False
+        self.transport.write(b"".join([text_frame(p) for p in payloads]))
+        return True
+
+    def _lane_open(self) -> bool:
+        return not (
             self.close_sent
             or self.disconnected
             or not self.handshake_complete
@@ -78,10 +95,7 @@ class ParlourWebSocketProtocol(WebSocketsSansIOProtocol):
             or not self.writable.is_set()
             or self.conn.state is not State.OPEN
             or self.conn.extensions
-        ):
-            return False
-        self.transport.write(text_frame(payload))
-        return True
+        )
 
     lane: TextLane | None = None
 

@@ -53,6 +53,7 @@ class BotDriver:
         self.task: asyncio.Task[None] | None = None
         self.dirty = False  # a message arrived since the current decision began
         self.closed = False
+        self.last_card_at: dict[int, float] = {}  # seat → when a play left it one card without UNO
 
     # The sink protocol: called from the room's task, so nothing here may block.
 
@@ -67,6 +68,7 @@ class BotDriver:
             self.bot, self.events = None, deque()
         if kind in ("game_started", "game"):
             self.events.append(message["events"])
+            self._note_last_cards(message["events"])
             self._schedule()
         elif kind == "room" and message.get("state") == PLAYING:
             self._schedule()  # a snapshot mid-game: after a restart, or a seat taken over
@@ -75,6 +77,28 @@ class BotDriver:
         self.closed = True
         if self.task is not None:
             self.task.cancel()
+
+    def _note_last_cards(self, events: list[dict[str, Any]]) -> None:
+        """Remember when a play left a seat one card without calling UNO (the catch window opens)."""
+        for event in events:
+            if event.get("type") == "play" and event.get("count") == 1 and not event.get("uno"):
+                self.last_card_at[event["seat"]] = asyncio.get_running_loop().time()
+
+    def _catch_wait(self, action: Any) -> float:
+        """Seconds to hold back a catch of a human: the room's ``bot_catch_delay`` after their play."""
+        if not isinstance(action, dict) or action.get("type") != "catch":
+            return 0.0
+        target = action.get("target")
+        seats = self.room.seats
+        if not isinstance(target, int) or not 0 <= target < len(seats):
+            return 0.0
+        member = self.room.members.get(seats[target]["member"])
+        if member is None or member.bot:
+            return 0.0
+        since = self.last_card_at.get(target)
+        if since is None:
+            return self.room.bot_catch_delay
+        return since + self.room.bot_catch_delay - asyncio.get_running_loop().time()
 
     # Acting.
 
@@ -128,6 +152,13 @@ class BotDriver:
             action = legal[0] if engine.to_act(game)[:1] == [seat] else None
         if action is None or self._seat() != seat:
             return
+        wait = self._catch_wait(action)
+        if wait > 0:
+            # Give the human the time to press UNO!; then catch only if they still have not.
+            await asyncio.sleep(wait)
+            if self._seat() != seat or action not in engine.legal_actions(self.room.game, seat):
+                self.dirty = True  # decide afresh on what the table looks like now
+                return
         # Bot members may send the engine action itself; a human's seat taken over sends the wire form.
         payload = {"engine_action": action} if self.member.bot else {"action": engine.format_action(action)}
         # Sent through this driver: once the seat's human is back (or the bot removed), the room

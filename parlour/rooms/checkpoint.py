@@ -21,6 +21,7 @@ class Checkpoints(RoomState):
             "settings": self.settings_raw,
             "public": self.public,
             "bots_take_over": self.bots_take_over,
+            "bot_catch_delay": self.bot_catch_delay,
             "password_hash": self.password_hash,
             "capacity": self.capacity,
             "members": [
@@ -44,6 +45,7 @@ class Checkpoints(RoomState):
             "chat": list(self.chat),
             "banned": sorted(self.banned),
             "games_played": self.games_played,
+            "scoreboard": self.scoreboard,
             "grace": self.grace,
             "idle": self.idle,
         }
@@ -62,11 +64,13 @@ class Checkpoints(RoomState):
             data["capacity"],
         )
         self.bots_take_over = data.get("bots_take_over", self.bots_take_over)
+        self.bot_catch_delay = data.get("bot_catch_delay", self.bot_catch_delay)
         self.members = {m["id"]: Member(**{**m, "role": Role(m["role"])}) for m in data["members"]}
         self.member_count, self.host = data["member_count"], data["host"]
         self.chat.extend(data["chat"])
         self.banned = set(data["banned"])
         self.games_played, self.grace, self.idle = data["games_played"], dict(data["grace"]), data["idle"]
+        self.scoreboard = {mid: dict(line) for mid, line in data.get("scoreboard", {}).items()}
         for member in self.members.values():
             if not member.bot:
                 self.hooks.membership(member.session, cast("Room", self))

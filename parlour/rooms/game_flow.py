@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from parlour.games import Event
-from parlour.rooms import messages
+from parlour.rooms import messages, scoreboard
 from parlour.rooms.commands import Command, CommandError
 from parlour.rooms.enums import BEFORE_START, COUNTDOWN, FINISHED, PLAYING, WAITING, CountdownKind
 from parlour.rooms.members import Message
@@ -68,6 +68,8 @@ class GameFlow(RoomState):
         self.seed, self.started_at, self.seq = seed, cmd.at, 0
         self.games_played += 1
         self.game_log, self.outcome, self.countdown = [], None, None
+        self.table_log.clear()
+        self.table_log_count = 0
         self.state = PLAYING
         self.turn = None
         self.set_turn(cmd.at, None)
@@ -100,7 +102,8 @@ class GameFlow(RoomState):
             return
         self.outcome = outcome_json(outcome)
         self.end_game(at, self.outcome)
-        self.broadcast(messages.game_over(self.outcome, self.seats))
+        scoreboard.record(self.scoreboard, self.game_name, self.seats, self.outcome)
+        self.broadcast(messages.game_over(self.outcome, self.seats, scoreboard.as_list(self.scoreboard)))
         self.release_replaced(at)
 
     def end_game(self, at: float, result: Message) -> None:

@@ -27,7 +27,7 @@ from parlour.rooms.enums import (
     LeaveReason,
 )
 from parlour.rooms.members import Member
-from parlour.rooms.validate import check_password, clean_chat, hash_password
+from parlour.rooms.validate import check_catch_delay, check_password, clean_chat, hash_password
 
 if TYPE_CHECKING:  # the room is given this table (``Room.handlers``); it needs no room to be built
     from parlour.rooms.room import Room
@@ -226,8 +226,11 @@ def rematch(room: Room, cmd: Command) -> bool | None:
     if room.state != FINISHED:
         raise CommandError("invalid_state", "a rematch follows a finished game")
     room.to_waiting()
+    member.ready = True  # asking is accepting: the others accept by readying up
     room.broadcast_snapshots()
     room.broadcast(messages.state_changed(WAITING))
+    room.broadcast(messages.rematch_offer(member))
+    room.update_countdown(cmd.at)
     return True
 
 
@@ -285,19 +288,26 @@ def update_settings(room: Room, cmd: Command) -> bool | None:
         raise CommandError(
             "invalid_capacity", f"capacity must fit {players} to {room.engine.max_players} players"
         )
+    catch_delay = check_catch_delay(payload.get("bot_catch_delay", room.bot_catch_delay))
     if "password" in payload:
         password = payload.pop("password")
         payload["password_hash"] = hash_password(password) if password else None
     if "settings" in payload:
         room.settings_raw, room.rules = dict(payload["settings"]), rules
     room.capacity = capacity
+    room.bot_catch_delay = catch_delay
     room.public = payload.get("public", room.public)
     room.bots_take_over = bool(payload.get("bots_take_over", room.bots_take_over))
     if "password_hash" in payload:
         room.password_hash = payload["password_hash"]
     room.broadcast(
         messages.settings_changed(
-            room.settings_raw, room.public, room.capacity, room.password_hash is not None, room.bots_take_over
+            room.settings_raw,
+            room.public,
+            room.capacity,
+            room.password_hash is not None,
+            room.bots_take_over,
+            room.bot_catch_delay,
         )
     )
     for member in room.players():

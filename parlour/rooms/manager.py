@@ -19,10 +19,11 @@ from parlour.bots.catalog import get_game
 from parlour.games import InvalidSettings
 from parlour.rooms import messages
 from parlour.rooms.commands import Command, CommandError
-from parlour.rooms.enums import BEFORE_START, CLOSED
+from parlour.rooms.enums import BEFORE_START, CLOSED, FINISHED
 from parlour.rooms.members import BotFactory, Message, Sink
 from parlour.rooms.room import Room, Timings
 from parlour.rooms.validate import (
+    check_catch_delay,
     check_password,
     clean_name,
     hash_password,
@@ -204,13 +205,14 @@ class Manager:
         capacity: int | None = None,
         quick_play: bool = False,
         bots_take_over: bool = True,
+        bot_catch_delay: float = 2.0,
         owner: str | None = None,
         origin: str | None = None,
     ) -> None:
         """Open a room with the creator in seat 0 as host."""
         self._require_free(session)
         room = await self._open_room(
-            game, settings, public, password, capacity, quick_play, bots_take_over, owner
+            game, settings, public, password, capacity, quick_play, bots_take_over, bot_catch_delay, owner
         )
         payload: dict[str, Any] = {"name": session.name, "creator": True}
         if origin is not None:
@@ -226,6 +228,7 @@ class Manager:
         capacity: int | None,
         quick_play: bool,
         bots_take_over: bool,
+        bot_catch_delay: float = 2.0,
         owner: str | None = None,
     ) -> Room:
         if len(self.rooms) >= self.limits.max_rooms:
@@ -257,6 +260,7 @@ class Manager:
             "capacity": capacity,
             "quick_play": quick_play,
             "bots_take_over": bots_take_over,
+            "bot_catch_delay": check_catch_delay(bot_catch_delay),
             "created_at": time.time(),
         }
         while True:
@@ -343,7 +347,7 @@ class Manager:
             room = self._quick_room(game)
             if room is None:
                 # No host to change it, and the seed quick-play clients expect a dropped seat to free up.
-                room = await self._open_room(game, None, True, None, None, True, False, owner)
+                room = await self._open_room(game, None, True, None, None, True, False, owner=owner)
             self._quick_pending.setdefault(room.code, set()).add(session.id)
         try:
             await room.submit(Command("join", session.id, {"name": session.name}, sink, request_id))
@@ -420,7 +424,12 @@ class Manager:
 
     def _listed_update(self, room: Room) -> None:
         """Keep the public list current and push differences to lobby subscribers."""
-        listed = room.public and room.state != CLOSED
+        # Only rooms someone can still meet people in: a connected human, not over, not closed.
+        listed = (
+            room.public
+            and room.state not in (CLOSED, FINISHED)
+            and any(m.connected and not m.bot for m in room.members.values())
+        )
         summary = room.summary() if listed else None
         previous = self._listed.get(room.code)
         if summary == previous:

@@ -63,7 +63,12 @@ def state_changed(state: Phase) -> Message:
 
 
 def settings_changed(
-    settings: Message, public: bool, capacity: int, has_password: bool, bots_take_over: bool
+    settings: Message,
+    public: bool,
+    capacity: int,
+    has_password: bool,
+    bots_take_over: bool,
+    bot_catch_delay: float,
 ) -> Message:
     return {
         "type": "settings_changed",
@@ -72,21 +77,34 @@ def settings_changed(
         "capacity": capacity,
         "has_password": has_password,
         "bots_take_over": bots_take_over,
+        "bot_catch_delay": bot_catch_delay,
     }
 
 
+def rematch_offer(member: Member) -> Message:
+    """``member`` asked for a rematch; the others accept by readying up."""
+    return {"type": "rematch_offer", "member": member.id, "name": member.name}
+
+
 def game_update(
-    kind: str, seq: int, events: list[Message], view: Any, turn: Message | None, seats: list[Message] | None
+    kind: str,
+    seq: int,
+    events: list[Message],
+    log: list[Message],
+    view: Any,
+    turn: Message | None,
+    seats: list[Message] | None,
 ) -> Message:
-    """``game_started`` (with the ``seats``) or ``game``: one recipient's events and view."""
-    out: Message = {"type": kind, "seq": seq, "events": events, "view": view, "turn": turn}
+    """``game_started`` (with the ``seats``) or ``game``: one recipient's events and view, and the
+    game-log entries they made (the same for everyone)."""
+    out: Message = {"type": kind, "seq": seq, "events": events, "log": log, "view": view, "turn": turn}
     if seats is not None:
         out["seats"] = seats
     return out
 
 
-def game_over(outcome: Message, seats: list[Message]) -> Message:
-    return {"type": "game_over", "outcome": outcome, "seats": seats}
+def game_over(outcome: Message, seats: list[Message], board: list[Message]) -> Message:
+    return {"type": "game_over", "outcome": outcome, "seats": seats, "scoreboard": board}
 
 
 def room_closed(reason: EndReason) -> Message:

@@ -7,7 +7,7 @@ from typing import Any
 
 from parlour.dumps import json_bytes
 from parlour.games import Event
-from parlour.rooms import messages
+from parlour.rooms import messages, scoreboard
 from parlour.rooms.encoding import joined_object
 from parlour.rooms.members import Member, Message
 from parlour.rooms.state import RoomState
@@ -34,7 +34,33 @@ class Outbound(RoomState):
             if member.sink is not None and not self.replaying:
                 self.send(member, self.snapshot(member))
 
+    def describe(self, events: list[Event]) -> list[Message]:
+        """The game-log entries for ``events``: each game's ``describe_event`` line for the event as a
+        spectator sees it (so nothing hidden), numbered, with that public event for clients to draw
+        from (a Cheat reveal's cards, a Dots line). Kept for snapshots, and built while replaying too,
+        so a room brought back after a restart still shows its history."""
+        names = [seat["name"] for seat in self.seats]
+        entries = []
+        for event in events:
+            public = event.for_seat(None)
+            text = self.engine.describe_event(public, names)
+            if text is None:
+                continue
+            seat = public.get("seat")
+            entry = {
+                "n": self.table_log_count,
+                "kind": event.type,
+                "seat": seat if isinstance(seat, int) else None,
+                "text": text,
+                "event": public,
+            }
+            self.table_log_count += 1
+            self.table_log.append(entry)
+            entries.append(entry)
+        return entries
+
     def broadcast_game(self, kind: str, events: list[Event]) -> None:
+        entries = self.describe(events)
         if self.replaying:
             return
         engine, game = self.engine, self.game
@@ -74,7 +100,7 @@ class Outbound(RoomState):
                 else:
                     mine = [e.for_seat(seat) for e in events]
                 seen[seat] = mine
-            self.send(member, messages.game_update(kind, self.seq, mine, view, turn, seats))
+            self.send(member, messages.game_update(kind, self.seq, mine, entries, view, turn, seats))
 
     def countdown_message(self) -> Message:
         if self.countdown is None:
@@ -103,6 +129,7 @@ class Outbound(RoomState):
                 "seats": self.seats,
                 "view": self.engine.view(self.game, seat),
                 "turn": self.turn_info(),
+                "log": list(self.table_log),
             }
         return {
             "type": "room",
@@ -119,6 +146,7 @@ class Outbound(RoomState):
             },
             "table": table,
             "outcome": self.outcome,
+            "scoreboard": scoreboard.as_list(self.scoreboard),
         }
 
     def meta(self) -> Message:
@@ -131,6 +159,7 @@ class Outbound(RoomState):
             "capacity": self.capacity,
             "quick_play": self.quick_play,
             "bots_take_over": self.bots_take_over,
+            "bot_catch_delay": self.bot_catch_delay,
         }
 
     def summary(self) -> Message:
@@ -139,6 +168,9 @@ class Outbound(RoomState):
             "code": self.code,
             "game": self.game_name,
             "players": sum(1 for m in self.members.values() if m.is_player),
+            "humans": sum(1 for m in self.members.values() if m.is_player and not m.bot),
+            "bots": sum(1 for m in self.members.values() if m.is_player and m.bot),
+            "host": self.members[self.host].name if self.host in self.members else None,
             "capacity": self.capacity,
             "state": self.state,
             "has_password": self.password_hash is not None,

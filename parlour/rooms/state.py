@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from parlour.bots.catalog import get_game
 from parlour.games import Event
+from parlour.rooms import scoreboard
 from parlour.rooms.commands import Command
 from parlour.rooms.enums import WAITING, CountdownKind
 from parlour.rooms.members import BotFactory, Member, Message, Sink
@@ -26,6 +27,11 @@ if TYPE_CHECKING:
     from parlour.rooms.room import Room
 
 CHAT_HISTORY = 50
+TABLE_LOG_HISTORY = 200
+"""Game-log entries a snapshot carries: the current game's most recent ones (a reload shows them)."""
+BOT_CATCH_DELAY = 2.0
+"""Seconds a bot waits, after a human's play left them one card, before it may catch them without
+UNO (humans may catch at once): a person needs a moment to press UNO!."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,6 +104,7 @@ class RoomState:
         self.rules = self.engine.settings(self.settings_raw)
         self.public: bool = config.get("public", False)
         self.bots_take_over: bool = config.get("bots_take_over", True)
+        self.bot_catch_delay: float = config.get("bot_catch_delay", BOT_CATCH_DELAY)
         self.password_hash: str | None = config.get("password_hash")
         self.capacity: int = config["capacity"]
         self.state = WAITING
@@ -114,6 +121,9 @@ class RoomState:
         self.seed = 0
         self.started_at = 0.0
         self.game_log: list[dict[str, Any]] = []
+        self.table_log: deque[Message] = deque(maxlen=TABLE_LOG_HISTORY)
+        self.table_log_count = 0
+        self.scoreboard: scoreboard.Scoreboard = {}
         self.outcome: Message | None = None
         self.countdown: tuple[CountdownKind, float] | None = None
         self.turn: tuple[int, float | None] | None = None

@@ -88,3 +88,13 @@ def new_token() -> str:
 def hash_token(token: str) -> str:
     """Tokens are high-entropy, so a plain SHA-256 is enough to make a stolen database useless."""
     return hashlib.sha256(token.encode()).hexdigest()
+
+
+CATCH_DELAY_MAX = 30.0
+
+
+def check_catch_delay(value: float) -> float:
+    """``bot_catch_delay``: 0 to 30 seconds (a float, or an int as seconds)."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= CATCH_DELAY_MAX:
+        raise CommandError("invalid_settings", f"bot_catch_delay must be 0 to {CATCH_DELAY_MAX:g} seconds")
+    return float(value)

@@ -23,7 +23,9 @@ from typing import Any
 
 import orjson
 from redis import asyncio as aioredis
+from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import NoScriptError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from parlour.dumps import json_bytes
 from parlour.store.base import GameRecord, RoomRecord, SessionRecord
@@ -32,9 +34,13 @@ log = logging.getLogger("parlour.store")
 
 _CHECKPOINT = b'{"k":"checkpoint"'
 
-# KEYS: lease, log, games, sroom   ARGV: lease value, record, is_checkpoint, game or "", membership, code
+# KEYS: lease, log, games, sroom, applied
+# ARGV: lease value, record, is_checkpoint, game or "", membership, code, append id
+# The append id makes a retried append (its reply lost with the connection) apply once.
 _APPEND = """
+if redis.call('HGET', KEYS[5], ARGV[6]) == ARGV[7] then return 1 end
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('HSET', KEYS[5], ARGV[6], ARGV[7])
 local id = redis.call('XADD', KEYS[2], '*', 'd', ARGV[2])
 if ARGV[3] == '1' then redis.call('XTRIM', KEYS[2], 'MINID', id) end
 if ARGV[4] ~= '' then redis.call('RPUSH', KEYS[3], ARGV[4]) end
@@ -90,12 +96,13 @@ end
 return lost
 """
 
-# KEYS: lease, room, open, log, sroom   ARGV: value, reason, at, code, membership
+# KEYS: lease, room, open, log, sroom, applied   ARGV: value, reason, at, code, membership
 _CLOSE = """
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 redis.call('HSET', KEYS[2], 'closed_reason', ARGV[2], 'closed_at', ARGV[3])
 redis.call('SREM', KEYS[3], ARGV[4])
 redis.call('DEL', KEYS[4], KEYS[1])
+redis.call('HDEL', KEYS[6], ARGV[4])
 if ARGV[5] ~= '' then
   local pairs_ = cjson.decode(ARGV[5])
   for i = 1, #pairs_, 2 do
@@ -166,6 +173,7 @@ class RedisStore:
         self._tasks: set[asyncio.Task[None]] = set()
         r = self.redis
         self._append_sha: str | None = None
+        self._appends = 0
         self._create = r.register_script(_CREATE)
         self._claim = r.register_script(_CLAIM)
         self._renew = r.register_script(_RENEW)
@@ -248,6 +256,7 @@ class RedisStore:
         answers NOSCRIPT: the script is loaded again and the batch retried once."""
         calls = []
         for code, data, game, _ in batch:
+            self._appends += 1
             changes = self.membership.pop(code, None)
             flat = [x for pair in changes.items() for x in pair] if changes else None
             calls.append(
@@ -256,24 +265,35 @@ class RedisStore:
                     self.key("log", code),
                     self.key("games", code),
                     self.key("sroom"),
+                    self.key("applied"),
                     self.lease_value(code),
                     data,
                     "1" if data.startswith(_CHECKPOINT) else "0",
                     b"" if game is None else json_bytes(_game_dict(game)),
                     json_bytes(flat) if flat else b"",
                     code,
+                    f"{self.node}:{self._appends}",
                 )
             )
-        try:
-            results = await self._run_appends(calls)
-            if any(isinstance(r, NoScriptError) for r in results):
-                self._append_sha = await self.redis.script_load(_APPEND)
+        # A connection error leaves it unknown whether Redis applied the batch: never report it as
+        # failed (the room would drop a record that may be in the log). Retry the same appends
+        # until Redis answers; the append ids make a repeat harmless, and a room whose lease ran
+        # out meanwhile gets Fenced.
+        while True:
+            try:
                 results = await self._run_appends(calls)
-        except Exception as exc:
-            for *_, done in batch:
-                if not done.done():
-                    done.set_exception(exc)
-            return
+                if any(isinstance(r, NoScriptError) for r in results):
+                    self._append_sha = await self.redis.script_load(_APPEND)
+                    results = await self._run_appends(calls)
+                break
+            except (ConnectionError, OSError, RedisConnectionError, RedisTimeoutError):
+                log.warning("event=append_retry rooms=%d", len(calls))
+                await asyncio.sleep(0.2)
+            except Exception as exc:
+                for *_, done in batch:
+                    if not done.done():
+                        done.set_exception(exc)
+                return
         for (code, *_, done), result in zip(batch, results, strict=True):
             if done.done():
                 continue
@@ -290,7 +310,7 @@ class RedisStore:
             self._append_sha = await self.redis.script_load(_APPEND)
         pipe = self.redis.pipeline(transaction=False)
         for call in calls:
-            pipe.evalsha(self._append_sha, 4, *call)
+            pipe.evalsha(self._append_sha, 5, *call)
         return await pipe.execute(raise_on_error=False)
 
     def _lost(self, code: str) -> None:
@@ -307,6 +327,7 @@ class RedisStore:
                 self.key("open"),
                 self.key("log", code),
                 self.key("sroom"),
+                self.key("applied"),
             ],
             args=[self.lease_value(code), reason, time.time(), code, json_bytes(flat) if flat else b""],
         )

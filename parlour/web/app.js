@@ -1,7 +1,9 @@
 // Parlour browser client: session, routing and the native protocol's messages.
 // The server is the authority; this file keeps its latest snapshot and renders it.
 
+import "./theme.js"; // first: the page takes its theme before anything waits
 import { TABLES, loadCatalog } from "./catalog.js";
+import { noteEntries, resetLog, toggleLog } from "./gamelog.js";
 import { initLobby, presetCode, renderRooms } from "./lobby.js";
 import { Connection } from "./net.js";
 import { appendChat, renderRoom, tableContext, updateTimers } from "./room.js";
@@ -24,6 +26,7 @@ const S = {
   session: null, // {name, session} once identified on this connection
   room: null, // the normalised room snapshot, kept current by events
   lobby: new Map(), // public rooms by code
+  unreadChat: 0, // chat that arrived while the tab was hidden
   wantedCode: roomCodeFromPath(),
 };
 
@@ -45,6 +48,7 @@ function normalise(msg) {
     has_password: msg.has_password,
     capacity: msg.capacity,
     bots_take_over: msg.bots_take_over,
+    quick_play: msg.quick_play,
     state: msg.state,
     host: msg.host,
     members: msg.members,
@@ -52,7 +56,9 @@ function normalise(msg) {
     countdown: withDeadline(msg.timers?.countdown),
     grace: Object.fromEntries(Object.entries(msg.timers?.grace ?? {}).map(([member, timer]) => [member, localDeadline(timer)])),
     play: msg.table ? { ...msg.table, turn: withDeadline(msg.table.turn) } : null,
+    log: msg.table?.log ?? [],
     outcome: msg.outcome,
+    scoreboard: msg.scoreboard ?? [],
   };
 }
 
@@ -81,9 +87,14 @@ const app = {
       await conn.request(type, fields);
     } catch (err) {
       if (err.code === "wrong_password") {
-        toast("This room needs the right password — type it under “Join a game”.", "bad");
+        toast(fields.password ? "That password is wrong — check it and try again." : "This room has a password — type it under “Join a game”.", "bad");
         presetCode(fields.code);
         $("#join-password").focus();
+      } else if (err.code === "room_full" && type === "join") {
+        if (await confirmDialog("This room is full", "All seats are taken. Watch the game instead?", "Watch")) await app.send("spectate", fields);
+      } else if (err.code === "invalid_code" || err.code === "room_not_found") {
+        toast(`No room with the code “${String(fields.code ?? "").trim().toUpperCase()}” — check the 5 letters.`, "bad");
+        $("#join-code").focus();
       } else if (err.code === "game_in_progress" && type === "join") {
         toast("A game is running — you are watching until it ends.", "info");
         await app.send("spectate", fields);
@@ -94,6 +105,26 @@ const app = {
         toast(err.message, "bad");
         beep("bad");
       }
+    }
+  },
+
+  /** Copy the invite link (the server's, which knows the public or LAN address). */
+  async copyLink() {
+    const link = inviteUrl();
+    try {
+      await navigator.clipboard.writeText(link);
+      toast("Link copied — send it to your friends", "good");
+    } catch {
+      toast(`Share this link: ${link}`, "info", 8000);
+    }
+  },
+
+  /** The phone's share sheet, where there is one. */
+  async share() {
+    try {
+      await navigator.share({ title: "Parlour", text: `Join my game — room ${S.room.code}`, url: inviteUrl() });
+    } catch {
+      // Dismissed, or not allowed here: nothing to say.
     }
   },
 
@@ -168,10 +199,13 @@ async function onOpen() {
 async function startSession() {
   if (store.token) {
     try {
+      S.resuming = true;
       onWelcome(await conn.request("resume", { token: store.token }));
       await conn.request("ping"); // replies are ordered: any room snapshot has arrived by now
     } catch (err) {
       if (err.code === "invalid_token") store.token = null;
+    } finally {
+      S.resuming = false;
     }
   }
   const name = localStorage.getItem("parlour.name");
@@ -205,7 +239,16 @@ async function pollLobby() {
 
 const handlers = {
   room(msg) {
+    const resumed = S.room?.code === msg.code || Boolean(S.resuming);
+    const results = S.room?.code === msg.code ? S.room.results : null;
+    const invite = S.room?.code === msg.code ? S.room.invite : null;
+    if (S.room?.code !== msg.code) clearToasts(); // stale notices from the start page stay there
     S.room = normalise(msg);
+    S.room.invite = invite;
+    if (!invite) loadInvite(S.room.code);
+    // The results stay on screen until this player leaves them, whoever asked for a rematch.
+    S.room.results = msg.state === "finished" && msg.outcome && S.room.play ? resultsOf(S.room) : results;
+    resetLog(S.room.log, resumed && msg.state === "playing");
     for (const table of Object.values(TABLES)) table.reset();
     fill($("#chat-log"));
     for (const message of msg.chat ?? []) appendChat(message, S.room);
@@ -254,7 +297,11 @@ const handlers = {
   },
   chat({ message }) {
     appendChat(message, S.room);
-    if (message.member !== S.room.you.member) beep("chat");
+    if (message.member !== S.room.you.member) {
+      beep("chat");
+      if (document.hidden) S.unreadChat += 1;
+      updateTitle();
+    }
   },
   game_started(msg) {
     for (const table of Object.values(TABLES)) table.reset();
@@ -263,6 +310,10 @@ const handlers = {
     S.room.countdown = null;
     S.room.outcome = null;
     S.room.play = { seq: msg.seq, seats: msg.seats, view: msg.view, turn: withDeadline(msg.turn) };
+    S.room.log = [...(msg.log ?? [])];
+    S.room.results = null;
+    S.room.rematch = null;
+    resetLog([], false);
     toast("The game has started!", "good");
     beep("good");
     gameEvents(msg.events);
@@ -276,18 +327,32 @@ const handlers = {
     }
     const seat = tableContext(S.room, app).seat;
     const wasMyTurn = seat !== null && play.turn?.seat === seat;
+    const news = msg.log ?? [];
     Object.assign(play, { seq: msg.seq, view: msg.view, turn: withDeadline(msg.turn) });
+    S.room.log.push(...(msg.log ?? []));
+    if (S.room.log.length > 200) S.room.log.splice(0, S.room.log.length - 200);
+    noteEntries(msg.log ?? []);
     gameEvents(msg.events);
-    if (!wasMyTurn && seat !== null && play.turn?.seat === seat) beep("turn");
+    const myTurn = !wasMyTurn && seat !== null && play.turn?.seat === seat;
+    if (myTurn) yourTurn();
+    announce(news, myTurn);
     render();
   },
   game_over(msg) {
     clearToasts(); // the game-over panel says it all
     S.room.state = "finished";
     S.room.outcome = msg.outcome;
+    S.room.scoreboard = msg.scoreboard ?? S.room.scoreboard;
     if (S.room.play) S.room.play.seats = msg.seats;
+    if (S.room.play) S.room.results = resultsOf(S.room);
     const won = msg.outcome.winners.includes(tableContext(S.room, app).seat);
     beep(won ? "good" : "play");
+    render();
+  },
+  rematch_offer({ member, name }) {
+    S.room.rematch = { member, name };
+    if (member === S.room.you.member) S.room.results = null; // you asked: on to the waiting room
+    else toast(`${name} asks for a rematch`, "info", 4000);
     render();
   },
   state_changed({ state }) {
@@ -320,6 +385,28 @@ const handlers = {
   },
 };
 
+/** What the results screen shows: kept apart from the room, which moves on to the next game. */
+function resultsOf(room) {
+  return { outcome: room.outcome, play: room.play, log: room.log, scoreboard: room.scoreboard };
+}
+
+const inviteUrl = () => S.room.invite?.url ?? `${location.origin}/r/${S.room.code}`;
+
+/** The invite link, QR code and reachability of a room, as the server sees them. */
+async function loadInvite(code) {
+  try {
+    const reply = await fetch(`/api/invite/${code}`);
+    if (!reply.ok) return;
+    const invite = await reply.json();
+    if (S.room?.code === code) {
+      S.room.invite = invite;
+      render();
+    }
+  } catch {
+    // Offline: the link falls back to this page's address.
+  }
+}
+
 function upsertMember(member) {
   const i = S.room.members.findIndex((m) => m.id === member.id);
   if (i >= 0) S.room.members[i] = member;
@@ -335,12 +422,50 @@ function gameEvents(events) {
     const note = table.onEvent(event, ctx.name, ctx.seat);
     if (!note) continue;
     if (note.sound) beep(note.sound);
-    if (!note.quiet) toast(note.text, note.kind ?? "info", 2500);
+    if (!note.quiet) toast(note.text, note.kind ?? "info", 2500, true);
   }
 }
 
 function render() {
-  if (S.room) renderRoom(S.room, app);
+  if (!S.room) return;
+  renderRoom(S.room, app);
+  updateTitle();
+  keepFocus();
+}
+
+/** Turn alerts: a sound, a buzz on phones that have one, and the tab title. */
+function yourTurn() {
+  beep("turn");
+  if (document.hidden) navigator.vibrate?.(150);
+}
+
+function isMyTurn() {
+  const seat = S.room ? tableContext(S.room, app).seat : null;
+  return S.room?.state === "playing" && seat !== null && S.room.play?.turn?.seat === seat;
+}
+
+/** "Your turn" and the count of unread chat in the tab title, for a player in another tab. */
+function updateTitle() {
+  if (!S.room) return;
+  const unread = S.unreadChat ? `(${S.unreadChat}) ` : "";
+  document.title = `${unread}${isMyTurn() ? "Your turn — " : ""}Parlour — ${S.room.code}`;
+}
+
+/** Screen readers hear the table's news (the game log's words) and their turn. */
+function announce(entries, myTurn) {
+  const words = entries.map((e) => e.text);
+  if (myTurn) words.push("Your turn.");
+  if (words.length) fill($("#announce"), words.slice(-4).join(". "));
+}
+
+/** After an action the control pressed may be gone (a played card, a hidden screen): focus never
+ * falls back to <body>, it goes to the next sensible control. */
+function keepFocus() {
+  const active = document.activeElement;
+  if (active && active !== document.body && active.isConnected && active.offsetParent !== null) return;
+  if ($("#dialog").open) return;
+  const next = $('#stage [data-testid="hand"] button:not([disabled])') ?? $("#stage button:not([disabled])") ?? $("#copy-link");
+  next?.focus({ preventScroll: true });
 }
 
 function leftRoom() {
@@ -387,14 +512,11 @@ $("#chat-form").addEventListener("submit", (e) => {
   app.send("chat", { text });
 });
 
-$("#copy-link").addEventListener("click", async () => {
-  const link = `${location.origin}/r/${S.room.code}`;
-  try {
-    await navigator.clipboard.writeText(link);
-    toast("Link copied — send it to your friends", "good");
-  } catch {
-    toast(`Share this link: ${link}`, "info", 8000);
-  }
+$("#copy-link").addEventListener("click", () => app.copyLink());
+
+$("#log-toggle").addEventListener("click", () => {
+  toggleLog();
+  render();
 });
 
 $("#leave").addEventListener("click", async () => {
@@ -418,8 +540,16 @@ mute.addEventListener("click", () => {
 });
 showMute();
 
+document.addEventListener("visibilitychange", () => {
+  if (!document.hidden) {
+    S.unreadChat = 0;
+    updateTitle();
+  }
+});
+
 setInterval(updateTimers, 250);
 // Visitors without a session cannot subscribe to the live lobby: poll the HTTP list instead.
 setInterval(() => !S.session && !S.room && pollLobby(), 5000);
 pollLobby();
 showScreen("screen-start");
+document.body.dataset.ready = "true"; // the catalog is loaded and the first screen drawn

@@ -1,6 +1,6 @@
 // Cheat table: sorted hand, pick 1–4 cards, announce, and a big Cheat button.
 
-import { el, fill } from "./ui.js";
+import { choose, el, fill } from "./ui.js";
 
 const RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"];
 const SUITS = [
@@ -14,8 +14,10 @@ const RANK_WORDS = ["Ace", "2", "3", "4", "5", "6", "7", "8", "9", "10", "Jack",
 const rankWord = (rank, count = 1) => (count === 1 ? RANK_WORDS[rank] : `${RANK_WORDS[rank]}s`);
 
 // Local UI state that survives re-renders: the selected cards, the chosen rank
-// and the last reveal (the `called` event), shown until the next play.
-const local = { selected: new Set(), rank: null, reveal: null };
+// and the last reveal (the `called` event), shown until the next reveal or, at the earliest,
+// the first play that comes REVEAL_MS after it (bots play fast; people need time to read it).
+const local = { selected: new Set(), rank: null, reveal: null, revealAt: 0 };
+const REVEAL_MS = 4000;
 
 export function reset() {
   local.selected.clear();
@@ -38,12 +40,13 @@ function cardFace(card, attrs = {}) {
 export function onEvent(event, names, seat) {
   if (event.type === "called") {
     local.reveal = event;
+    local.revealAt = Date.now();
     const who = names(event.picked_up_by);
     const verdict = event.truthful ? `${names(event.placer)} told the truth` : `${names(event.placer)} was cheating`;
     return { text: `${names(event.caller)} called Cheat! ${verdict} — ${who} picks up ${event.pile_count}.`, kind: event.truthful ? "info" : "good", sound: "bad" };
   }
   if (event.type === "played") {
-    local.reveal = null;
+    if (Date.now() - local.revealAt >= REVEAL_MS) local.reveal = null;
     return { text: `${names(event.seat)} placed ${event.count} × ${rankWord(event.rank, event.count)}`, sound: "play", quiet: event.seat === seat };
   }
   if (event.type === "left") return { text: `${names(event.seat)}'s ${event.to_pile} cards went onto the pile` };
@@ -108,6 +111,7 @@ function seatsRow(view, ctx) {
         },
         el("span", { class: "seat-name" }, ctx.name(seat)),
         seat === ctx.seat ? el("span", { class: "badge you" }, "you") : null,
+        ctx.presence(seat),
         el("span", { class: "count cards", "aria-label": `${size} cards` }, String(size)),
         view.turn === seat ? el("span", { class: "badge turn" }, "to play") : null,
       ),
@@ -125,6 +129,19 @@ function revealBox(ctx) {
     el("div", { class: "reveal-cards" }, call.cards.map((c) => cardFace(c, { class: c.rank === call.rank ? "" : "liar" }))),
     el("p", {}, el("strong", {}, call.truthful ? "Truth ✓" : "Lie ✗"), ` ${ctx.name(call.picked_up_by)} picked up ${call.pile_count} cards.`),
   );
+}
+
+/** Reopen a reveal from its game-log entry (the public `called` event): the cards, in a dialog. */
+export function showReveal(call, ctx) {
+  const { caller, placer, rank, cards, truthful } = call;
+  const body = el(
+    "div",
+    { class: `reveal ${truthful ? "truth" : "lie"}`, dataset: { testid: "reveal-again" } },
+    el("p", {}, `${ctx.name(caller)} called Cheat on ${ctx.name(placer)}, who claimed ${rankWord(rank, cards.length)}:`),
+    el("div", { class: "reveal-cards" }, cards.map((c) => cardFace(c, { class: c.rank === rank ? "" : "liar" }))),
+    el("p", {}, el("strong", {}, truthful ? "Truth ✓" : "Lie ✗")),
+  );
+  return choose("Revealed cards", body, [{ label: "Close", value: "close", class: "primary" }]);
 }
 
 function handArea(view, hand, myTurn, ctx) {
@@ -181,8 +198,9 @@ function handArea(view, hand, myTurn, ctx) {
   );
   return el(
     "div",
-    { class: "hand-area" },
-    el("div", { class: "controls" }, rankPicker, place, cheat),
+    { class: "hand-area dock", dataset: { testid: "dock" } },
+    // Cheat! stands apart from Place, so a hurried thumb does not call instead of playing.
+    el("div", { class: "controls" }, rankPicker, place, el("span", { class: "spacer" }), cheat),
     el("p", { class: "muted hint" }, myTurn ? "Select 1–4 cards, then place them." : `Your hand: ${hand.length} cards`),
     el("div", { class: "hand", role: "group", "aria-label": "Your hand", dataset: { testid: "hand" } }, cards),
   );

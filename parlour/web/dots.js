@@ -7,17 +7,22 @@ import { el, fill, initials, seatColour, svg } from "./ui.js";
 const GAP = 10; // user units between dots
 const PAD = 4;
 
-const local = { cursor: { x: 0, y: 0, d: 0 }, armed: null, last: null };
+// `turn`: the lines and boxes of the last turn (a run of captures is one turn), marked in its player's colour.
+const local = { cursor: { x: 0, y: 0, d: 0 }, armed: null, turn: { seat: null, lines: new Set(), boxes: new Set() } };
 let builds = 0;
 
 export function reset() {
   local.cursor = { x: 0, y: 0, d: 0 };
   local.armed = null;
-  local.last = null;
+  local.turn = { seat: null, lines: new Set(), boxes: new Set() };
 }
 
 export function onEvent(event, names) {
-  if (event.type === "line") local.last = key(event);
+  if (event.type === "line") {
+    if (event.seat !== local.turn.seat) local.turn = { seat: event.seat, lines: new Set(), boxes: new Set() };
+    local.turn.lines.add(key(event));
+  }
+  if (event.type === "capture") local.turn.boxes.add(`${event.x},${event.y}`);
   if (event.type === "capture") return { text: `${names(event.seat)} took a box`, sound: "good", quiet: true };
   return null;
 }
@@ -38,13 +43,15 @@ export function render(stage, view, ctx) {
   // and ui.morph leaves the children of a board with the same data-keep alone.
   const shape = `${w}x${h}:${view.players}:${ctx.seat === null ? "watch" : "play"}`;
   const live = document.querySelector(`#stage .dots-board[data-keep="${shape}"]`);
-  const marks = { drawn, last: local.last, armed: myTurn ? local.armed : null, cursor, wait: ctx.seat !== null && !myTurn };
+  const marks = { drawn, turn: local.turn, armed: myTurn ? local.armed : null, cursor, wait: ctx.seat !== null && !myTurn };
   const kept = live !== null && update(live, view, marks, ctx);
 
   const board = svg("svg", {
     viewBox: `${-PAD} ${-PAD} ${(w - 1) * GAP + 2 * PAD} ${(h - 1) * GAP + 2 * PAD}`,
     class: `dots-board ${myTurn ? "mine" : ""}`,
-    style: `max-width: min(100%, 78vh, ${Math.max(260, 64 * (Math.max(w, h) - 1))}px)`,
+    // As wide as the panel allows (and the screen's height); on a phone a big board keeps lines at
+    // least 48 px apart (--min-board; a line's tap area is then about 34 × 29 px) and its frame scrolls, so one can zoom in and pan.
+    style: `--min-board: ${48 * (w - 1) + 20}px; --aspect: ${((w - 1) * GAP + 2 * PAD) / ((h - 1) * GAP + 2 * PAD)}`,
     role: "application",
     tabindex: "0",
     "aria-label": `Dots and Boxes board, ${w} by ${h} dots. ${myTurn ? "Your turn: arrows move, Space turns, Enter draws." : "Waiting for the other player."}`,
@@ -88,13 +95,13 @@ export function render(stage, view, ctx) {
 function build(board, view, marks, ctx) {
   const { width: w, height: h } = view;
   board.append(patterns(view.players));
-  for (const capture of view.captures) board.append(...box(capture, ctx));
+  for (const capture of view.captures) board.append(...box(capture, ctx, marks.turn));
   for (let y = 0; y < h; y++) {
     for (let x = 0; x < w; x++) {
       for (const d of [0, 1]) {
         if (!valid({ x, y, d }, w, h)) continue;
         const k = key({ x, y, d });
-        if (marks.drawn.has(k)) board.append(drawnLine(k, marks.last));
+        if (marks.drawn.has(k)) board.append(drawnLine(k, marks.turn));
         else if (ctx.seat !== null) board.append(freeLine(k, marks));
       }
     }
@@ -118,14 +125,15 @@ function update(board, view, marks, ctx) {
   for (const k of marks.drawn) {
     if (shown.lines.has(k)) continue;
     const free = board.querySelector(`g[data-line="${k}"]`);
-    if (free) free.replaceWith(drawnLine(k, marks.last));
-    else board.insertBefore(drawnLine(k, marks.last), firstDot);
+    if (free) free.replaceWith(drawnLine(k, marks.turn));
+    else board.insertBefore(drawnLine(k, marks.turn), firstDot);
   }
   const firstLine = board.querySelector("line.drawn, g.free") ?? firstDot;
   for (const capture of view.captures) {
-    if (!shown.boxes.has(`${capture[0]},${capture[1]}`)) for (const node of box(capture, ctx)) board.insertBefore(node, firstLine);
+    if (!shown.boxes.has(`${capture[0]},${capture[1]}`)) for (const node of box(capture, ctx, marks.turn)) board.insertBefore(node, firstLine);
   }
-  for (const [name, k] of [["last", marks.last], ["armed", marks.armed], ["cursor", marks.cursor]]) {
+  markTurn(board, marks.turn);
+  for (const [name, k] of [["armed", marks.armed], ["cursor", marks.cursor]]) {
     for (const node of board.querySelectorAll(`.${name}`)) node.classList.remove(name);
     if (k !== null) board.querySelector(`[data-line="${k}"], [data-drawn="${k}"]`)?.classList.add(name);
   }
@@ -136,17 +144,30 @@ function update(board, view, marks, ctx) {
   return true;
 }
 
-function drawnLine(k, last) {
+function drawnLine(k, turn) {
   const [x, y, d] = k.split(",").map(Number);
   const [x2, y2] = lineEnd(x, y, d);
-  return svg("line", { x1: x * GAP, y1: y * GAP, x2: x2 * GAP, y2: y2 * GAP, class: `drawn ${k === last ? "last" : ""}`, "data-drawn": k });
+  const last = turn.lines.has(k);
+  return svg("line", { x1: x * GAP, y1: y * GAP, x2: x2 * GAP, y2: y2 * GAP, class: `drawn ${last ? "last" : ""}`, style: last ? `--seat:${seatColour(turn.seat)}` : null, "data-drawn": k });
+}
+
+/** Mark every line and box of the last turn on a live board (and unmark the turn before). */
+function markTurn(board, turn) {
+  for (const node of board.querySelectorAll(".last")) {
+    node.classList.remove("last");
+    node.style.removeProperty("--seat");
+  }
+  const colour = turn.seat === null ? null : seatColour(turn.seat);
+  for (const k of turn.lines) board.querySelector(`[data-drawn="${k}"]`)?.classList.add("last");
+  for (const b of turn.boxes) board.querySelector(`[data-box="${b}"]`)?.classList.add("last");
+  for (const node of board.querySelectorAll(".last")) node.style.setProperty("--seat", colour);
 }
 
 /** A free line: a wide transparent hit area around a preview line that shows on hover / tap / cursor. */
 function freeLine(k, marks) {
   const [x, y, d] = k.split(",").map(Number);
   const [x2, y2] = lineEnd(x, y, d);
-  const hit = d === 0 ? { x: x * GAP + 1.5, y: y * GAP - 2.5, width: GAP - 3, height: 5 } : { x: x * GAP - 2.5, y: y * GAP + 1.5, width: 5, height: GAP - 3 };
+  const hit = d === 0 ? { x: x * GAP + 1.5, y: y * GAP - 3, width: GAP - 3, height: 6 } : { x: x * GAP - 3, y: y * GAP + 1.5, width: 6, height: GAP - 3 };
   return svg(
     "g",
     { class: `free ${k === marks.armed ? "armed" : ""} ${k === marks.cursor ? "cursor" : ""}`, "data-line": k },
@@ -156,9 +177,10 @@ function freeLine(k, marks) {
 }
 
 /** A captured box: its owner's colour, hatch and initials. */
-function box([x, y, seat], ctx) {
+function box([x, y, seat], ctx, turn) {
+  const last = turn.boxes.has(`${x},${y}`);
   return [
-    svg("rect", { x: x * GAP, y: y * GAP, width: GAP, height: GAP, fill: seatColour(seat), "fill-opacity": 0.55 }),
+    svg("rect", { x: x * GAP, y: y * GAP, width: GAP, height: GAP, fill: seatColour(seat), "fill-opacity": 0.55, "data-box": `${x},${y}`, class: last ? "box last" : "box", style: last ? `--seat:${seatColour(turn.seat)}` : null }),
     svg("rect", { x: x * GAP, y: y * GAP, width: GAP, height: GAP, fill: `url(#pat-${seat})` }),
     svg("text", { x: x * GAP + GAP / 2, y: y * GAP + GAP / 2, class: "box-label", "text-anchor": "middle", "dominant-baseline": "central" }, initials(ctx.name(seat))),
   ];
@@ -218,6 +240,7 @@ function scoreboard(view, ctx) {
         el("span", { class: "swatch", "aria-hidden": "true" }, initials(ctx.name(seat))),
         el("span", { class: "seat-name" }, ctx.name(seat)),
         seat === ctx.seat ? el("span", { class: "badge you" }, "you") : null,
+        ctx.presence(seat),
         el("span", { class: "count", "aria-label": `${score} boxes` }, String(score)),
         view.turn === seat ? el("span", { class: "badge turn" }, "to play") : null,
       ),

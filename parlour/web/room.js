@@ -2,6 +2,7 @@
 // the game table (delegated to the game's module) and the game-over panel.
 
 import { GAMES, TABLES, title } from "./catalog.js";
+import { renderLog } from "./gamelog.js";
 import { capacityField, describeSettings, readSettings, settingsFields } from "./settings.js";
 import { $, choose, confirmDialog, el, fill, morph } from "./ui.js";
 
@@ -15,6 +16,14 @@ export function tableContext(room, app) {
     seat: mine ? mine.seat : null, // null: watching (spectator, or seated after this game began)
     name: (seat) => seats.find((s) => s.seat === seat)?.name ?? `Seat ${seat + 1}`,
     act: (action) => app.act(action),
+    /** "offline" / "bot playing" on a seat chip, so nobody has to look at the side panel. */
+    presence: (seat) => {
+      const id = seats.find((s) => s.seat === seat)?.member;
+      const m = room.members?.find((x) => x.id === id);
+      if (!m || m.bot) return null;
+      if (m.replaced) return el("span", { class: "badge bot", title: "A bot plays this seat until they are back" }, "bot playing");
+      return m.connected ? null : el("span", { class: "badge off" }, "offline");
+    },
     rerender: () => renderStage(room, app),
   };
 }
@@ -29,6 +38,7 @@ export function renderRoom(room, app) {
   morph($("#host-tools"), isHost(room) ? hostTools(room, app) : null);
   renderMembers(room, app);
   renderStage(room, app);
+  renderLog(room, tableContext(room.play ? room : { ...room, play: room.results?.play }, app));
 }
 
 /** The host's room-wide controls, each behind a confirmation. */
@@ -100,9 +110,10 @@ export function renderStage(room, app) {
     const table = el("div", { class: "table-host" });
     TABLES[room.kind].render(table, room.play.view, tableContext(room, app));
     morph(stage, turnTimer(room), table);
-  } else if (room.state === "finished" && room.play) {
+  } else if (room.results) {
+    const shown = { ...room, play: room.results.play };
     const table = el("div", { class: "table-host final" });
-    TABLES[room.kind].render(table, room.play.view, tableContext(room, app));
+    TABLES[room.kind].render(table, room.results.play.view, tableContext(shown, app));
     morph(stage, gameOver(room, app), table);
   } else {
     morph(stage, waiting(room, app));
@@ -122,11 +133,13 @@ function waiting(room, app) {
     { class: "panel waiting" },
     el("h2", {}, `${game.title} — ${players.length}/${room.capacity} players`),
     el("p", { class: "settings-summary" }, describeSettings(room.kind, room.settings)),
-    el("p", { class: "muted" }, `${room.public ? "Public" : "Private"} room${room.has_password ? " · password" : ""}${room.bots_take_over ? " · bots replace dropouts" : ""} · share the code or the link to invite friends`),
+    el("p", { class: "muted" }, `${room.public ? "Public" : "Private"} room${room.has_password ? " · password" : ""}${room.bots_take_over ? " · bots replace dropouts" : ""}`),
     countdown
       ? el("p", { class: "countdown", role: "timer" }, "Starting in ", el("strong", { class: "timer-text", dataset: { deadline: countdown.localDeadline } }, ""), " s")
       : null,
-    el(
+    room.quick_play
+      ? el("p", { class: "muted", dataset: { testid: "quick-note" } }, countdown ? "Quick play: more players may still join before the start." : `Quick play: the game starts shortly after ${game.min_players} players are in.`)
+      : el(
       "div",
       { class: "row wrap" },
       you?.role === "player"
@@ -137,6 +150,9 @@ function waiting(room, app) {
         : el("button", { class: "big", disabled: true }, "Waiting for the host to start"),
     ),
     enough ? null : el("p", { class: "muted" }, `${game.title} needs at least ${game.min_players} players.`),
+    invitePanel(room, app),
+    room.rematch && room.rematch.member !== room.you?.member ? el("p", { class: "alert" }, `${room.rematch.name} asked for a rematch: ready up to accept.`) : null,
+    scoreTable(room.kind, room.scoreboard),
     el("details", { class: "rules" }, el("summary", {}, `How to play ${game.title}`), el("p", {}, game.how_to_play)),
     el(
       "div",
@@ -147,6 +163,33 @@ function waiting(room, app) {
         : null,
       you?.role === "spectator" && players.length < room.capacity ? el("button", { onclick: () => app.send("take_seat") }, "Take a seat") : null,
       you?.role === "player" ? el("button", { onclick: () => app.send("become_spectator") }, "Just watch") : null,
+    ),
+  );
+}
+
+/** Getting friends in: the link, its QR code, the share sheet, and whether anyone else can reach us. */
+function invitePanel(room, app) {
+  const invite = room.invite;
+  if (!invite) return null;
+  return el(
+    "div",
+    { class: "invite", dataset: { testid: "invite" } },
+    el("img", { class: "qr", src: invite.qr, alt: `QR code of the invite link ${invite.url}`, width: 148, height: 148, dataset: { testid: "qr" } }),
+    el(
+      "div",
+      { class: "invite-text" },
+      el("p", {}, "Invite friends with this link or the QR code:"),
+      el("p", {}, el("code", { class: "invite-url", dataset: { testid: "invite-url" } }, invite.url)),
+      el(
+        "div",
+        { class: "row wrap" },
+        el("button", { onclick: () => app.copyLink() }, "Copy link"),
+        navigator.share ? el("button", { onclick: () => app.share() }, "Share…") : null,
+      ),
+      invite.local_only
+        ? el("p", { class: "alert", dataset: { testid: "local-only" } }, "Only this computer can join: start the server with --host 0.0.0.0 (or --public-url) to invite others.")
+        : null,
+      invite.lan.length > 1 ? el("p", { class: "muted" }, "Also on this network: ", invite.lan.slice(1).join(" · ")) : null,
     ),
   );
 }
@@ -176,23 +219,47 @@ async function editSettings(room, app) {
   app.send("update_settings", fields);
 }
 
+/** The results of the last game, on screen until this player leaves them (a rematch is an offer). */
 function gameOver(room, app) {
-  const outcome = room.outcome ?? { winners: [], scores: {} };
-  const ctx = tableContext(room, app);
+  const results = room.results;
+  const outcome = results.outcome ?? { winners: [], scores: {} };
+  const ctx = tableContext({ ...room, play: results.play }, app);
   const winners = outcome.winners.map(ctx.name);
   const headline = outcome.tie ? `Tie: ${winners.join(" & ")}` : winners.length ? `${winners[0]} wins!` : "Nobody won";
   const you = room.members.find((m) => m.id === room.you?.member);
-  const seats = room.play.seats.map((s) => s.seat);
-  const scoreLabel = GAMES[room.kind]?.score_label ?? "score";
+  const seats = results.play.seats.map((s) => s.seat);
+  const view = results.play.view;
+  const score = (seat) => String(outcome.scores[seat] ?? outcome.scores[String(seat)] ?? "–");
+  // Per game: what a finished hand or board says about each player.
+  const columns = {
+    uno: [["Points", score], ["Cards left", (seat) => String(view.counts?.[seat] ?? "–")]],
+    cheat: [["Cards left", score]],
+    dots: [["Boxes", score]],
+  }[room.kind] ?? [[GAMES[room.kind]?.score_label ?? "Score", score]];
+  const offer = room.rematch && room.rematch.member !== room.you?.member ? room.rematch : null;
+  const leave = () => {
+    room.results = null;
+    renderRoom(room, app);
+  };
+  let actions;
+  if (you?.role !== "player") actions = [room.state === "finished" ? null : el("button", { class: "big", onclick: leave }, "Back to the room")];
+  else if (room.state === "finished") actions = [el("button", { class: "big primary", onclick: () => app.send("rematch") }, "Rematch")];
+  else {
+    actions = [
+      el("button", { class: "big primary", onclick: () => { leave(); if (!you.ready) app.send("ready", { ready: true }); } }, offer ? "Accept rematch" : "Play again"),
+      el("button", { class: "big", onclick: leave }, "Back to the room"),
+    ];
+  }
   return el(
     "section",
     { class: "panel game-over", "aria-labelledby": "over-title" },
     el("h2", { id: "over-title" }, "★ ", headline),
     outcome.reason && outcome.reason !== "finished" ? el("p", { class: "muted" }, reasonText(outcome.reason)) : null,
+    offer ? el("p", { class: "alert", dataset: { testid: "rematch-offer" } }, `${offer.name} asks for a rematch.`) : null,
     el(
       "table",
-      { class: "scores" },
-      el("thead", {}, el("tr", {}, el("th", {}, "Player"), el("th", {}, scoreLabel))),
+      { class: "scores", dataset: { testid: "results" } },
+      el("thead", {}, el("tr", {}, el("th", {}, "Player"), columns.map(([label]) => el("th", {}, label)))),
       el(
         "tbody",
         {},
@@ -201,12 +268,36 @@ function gameOver(room, app) {
             "tr",
             { class: outcome.winners.includes(seat) ? "winner" : "" },
             el("td", {}, ctx.name(seat), outcome.winners.includes(seat) ? " ★ winner" : ""),
-            el("td", {}, String(outcome.scores[seat] ?? outcome.scores[String(seat)] ?? "–")),
+            columns.map(([, value]) => el("td", {}, value(seat))),
           ),
         ),
       ),
     ),
-    you?.role === "player" ? el("button", { class: "big primary", onclick: () => app.send("rematch") }, "Rematch") : null,
+    scoreTable(room.kind, room.scoreboard),
+    el("div", { class: "row wrap" }, actions),
+  );
+}
+
+/** Wins (and UNO points) across every game this room has played. */
+function scoreTable(kind, board) {
+  if (!board?.length) return null;
+  const points = kind === "uno";
+  return el(
+    "details",
+    { class: "scoreboard", open: true },
+    el("summary", {}, "Scoreboard — this room"),
+    el(
+      "table",
+      { class: "board-scores", dataset: { testid: "scoreboard" } },
+      el("thead", {}, el("tr", {}, el("th", {}, "Player"), el("th", {}, "Wins"), el("th", {}, "Games"), points ? el("th", {}, "Points") : null)),
+      el(
+        "tbody",
+        {},
+        board.map((line) =>
+          el("tr", {}, el("td", {}, line.name), el("td", {}, String(line.wins)), el("td", {}, String(line.games)), points ? el("td", {}, String(line.points)) : null),
+        ),
+      ),
+    ),
   );
 }
 

@@ -100,17 +100,54 @@ export function showScreen(id) {
   for (const screen of $$(".screen")) screen.hidden = screen.id !== id;
 }
 
-/** A short-lived notice. kind: "info" | "good" | "bad". */
-export function toast(text, kind = "info", ms = 3000) {
+/**
+ * A short-lived notice. kind: "info" | "good" | "bad". Toasts queue: one shows at a time, for its
+ * full time when nothing waits, else at least READ_MS, so a newer toast never hides an older one
+ * before it could be read. `droppable` toasts (game events, also in the game log) make way when
+ * the queue backs up.
+ */
+const READ_MS = 1800;
+const toastQueue = [];
+let toastShown = null;
+
+export function toast(text, kind = "info", ms = 3000, droppable = false) {
+  toastQueue.push({ text, kind, ms, droppable });
+  while (toastQueue.length > 4) {
+    const i = toastQueue.findIndex((t) => t.droppable);
+    toastQueue.splice(i >= 0 ? i : 0, 1);
+  }
+  if (!toastShown) nextToast();
+}
+
+function nextToast() {
   const box = $("#toasts");
-  const item = el("div", { class: `toast ${kind}`, role: kind === "bad" ? "alert" : "status" }, text);
-  box.append(item);
-  while (box.children.length > 3) box.firstElementChild.remove();
-  setTimeout(() => item.classList.add("gone"), ms);
-  setTimeout(() => item.remove(), ms + 400);
+  const next = toastQueue.shift();
+  if (!next) {
+    toastShown = null;
+    return;
+  }
+  const item = el("div", { class: `toast ${next.kind}`, role: next.kind === "bad" ? "alert" : "status" }, next.text);
+  box.replaceChildren(item);
+  const shown = (toastShown = { item, since: Date.now() });
+  const end = () => {
+    if (toastShown !== shown) return;
+    item.classList.add("gone");
+    setTimeout(() => item.remove(), 400);
+    nextToast();
+  };
+  // Leave early (after READ_MS) only when another toast is waiting.
+  const check = () => {
+    if (toastShown !== shown) return;
+    const age = Date.now() - shown.since;
+    if (age >= next.ms || (toastQueue.length && age >= READ_MS)) end();
+    else setTimeout(check, Math.min(250, next.ms - age));
+  };
+  setTimeout(check, Math.min(READ_MS, next.ms));
 }
 
 export function clearToasts() {
+  toastQueue.length = 0;
+  toastShown = null;
   $("#toasts").replaceChildren();
 }
 

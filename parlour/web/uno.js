@@ -12,8 +12,12 @@ const cardName = (card) =>
   card.type === "number" ? `${cap(card.color)} ${card.value}` : card.color === "wild" ? NAME[card.type] : `${cap(card.color)} ${NAME[card.type]}`;
 const cap = (s) => s[0].toUpperCase() + s.slice(1);
 
-/** UNO keeps no local state between renders (the table interface asks for it). */
-export function reset() {}
+// UNO! pressed before playing the second-last card: the play then carries `uno: true`.
+const local = { armed: false };
+
+export function reset() {
+  local.armed = false;
+}
 
 function unoCard(card, attrs = {}) {
   const symbol = card.type === "number" ? String(card.value) : SYMBOL[card.type];
@@ -95,7 +99,8 @@ export function render(stage, view, ctx) {
   const discard = el(
     "div",
     { class: "discard" },
-    unoCard(view.top, { class: "top", dataset: { testid: "top" } }),
+    // Keyed by card id: a new top card is a new element, which slides onto the pile (styles.css).
+    unoCard(view.top, { class: "top", dataset: { testid: "top", id: `top-${view.top.id}` } }),
     el("span", { class: `colour-chip ${view.color}`, dataset: { testid: "colour" } }, `Colour: ${view.color}`),
   );
 
@@ -113,9 +118,7 @@ export function render(stage, view, ctx) {
     has("accept") ? el("button", { class: "big", onclick: () => ctx.act({ type: "accept" }) }, `Accept +${pending.draw_stack}`) : null,
     has("draw") ? el("button", { class: "big", onclick: () => ctx.act({ type: "draw" }) }, pending.draw_stack ? `Draw ${pending.draw_stack}` : "Draw") : null,
     has("pass") ? el("button", { class: "big", onclick: () => ctx.act({ type: "pass" }), dataset: { testid: "pass" } }, "Keep & pass") : null,
-    ctx.seat !== null
-      ? el("button", { class: "uno-btn", disabled: !has("call_uno"), onclick: () => ctx.act({ type: "call_uno" }), dataset: { testid: "uno" }, "aria-label": "Call UNO" }, "UNO!")
-      : null,
+    ctx.seat !== null ? unoButton(view, has, playsFor, ctx) : null,
   );
 
   const hand = view.hand ? handArea(view, ctx, playsFor, myTurn, hint(view, has, playsFor, myTurn)) : null;
@@ -134,9 +137,35 @@ export function render(stage, view, ctx) {
         el("div", { class: "match muted" }, `Round ${view.round}`, view.target_score ? ` · first to ${view.target_score}` : " · one round"),
       ),
       alerts,
-      hand ? controls : null,
-      hand,
+      // The dock: buttons and hand, kept at the bottom of a phone's screen (styles.css).
+      hand ? el("div", { class: "dock", dataset: { testid: "dock" } }, controls, hand) : null,
     ),
+  );
+}
+
+/** UNO!: call it right after playing down to one card, or press it first to arm the next play. */
+function unoButton(view, has, playsFor, ctx) {
+  const canArm = view.hand?.length === 2 && view.hand.some((c) => playsFor(c.id).length);
+  if (!canArm) local.armed = false;
+  const callNow = has("call_uno");
+  return el(
+    "button",
+    {
+      class: `uno-btn ${local.armed ? "armed" : ""}`,
+      disabled: !callNow && !canArm,
+      "aria-pressed": callNow ? null : String(local.armed),
+      "aria-label": callNow ? "Call UNO" : local.armed ? "UNO! is armed: your next card calls it" : "Arm UNO! before playing your second-last card",
+      title: callNow ? "Call UNO now" : "Press before playing your second-last card",
+      dataset: { testid: "uno" },
+      onclick: () => {
+        if (callNow) ctx.act({ type: "call_uno" });
+        else {
+          local.armed = !local.armed;
+          ctx.rerender();
+        }
+      },
+    },
+    local.armed ? "UNO! ✓" : "UNO!",
   );
 }
 
@@ -157,6 +186,7 @@ function opponents(view, ctx, legal) {
         },
         el("span", { class: "seat-name" }, ctx.name(seat)),
         seat === ctx.seat ? el("span", { class: "badge you" }, "you") : null,
+        ctx.presence(seat),
         el("span", { class: "count cards", "aria-label": `${view.counts[seat]} cards` }, String(view.counts[seat])),
         view.uno_called[seat] ? el("span", { class: "badge uno" }, "UNO") : null,
         view.turn === seat ? el("span", { class: "badge turn" }, "to play") : null,
@@ -216,6 +246,7 @@ const CANCEL = { label: "Cancel", value: "cancel", class: "cancel" };
 async function play(card, plays, view, ctx) {
   if (!plays.length) return;
   const action = { type: "play", card: card.id };
+  if (local.armed && view.hand.length === 2) action.uno = true;
   if (card.color === "wild") {
     const colour = await choose("Choose a colour", null, [
       ...COLOURS.map((c) => ({ label: cap(c), value: c, class: `colour-pick ${c}` })),
@@ -233,5 +264,6 @@ async function play(card, plays, view, ctx) {
     if (!target || target === CANCEL.value) return;
     action.target = Number(target);
   }
+  local.armed = false;
   ctx.act(action);
 }

@@ -385,3 +385,20 @@ async def test_a_flooding_client_is_refused_then_dropped(server_with: Any) -> No
         await asyncio.sleep(0.02)
     assert flooder.closed  # dropped like a flooding native client; the server carries on
     assert (await join(bystander, name, "calm"))["ok"] is True
+
+
+async def test_the_rate_limit_is_set_per_protocol(server_with: Any) -> None:
+    proc = server_with({"PARLOUR_PROTOCOL_RATES": "dots=0.01/3"})
+    player, bystander = await dots(proc), await dots(proc)
+    name = room_name()
+    await create(bystander, name)
+    await join(player, name, "slow")  # identify + join: two of the three tokens
+    await player.send({"type": "CHAT", "msg": "one"})
+    await player.expect(lambda m: m.get("type") == "CHAT" and m["msg"] == "one")
+    await player.send({"type": "CHAT", "msg": "two"})
+    refused = await player.expect(lambda m: m.get("code") == "rate_limited")
+    assert refused["type"] == "ERROR" and refused["request"] == "CHAT"
+    native = await Native.open(f"ws://127.0.0.1:{proc.port}/api/ws")  # native keeps the default 20/s
+    assert (await native.request("identify", name="n"))["type"] == "welcome"
+    for i in range(5):
+        assert (await native.request("ping"))["type"] == "pong", i

@@ -147,14 +147,11 @@ async def test_design_document_extras_become_engine_actions() -> None:
 async def test_cheat_cards_match_distinct_ids_in_the_senders_hand() -> None:
     session, sent = ScriptedSession(), []
 
-    async def send(frame: Message) -> None:
-        sent.append(frame)
-
-    async def hangup() -> None:
+    def hangup() -> None:
         pass
 
-    client = CheatClient(session.connect, send, hangup)
-    client.code, client.bridge = "ROOM1", Bridge(session.connect, client._on_native)
+    client = CheatClient(session.connect, sent.append, hangup)
+    client.code, client.bridge = "ROOM1", Bridge(session.connect, client._on_native, immediate=True)
     two_aces_of_spades = [card_dict(0 * 4 + 2), card_dict(52 + 0 * 4 + 2), card_dict(5 * 4 + 1)]
     client.view = {"hand": two_aces_of_spades}
     ace_spades = {"rank": 0, "suit": 2}

@@ -137,6 +137,10 @@ def _track_errors(page) -> None:
     page.on("pageerror", lambda exc: page.js_errors.append(str(exc)))
 
 
+CLIENT_READY = "!document.querySelector('script[src=\"/app.js\"]') || document.body.dataset.ready"
+"""The page is not Parlour's client, or the client has drawn its first screen."""
+
+
 @pytest.fixture
 def open_page(browser, server) -> Iterator[Callable[..., object]]:
     """``open_page(path="/", viewport=DESKTOP, base=server)``: a fresh visitor (own context and storage)."""
@@ -151,6 +155,8 @@ def open_page(browser, server) -> Iterator[Callable[..., object]]:
         context.on("page", _track_errors)
         page = context.new_page()
         page.goto(base + path)
+        # The client loads the game catalog (GET /api/catalog) before it draws its first screen.
+        page.wait_for_function(CLIENT_READY)
         return page
 
     yield _open

@@ -98,5 +98,5 @@ def test_cheat_game_with_calls_to_the_end(open_page):
         page.locator(".game-over").wait_for()
     headline = ada.locator(".game-over h2").inner_text()
     assert "wins" in headline
-    assert ada.locator(".scores tbody tr").count() == 3
+    assert ada.locator('[data-testid="results"] tbody tr').count() == 3
     shots(ada, "cheat-game-over")

@@ -71,15 +71,27 @@ def test_dots_game_to_the_end_with_spectator_and_rematch(open_page):
         "wins" in ada.locator(".game-over h2").inner_text()
         or "Tie" in ada.locator(".game-over h2").inner_text()
     )
-    scores = ada.locator(".scores tbody tr")
+    scores = ada.locator('[data-testid="results"] tbody tr')
     assert scores.count() == 2
     shots(ada, "dots-game-over")
     assert watcher.get_by_role("button", name="Rematch").count() == 0
 
+    assert ada.locator('[data-testid="results"] th').all_inner_texts() == ["Player", "Boxes"]
+    board = ada.locator('[data-testid="scoreboard"] tbody tr')
+    assert board.count() == 2 and sum(
+        int(board.nth(i).locator("td").nth(1).inner_text()) for i in range(2)
+    ) in (1, 2)
+
+    # A rematch is an offer: Bo (who asked) is ready in the waiting room; Ada's results stay on screen.
     bo.get_by_role("button", name="Rematch").click()
-    for page in (ada, bo):
-        page.get_by_role("button", name="I'm ready").wait_for()
+    bo.get_by_role("button", name="✓ Ready — click to unready").wait_for()
+    ada.locator('[data-testid="rematch-offer"]', has_text="Bo asks for a rematch").wait_for()
+    assert ada.locator(".game-over .scores tbody tr, .game-over .board-scores tbody tr").count() == 2 + 2
     assert ada.locator("#room-status").inner_text().endswith("Waiting for players")
+    shots(ada, "dots-rematch-offer")
+    ada.get_by_role("button", name="Back to the room").click()
+    ada.get_by_role("button", name="I'm ready").wait_for()
+    assert ada.locator('[data-testid="scoreboard"]').count() == 1  # the scoreboard in the waiting room
 
     # The host closes the room, after confirming: everyone is back on the start screen.
     assert bo.locator("#host-tools button").count() == 0
@@ -99,8 +111,11 @@ def test_dots_large_board_fits_a_phone(open_page):
     ada.locator('[data-testid="dots-board"]').wait_for()
     assert ada.locator(".dots-board.mine g.free").count() == 19 * 14 + 20 * 13
     assert no_horizontal_scroll(ada)
+    # The page never scrolls sideways: the board's frame does, with lines at least 32 px apart.
+    frame = ada.locator(".board-wrap").bounding_box()
+    assert frame["width"] <= PHONE["width"]
     box = ada.locator('[data-testid="dots-board"]').bounding_box()
-    assert box["width"] <= PHONE["width"]
+    assert box["width"] / 19 >= 32
     shots(ada, "dots-large-board")
 
     # A move changes a few nodes of a board, not thousands: the other free lines are the same elements.
@@ -143,7 +158,7 @@ def test_dots_against_a_bot(open_page):
     start_game(ada, [ada])
     drive([ada], click_free_line, limit=12)
     ada.locator(".game-over").wait_for()
-    assert ada.locator(".scores tbody tr").count() == 2
+    assert ada.locator('[data-testid="results"] tbody tr').count() == 2
 
 
 def test_server_crash_mid_game_and_the_pages_resume(open_page, own_server):

@@ -57,7 +57,7 @@ def test_waiting_room_markers_link_chat_and_host_controls(open_page, server):
 
     # A friend opens the link: the code is filled in, they pick a name and join.
     bo = open_page(f"/r/{code}")
-    assert bo.input_value("#join-code") == code
+    bo.wait_for_function(f"document.querySelector('#join-code').value === '{code}'")
     bo.fill("#name", "Bo")
     bo.click('#join-form button[type="submit"]')
     wait_room(bo)
@@ -127,6 +127,7 @@ def test_waiting_room_markers_link_chat_and_host_controls(open_page, server):
 
 def test_join_errors_and_passwords(open_page):
     ada = open_page()
+    ada.locator("#create-form .create-options summary").click()  # rules and room options
     ada.fill("#create-form [name=password]", "sesame")
     code = create_room(ada, "Ada", "uno", {"target_score": 100}, capacity=3)
 
@@ -134,15 +135,33 @@ def test_join_errors_and_passwords(open_page):
     bo.fill("#name", "Bo")
     bo.fill("#join-code", "ZZZZZ")
     bo.click('#join-form button[type="submit"]')
-    bo.locator(".toast.bad").first.wait_for(state="attached")  # shown, if perhaps no longer the newest
+    bo.locator(".toast.bad", has_text="No room with the code “ZZZZZ” — check the 5 letters").wait_for()
     assert bo.locator("#screen-start").is_visible()
 
     bo.fill("#join-code", f"  {code.lower()} ")
     bo.click('#join-form button[type="submit"]')
-    bo.locator(".toast.bad", has_text="password").first.wait_for(state="attached")
+    bo.locator(".toast.bad", has_text="This room has a password").first.wait_for(state="attached")
+    bo.fill("#join-password", "nope")
+    bo.click('#join-form button[type="submit"]')
+    bo.locator(".toast.bad", has_text="That password is wrong").first.wait_for(state="attached")
     bo.fill("#join-password", "sesame")
     bo.click('#join-form button[type="submit"]')
     assert wait_room(bo) == code
+    assert bo.locator("#toasts .toast.bad").count() == 0  # stale errors stay on the start page
+
+    # A full room offers to watch instead.
+    for name in ("Cy", "Dee"):
+        page = open_page()
+        page.fill("#name", name)
+        page.fill("#join-code", code)
+        page.fill("#join-password", "sesame")
+        page.click('#join-form button[type="submit"]')
+        if name == "Cy":
+            wait_room(page)
+    page.locator("#dialog-title", has_text="This room is full").wait_for()
+    page.click('#dialog button[value="yes"]')
+    assert wait_room(page) == code
+    page.locator("#spectators .member", has_text="Dee").wait_for()
 
     nameless = open_page()
     nameless.fill("#join-code", code)
@@ -160,3 +179,23 @@ def test_second_tab_takes_over_the_session(open_page, server):
     tab.fill("#chat-input", "still me")
     tab.press("#chat-input", "Enter")
     tab.locator("#chat-log li.mine", has_text="still me").wait_for()
+
+
+def test_public_list_shows_only_rooms_with_a_connected_human(open_page):
+    ada = open_page()
+    mine = create_room(ada, "Ada", "uno")
+    ada.get_by_role("button", name="Add easy bot").click()
+    ada.locator("#players .member", has_text="bot").first.wait_for()
+    ada.get_by_role("button", name="Exit").click()
+    ada.click('#dialog button[value="yes"]')
+    ada.locator("#screen-start").wait_for()
+
+    bo = open_page()
+    theirs = create_room(bo, "Bo", "dots")
+    listed = ada.locator(f'#public-rooms [data-code="{theirs}"]')
+    listed.wait_for()
+    assert "host: Bo" in listed.inner_text()
+    # Ada's room has only a bot left: not listed.
+    assert ada.locator(f'#public-rooms [data-code="{mine}"]').count() == 0
+    bo.close()  # Bo's tab closes: nobody who could welcome a visitor is there any more
+    listed.wait_for(state="detached")

@@ -29,7 +29,7 @@ def uno_step(page, *, calls_uno: bool, challenges: bool) -> bool:
             return True
         return False
 
-    if calls_uno and click(page.locator('[data-testid="uno"]:not([disabled])')):
+    if calls_uno and click(page.locator('[data-testid="uno"]:not([disabled]):not([aria-pressed])')):
         return True
     if click(page.locator('[data-testid="catch"]')):
         return True
@@ -100,5 +100,9 @@ def test_uno_round_with_reload_and_spectator(open_page):
     for page in (ada, bo, watcher):
         page.locator(".game-over").wait_for()
     assert "wins" in ada.locator(".game-over h2").inner_text()
-    assert ada.locator(".scores tbody tr").count() == 2
+    assert ada.locator('[data-testid="results"] tbody tr').count() == 2
+    # Points, and the cards each hand still held (the winner's none).
+    assert ada.locator('[data-testid="results"] th').all_inner_texts() == ["Player", "Points", "Cards left"]
+    left = ada.locator('[data-testid="results"] tr.winner td').nth(2).inner_text()
+    assert left == "0"
     shots(ada, "uno-game-over")

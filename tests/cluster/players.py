@@ -68,7 +68,8 @@ class Player:
 
 async def drive(players: list[Player], choose: Chooser, urls: Callable[[], list[str]]) -> Message:
     """Play until every player has seen ``game_over``."""
-    for _ in range(20000):
+    deadline = asyncio.get_running_loop().time() + 200  # a bound for a hung cluster, not a timing
+    while asyncio.get_running_loop().time() < deadline:
         for p in players:
             await p.ensure(urls)
         clients = [p.client for p in players]
@@ -94,6 +95,7 @@ async def drive(players: list[Player], choose: Chooser, urls: Callable[[], list[
         try:
             reply = await client.request("action", timeout=4.0, action=action)
         except LOST:
+            await asyncio.sleep(0.05)  # a dead socket can fail at once: let its reader notice
             continue
         if reply.get("type") == "ok":
             actor.accepted.append(action)

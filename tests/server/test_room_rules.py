@@ -277,8 +277,10 @@ async def test_settings_and_seat_changes(server) -> None:
         "capacity": 3,
         "has_password": True,
         "bots_take_over": False,
+        "bot_catch_delay": 2.0,
     }
     assert (await host.request("update_settings", bots_take_over="yes"))["code"] == "bad_message"
+    assert await error_code(host, "update_settings", bot_catch_delay=-1) == "invalid_settings"
     await other.ok("take_seat")
     update = await host.expect("member_updated")
     assert update["member"]["role"] == "player" and update["member"]["seat"] == 1

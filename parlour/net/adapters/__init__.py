@@ -19,11 +19,11 @@ from parlour.net.adapters.sio_server import UnoSocketIO
 
 
 async def _dots(websocket: WebSocket) -> None:
-    await dots_packets.serve(websocket, connector(websocket.app.state, websocket.scope))
+    await dots_packets.serve(websocket, connector(websocket.app.state, "dots", websocket.scope))
 
 
 async def _cheat(websocket: WebSocket) -> None:
-    await cheat_actions.serve(websocket, connector(websocket.app.state, websocket.scope))
+    await cheat_actions.serve(websocket, connector(websocket.app.state, "cheat", websocket.scope))
 
 
 def routes(manager: Any = None) -> list[BaseRoute]:

@@ -13,23 +13,15 @@ There is no resume: a closed connection leaves at once, and the Cheat leave rule
 
 from __future__ import annotations
 
+import asyncio
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, ClassVar
 
 from starlette.websockets import WebSocket
 
 from parlour.net.adapters.link import Bridge, Connector, Message
-from parlour.net.adapters.plain_socket import (
-    BadFrame,
-    Hangup,
-    Send,
-    closer,
-    decode,
-    run_socket,
-    sender,
-    text_field,
-)
+from parlour.net.adapters.plain_socket import BadFrame, Post, decode, outbound, run_socket, text_field
 
 log = logging.getLogger(__name__)
 
@@ -67,10 +59,19 @@ def name_error(name: str | None) -> str | None:
 class CheatClient:
     """One /ws connection speaking the write-up's actions."""
 
-    def __init__(self, connect: Connector, send: Send, hangup: Hangup) -> None:
+    def __init__(
+        self,
+        connect: Connector,
+        send: Post,
+        hangup: Callable[[], None],
+        send_all: Callable[[list[Message]], None] | None = None,
+    ) -> None:
         self.connect = connect
         self.send = send
+        self.send_all = send_all
+        self._batch: list[Message] | None = None
         self.hangup = hangup
+        self._tasks: set[asyncio.Task[None]] = set()
         self.bridge: Bridge | None = None
         self.joining = False
         self.code: str | None = None
@@ -90,18 +91,18 @@ class CheatClient:
         try:
             message = decode(raw)
         except BadFrame as exc:
-            await self._error(str(exc))
+            self._error(str(exc))
             return
         action = message.get("action")
         handler = self._handlers.get(action) if isinstance(action, str) else None
         if handler is None:
-            await self._error("Unknown action.")
+            self._error("Unknown action.")
             return
         try:
             await handler(self, message)
         except Exception:
             log.exception("cheat action %s failed", action)
-            await self._error("Something went wrong on the server.")
+            self._error("Something went wrong on the server.")
 
     async def close(self) -> None:
         """The socket closed: leave at once (the write-up treats close as leave_game)."""
@@ -118,19 +119,19 @@ class CheatClient:
         """Create (``code`` None) or join a game under the given name; joining the game this
         connection is already in (e.g. right after ``create_game``) answers as a join again."""
         if self.code is not None and code is not None and code.strip().upper() == self.code:
-            await self._rejoined()
+            self._rejoined()
             return
         if self.code is not None:
-            await self.send({"action": "join_game_error", "message": _JOIN_ERRORS["already_in_room"]})
+            self._send({"action": "join_game_error", "message": _JOIN_ERRORS["already_in_room"]})
             return
         name = text_field(message, "name")
         problem = name_error(name)
         if problem is None and code is not None and not code.strip():
             problem = NO_ROOM
         if problem is not None:
-            await self.send({"action": "join_game_error", "message": problem})
+            self._send({"action": "join_game_error", "message": problem})
             return
-        self.bridge = Bridge(self.connect, self._on_native)
+        self.bridge = Bridge(self.connect, self._on_native, immediate=True)
         reply = await self.bridge.request("identify", name=name)
         if reply["type"] == "welcome":
             self.joining = True
@@ -142,44 +143,71 @@ class CheatClient:
         if reply["type"] != "room":
             await self._detach()
             text = _JOIN_ERRORS.get(reply.get("code", ""), reply.get("message", "Could not join."))
-            await self.send({"action": "join_game_error", "message": text})
+            self._send({"action": "join_game_error", "message": text})
             return
         self._snapshot(reply)
-        await self._waiting_screen()
+        self._waiting_screen()
 
-    async def _rejoined(self) -> None:
+    def _rejoined(self) -> None:
         """The screen a join of this game shows, for the player already in it: nothing changes."""
         if self.state in ("waiting", "countdown"):
-            await self._waiting_screen()
+            self._waiting_screen()
             return
         if self.state == "playing":
-            await self._cards()
-            await self._start_turn()
-        await self._player_list()
+            self._cards()
+            self._start_turn()
+        self._player_list()
 
     async def _leave_game(self, message: Message) -> None:
         await self._detach()
-        await self.send({"action": "leave_game"})
+        self._send({"action": "leave_game"})
 
     async def _start_game(self, message: Message) -> None:
         reply = await self._request("start")
         if reply is not None and reply["type"] == "error":
             text = _WAITING_ERRORS.get(reply["code"], reply["message"])
-            await self.send({"action": "waiting_screen_error", "message": text})
+            self._send({"action": "waiting_screen_error", "message": text})
 
     async def _place_cards(self, message: Message) -> None:
+        action = self._play(message)
+        if action is not None:
+            await self._act(action)
+
+    def _play(self, message: Message) -> Message | None:
+        """The engine play for a ``place_cards`` message, or None (the client has been told why)."""
         cards = message.get("cards")
         if not isinstance(cards, list):
-            await self._info("Select the cards to place.")
-            return
+            self._info("Select the cards to place.")
+            return None
         ids = self._card_ids(cards)
         if ids is None:
-            await self._info("You do not hold those cards.")
-            return
+            self._info("You do not hold those cards.")
+            return None
         action: dict[str, Any] = {"type": "play", "cards": ids}
         if message.get("rank") is not None:
             action["rank"] = message["rank"]
-        await self._act(action)
+        return action
+
+    def frame_now(self, raw: str) -> bool:
+        """``place_cards`` and ``accuse_cheater`` in a game, queued for the room at once (no task, no
+        waiting); False, having done nothing, for any other frame (``on_frame`` takes it, in order)."""
+        if self.bridge is None or self.code is None or ("place_cards" not in raw and "accuse" not in raw):
+            return False
+        try:
+            message = decode(raw)
+        except BadFrame:
+            return False
+        kind = message.get("action")
+        if kind == "accuse_cheater":
+            return self.bridge.act_now({"type": "call"}, self._act_reply)
+        if kind != "place_cards":
+            return False
+        action = self._play(message)
+        return action is None or self.bridge.act_now(action, self._act_reply)
+
+    def _act_reply(self, reply: Message) -> None:
+        if reply["type"] == "error":
+            self._info(reply["message"])
 
     async def _accuse_cheater(self, message: Message) -> None:
         await self._act({"type": "call"})
@@ -187,7 +215,7 @@ class CheatClient:
     async def _play_again(self, message: Message) -> None:
         reply = await self._request("rematch")
         if reply is not None and reply["type"] == "error":
-            await self._info(reply["message"])
+            self._info(reply["message"])
 
     _handlers: ClassVar[dict[str, Callable[[CheatClient, Message], Awaitable[None]]]] = {
         "create_game": _create_game,
@@ -201,46 +229,64 @@ class CheatClient:
 
     # --- server → client ---------------------------------------------------
 
-    async def _on_native(self, message: Message) -> None:
+    def _send(self, frame: Message) -> None:
+        if self._batch is not None:
+            self._batch.append(frame)
+        else:
+            self.send(frame)
+
+    def _on_native(self, message: Message) -> None:
+        """Translate one native message; what it produces goes out in one write (``send_all``)."""
+        if self.send_all is None:
+            self._translate(message)
+            return
+        self._batch = []
+        try:
+            self._translate(message)
+        finally:
+            batch, self._batch = self._batch, None
+            self.send_all(batch)
+
+    def _translate(self, message: Message) -> None:
         kind = message.get("type")
         if kind == "connection_closed":  # flood or overflow: the server dropped this client
-            await self.hangup()
+            self.hangup()
             return
         if self.joining or self.code is None:
             return
         if kind == "room":
             self._snapshot(message)
             if self.state == "waiting":
-                await self._waiting_screen()
+                self._waiting_screen()
         elif kind == "member_joined":
             self.members[message["member"]["id"]] = message["member"]
-            await self._player_list()
+            self._player_list()
         elif kind == "member_left":
             self.members.pop(message["member"], None)
-            await self._player_list()
+            self._player_list()
         elif kind == "member_updated":
             self.members[message["member"]["id"]] = message["member"]
-            await self._player_list()
+            self._player_list()
         elif kind == "host_changed":
             self.host = message["host"]
-            await self._player_list()
+            self._player_list()
             if self.host == self.me:
-                await self.send({"action": "become_host"})
+                self._send({"action": "become_host"})
         elif kind == "game_started":
             self.state = "playing"
             self._seating(message["seats"])
             self.previous_rank = None
             self.view = message.get("view") or {}
-            await self.send({"action": "start_game"})
-            await self._cards()
-            await self._events(message.get("events", []))
+            self._send({"action": "start_game"})
+            self._cards()
+            self._events(message.get("events", []))
         elif kind == "game":
             self.view = message.get("view") or {}
-            await self._events(message.get("events", []))
+            self._events(message.get("events", []))
         elif kind == "game_over":
             self.state = "finished"
-            await self._player_list()
-            await self.send(
+            self._player_list()
+            self._send(
                 {
                     "action": "end_game",
                     "game_over_text": self._game_over_text(message["outcome"]),
@@ -250,41 +296,43 @@ class CheatClient:
         elif kind == "state_changed":
             self.state = message["state"]
         elif kind in ("kicked", "room_closed"):
-            await self._detach()
-            await self.send({"action": "leave_game"})
+            self._spawn(self._detach())
+            self._send({"action": "leave_game"})
+        elif kind == "error" and "id" not in message:  # refused before it had an id: the rate limit
+            self._error(message["message"])
 
-    async def _events(self, events: list[Message]) -> None:
+    def _events(self, events: list[Message]) -> None:
         """Engine events as the write-up's actions, then the refreshed player list."""
         my_seat = self._my_seat()
         for event in events:
             kind = event.get("type")
             if kind == "played":
                 self.previous_rank = event["rank"]
-                await self._table(event["pile_size"] - event["count"], event["count"])
+                self._table(event["pile_size"] - event["count"], event["count"])
                 if event["seat"] == my_seat:
-                    await self._cards()
+                    self._cards()
             elif kind == "called":
                 self.previous_rank = None
                 placer, caller = self._seat_name(event["placer"]), self._seat_name(event["caller"])
                 if event["truthful"]:
-                    await self._info(f"{caller} wrongly accused {placer} of being a cheater.")
+                    self._info(f"{caller} wrongly accused {placer} of being a cheater.")
                 else:
-                    await self._info(f"{placer} was a cheater!")
-                await self._table(0, 0)
+                    self._info(f"{placer} was a cheater!")
+                self._table(0, 0)
             elif kind == "picked_up" and event["seat"] == my_seat:
-                await self._cards()
+                self._cards()
             elif kind == "left":
                 last = self.view.get("last_play") or {}
                 just = last.get("count", 0) if last.get("callable") else 0
-                await self._table(event["pile_size"] - just, just)
-                await self._info(f"{self._seat_name(event['seat'])} left the game.")
+                self._table(event["pile_size"] - just, just)
+                self._info(f"{self._seat_name(event['seat'])} left the game.")
             elif kind in ("turn", "dealt"):
-                await self._start_turn()
-        await self._player_list()
+                self._start_turn()
+        self._player_list()
 
-    async def _start_turn(self) -> None:
+    def _start_turn(self) -> None:
         ranks = self.view.get("ranks") or [0]
-        await self.send(
+        self._send(
             {
                 "action": "start_turn",
                 "previous_rank": self.previous_rank,
@@ -311,13 +359,13 @@ class CheatClient:
         self.seats = {s["seat"]: s["member"] for s in seats}
         self.seat_names = {s["seat"]: s["name"] for s in seats}
 
-    async def _waiting_screen(self) -> None:
-        await self.send({"action": "join_game", "room_code": self.code})
-        await self._player_list()
+    def _waiting_screen(self) -> None:
+        self._send({"action": "join_game", "room_code": self.code})
+        self._player_list()
         if self.host == self.me:
-            await self.send({"action": "become_host"})
+            self._send({"action": "become_host"})
 
-    async def _player_list(self) -> None:
+    def _player_list(self) -> None:
         playing = self.state in ("playing", "finished") and self.seats
         sizes = self.view.get("hand_sizes", []) if playing else []
         turn = self.view.get("turn") if playing else None
@@ -340,21 +388,18 @@ class CheatClient:
                     "isMe": mid == self.me,
                 }
             )
-        await self.send({"action": "player_list_update", "players": players})
+        self._send({"action": "player_list_update", "players": players})
 
-    async def _cards(self) -> None:
+    def _cards(self) -> None:
         hand = self.view.get("hand", [])
-        await self.send(
-            {"action": "update_cards", "cards": [{"rank": c["rank"], "suit": c["suit"]} for c in hand]}
-        )
+        cards = [{"rank": c["rank"], "suit": c["suit"]} for c in hand]
+        self._send({"action": "update_cards", "cards": cards})
 
-    async def _table(self, on_table: int, just_placed: int) -> None:
-        await self.send(
-            {"action": "place_cards", "cards_on_table": on_table, "cards_just_placed": just_placed}
-        )
+    def _table(self, on_table: int, just_placed: int) -> None:
+        self._send({"action": "place_cards", "cards_on_table": on_table, "cards_just_placed": just_placed})
 
-    async def _info(self, text: str) -> None:
-        await self.send({"action": "info_text_update", "message": text})
+    def _info(self, text: str) -> None:
+        self._send({"action": "info_text_update", "message": text})
 
     def _card_ids(self, cards: list[Any]) -> list[int] | None:
         """Each ``{rank, suit}`` matched to a distinct card id in my hand, or None."""
@@ -385,22 +430,27 @@ class CheatClient:
 
     async def _request(self, type_: str, **fields: Any) -> Message | None:
         if self.bridge is None or self.code is None:
-            await self.send({"action": "join_game_error", "message": "Join or create a game first."})
+            self._send({"action": "join_game_error", "message": "Join or create a game first."})
             return None
         return await self.bridge.request(type_, **fields)
 
     async def _act(self, action: Message) -> None:
         reply = await self._request("action", action=action)
         if reply is not None and reply["type"] == "error":
-            await self._info(reply["message"])
+            self._info(reply["message"])
 
-    async def _error(self, text: str) -> None:
+    def _error(self, text: str) -> None:
         if self.code is None:
-            await self.send({"action": "join_game_error", "message": text})
+            self._send({"action": "join_game_error", "message": text})
         elif self.state == "playing":
-            await self._info(text)
+            self._info(text)
         else:
-            await self.send({"action": "waiting_screen_error", "message": text})
+            self._send({"action": "waiting_screen_error", "message": text})
+
+    def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.create_task(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
     async def _detach(self) -> None:
         bridge, self.bridge = self.bridge, None
@@ -412,5 +462,8 @@ class CheatClient:
 
 async def serve(websocket: WebSocket, connect: Connector) -> None:
     """The /ws endpoint."""
-    client = CheatClient(connect, sender(websocket), closer(websocket))
-    await run_socket(websocket, client.on_frame, client.close, lambda: client.bridge is not None)
+    out = outbound(websocket)
+    client = CheatClient(connect, out.send, lambda: out.close(1008, "dropped by the server"), out.send_all)
+    await run_socket(
+        websocket, client.on_frame, client.close, out, client.frame_now, lambda: client.bridge is not None
+    )

@@ -18,23 +18,14 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from starlette.websockets import WebSocket
 
 from parlour.net.adapters.link import Bridge, Connector, Message
-from parlour.net.adapters.plain_socket import (
-    BadFrame,
-    Hangup,
-    Send,
-    closer,
-    decode,
-    run_socket,
-    sender,
-    text_field,
-)
+from parlour.net.adapters.plain_socket import BadFrame, Post, decode, outbound, run_socket, text_field
 from parlour.rooms import CommandError
 from parlour.rooms.validate import ROOM_NAME_MAX, clean_room_name
 
@@ -112,7 +103,6 @@ class Registry:
     def __init__(self) -> None:
         self.by_name: dict[str, DotsRoom] = {}
         self.by_code: dict[str, DotsRoom] = {}
-        self._tasks: set[asyncio.Task[None]] = set()
 
     def find(self, name: str) -> DotsRoom | None:
         """A room by its Dots name, or by native code."""
@@ -136,7 +126,7 @@ class Registry:
         if self.by_code.get(room.code) is room:
             del self.by_code[room.code]
 
-    async def on_admin(self, room: DotsRoom, message: Message) -> None:
+    def on_admin(self, room: DotsRoom, message: Message) -> None:
         """The admin session follows membership; once everyone has left, it leaves too."""
         kind = message.get("type")
         if kind == "member_joined":
@@ -144,11 +134,11 @@ class Registry:
         elif kind == "member_left":
             room.others.discard(message["member"])
             if not room.others:
-                await self.retire(room)
+                self.retire(room)
         elif kind == "room_closed":
-            await self.retire(room)
+            self.retire(room)
 
-    async def retire(self, room: DotsRoom) -> None:
+    def retire(self, room: DotsRoom) -> None:
         """Forget a room; its admin leaves so the room can close (after answering what is in flight)."""
         self.drop(room)
         admin, room.admin = room.admin, None
@@ -160,9 +150,7 @@ class Registry:
 
         def check() -> None:
             if not room.others and room.admin is not None:
-                task = asyncio.create_task(self.retire(room))
-                self._tasks.add(task)
-                task.add_done_callback(self._tasks.discard)
+                self.retire(room)
 
         asyncio.get_running_loop().call_later(UNUSED_ROOM_SECONDS, check)
 
@@ -177,11 +165,20 @@ class Registry:
 class DotsClient:
     """One /dots connection: packets in, native requests out, native broadcasts back as packets."""
 
-    def __init__(self, connect: Connector, registry: Registry, send: Send, hangup: Hangup) -> None:
+    def __init__(
+        self,
+        connect: Connector,
+        registry: Registry,
+        send: Post,
+        hangup: Callable[[], None],
+        send_all: Callable[[list[Message]], None] | None = None,
+    ) -> None:
         self.connect = connect
         self.registry = registry
         self.send = send
+        self.send_all = send_all or self._send_each
         self.hangup = hangup
+        self._tasks: set[asyncio.Task[None]] = set()
         self.bridge: Bridge | None = None
         self.room: DotsRoom | None = None
         self.me: str | None = None
@@ -206,18 +203,18 @@ class DotsClient:
         try:
             packet = decode(raw)
         except BadFrame as exc:
-            await self._error("", str(exc))
+            self._error("", str(exc))
             return
         kind = packet.get("type")
         handler = self._handlers.get(kind) if isinstance(kind, str) else None
         if handler is None:
-            await self._error(str(kind), "unknown packet type")
+            self._error(str(kind), "unknown packet type")
             return
         try:
             await handler(self, packet)
         except Exception:
             log.exception("dots packet %s failed", kind)
-            await self._error(str(kind), "internal error", "internal_error")
+            self._error(str(kind), "internal error", "internal_error")
 
     async def close(self) -> None:
         """The socket closed: no resume in this protocol, so leave at once."""
@@ -230,18 +227,18 @@ class DotsClient:
         try:
             name = clean_room_name(name or "")
         except CommandError as exc:
-            await self._reply("CREATE", False, exc.message)
+            self._reply("CREATE", False, exc.message)
             return
         if self.registry.find(name) is not None:
-            await self._reply("CREATE", False, "A room with that name already exists.")
+            self._reply("CREATE", False, "A room with that name already exists.")
             return
         if password is not None and not isinstance(password, str):
-            await self._reply("CREATE", False, "password must be a string")
+            self._reply("CREATE", False, "password must be a string")
             return
         capacity = packet.get("maxplayers", DEFAULT_CAPACITY)
         room = DotsRoom(code="", name=name.strip())
         self.registry.add(room)  # holds the name while the room is being made
-        admin = Bridge(self.connect, lambda message: self.registry.on_admin(room, message))
+        admin = Bridge(self.connect, lambda message: self.registry.on_admin(room, message), immediate=True)
         reply = await admin.request("identify", name=ADMIN_NAME)
         if reply["type"] == "welcome":
             create: dict[str, Any] = {
@@ -256,7 +253,7 @@ class DotsClient:
         if reply["type"] != "room":
             self.registry.drop(room)
             await admin.close(leave=True)
-            await self._reply("CREATE", False, reply.get("message", "could not create the room"))
+            self._reply("CREATE", False, reply.get("message", "could not create the room"))
             return
         room.code = reply["code"]
         room.admin, room.admin_member = admin, reply["you"]["member"]
@@ -266,7 +263,7 @@ class DotsClient:
         await admin.request("become_spectator")
         self.registry.add(room)
         self.registry.retire_if_unused(room)
-        await self.send(
+        self.send(
             {
                 "type": "CREATE",
                 "ok": True,
@@ -285,14 +282,14 @@ class DotsClient:
             await self._joined(kind, spectate)  # the same answer again: joining is idempotent
             return
         if self.room is not None:
-            await self._reply(kind, False, "You are already in a room.")
+            self._reply(kind, False, "You are already in a room.")
             return
         if not name or username is None:
-            await self._reply(kind, False, "roomname and username are required")
+            self._reply(kind, False, "roomname and username are required")
             return
         room = self.registry.find(name)
         code = room.code if room is not None else name.strip().upper()
-        self.bridge = Bridge(self.connect, self._on_native)
+        self.bridge = Bridge(self.connect, self._on_native, immediate=True)
         reply = await self.bridge.request("identify", name=username)
         if reply["type"] == "welcome":
             request: dict[str, Any] = {"code": code}
@@ -306,7 +303,7 @@ class DotsClient:
         if reply["type"] != "room":
             await self._detach(leave=True)
             code_ = reply.get("code", "")
-            await self._reply(kind, False, _JOIN_ERRORS.get(code_, reply.get("message", "failed")))
+            self._reply(kind, False, _JOIN_ERRORS.get(code_, reply.get("message", "failed")))
             return
         self.room = room or self.registry.for_code(reply["code"], name.strip()[:ROOM_NAME_MAX])
         self.room.clients += 1
@@ -328,8 +325,8 @@ class DotsClient:
         answer: dict[str, Any] = {"type": kind, "ok": True, "playerid": self._pid(self.me)}
         if not spectate:
             answer["token"] = self.token
-        await self.send(answer)
-        await self.send(self._board())
+        self.send(answer)
+        self.send(self._board())
 
     async def _spectate(self, packet: Message) -> None:
         await self._join(packet, spectate=True)
@@ -337,22 +334,45 @@ class DotsClient:
     async def _chat(self, packet: Message) -> None:
         msg = packet.get("msg")
         if not isinstance(msg, str):
-            await self._error("CHAT", "msg must be a string")
+            self._error("CHAT", "msg must be a string")
             return
         await self._native("CHAT", "chat", text=msg)
 
     async def _ready(self, packet: Message) -> None:
         ready = packet.get("ready")
         if not isinstance(ready, bool):
-            await self._error("READY", "ready must be true or false")
+            self._error("READY", "ready must be true or false")
             return
-        if await self._token_ok("READY", packet):
+        if self._token_ok("READY", packet):
             await self._native("READY", "ready", ready=ready)
 
     async def _move(self, packet: Message) -> None:
-        if await self._token_ok("MOVE", packet):
-            action = {"type": "line", "x": packet.get("x"), "y": packet.get("y"), "d": packet.get("d")}
-            await self._native("MOVE", "action", action=action)
+        if self._token_ok("MOVE", packet):
+            await self._native("MOVE", "action", action=self._line(packet))
+
+    @staticmethod
+    def _line(packet: Message) -> Message:
+        return {"type": "line", "x": packet.get("x"), "y": packet.get("y"), "d": packet.get("d")}
+
+    def frame_now(self, raw: str) -> bool:
+        """A MOVE of a player in a room, queued for the room at once (no task, no waiting); False,
+        having done nothing, for any other frame (``on_frame`` takes it, in order)."""
+        if self.bridge is None or self.room is None or '"MOVE"' not in raw:
+            return False
+        try:
+            packet = decode(raw)
+        except BadFrame:
+            return False
+        if packet.get("type") != "MOVE":
+            return False
+        token = packet.get("token")
+        if token is not None and (self.token is None or token != self.token):
+            return False  # on_frame refuses it
+        return self.bridge.act_now(self._line(packet), self._move_reply)
+
+    def _move_reply(self, reply: Message) -> None:
+        if reply["type"] == "error":
+            self._error("MOVE", reply["message"], reply["code"])
 
     async def _board_request(self, packet: Message) -> None:
         name = packet.get("roomname")
@@ -360,29 +380,29 @@ class DotsClient:
             isinstance(name, str)
             and name.strip().lower() not in {self.room.name.lower(), self.room.code.lower()}
         ):
-            await self.send({"type": "BOARD", "ok": False, "message": "Join or spectate the room first."})
+            self.send({"type": "BOARD", "ok": False, "message": "Join or spectate the room first."})
             return
-        await self.send(self._board())
+        self.send(self._board())
 
     async def _admin(self, packet: Message) -> None:
         token, cmd = text_field(packet, "admintoken") or text_field(packet, "admin_token"), packet.get("cmd")
         room = self.registry.by_token(token) if token else None
         if room is None or room.admin is None:
-            await self._reply("ADMIN", False, "Invalid admin token.")
+            self._reply("ADMIN", False, "Invalid admin token.")
             return
         if cmd not in ("reset", "kick", "terminate"):
-            await self._reply("ADMIN", False, "cmd must be reset, kick or terminate")
+            self._reply("ADMIN", False, "cmd must be reset, kick or terminate")
             return
         fields: dict[str, Any] = {}
         if cmd == "kick":
             target = packet.get("playerid")
             member = next((m for m, pid in room.playerids.items() if pid == target), None)
             if type(target) is not int or member is None:
-                await self._reply("ADMIN", False, "Unknown playerid.")
+                self._reply("ADMIN", False, "Unknown playerid.")
                 return
             fields["member"] = member
         reply = await room.admin.request(cmd, **fields)
-        await self._reply("ADMIN", reply["type"] == "ok", reply.get("message"))
+        self._reply("ADMIN", reply["type"] == "ok", reply.get("message"))
 
     _handlers: ClassVar[dict[str, Callable[[DotsClient, Message], Awaitable[None]]]] = {
         "CREATE": _create,
@@ -397,10 +417,10 @@ class DotsClient:
 
     # --- server → client ---------------------------------------------------
 
-    async def _on_native(self, message: Message) -> None:
+    def _on_native(self, message: Message) -> None:
         kind = message.get("type")
         if kind == "connection_closed":  # flood or overflow: the server dropped this client
-            await self.hangup()
+            self.hangup()
             return
         if self.joining or self.room is None:
             return
@@ -408,13 +428,13 @@ class DotsClient:
             before = self.state
             self._snapshot(message)
             if self.state != before:
-                await self._gamestate(None)
-            await self.send(self._board())
+                self._gamestate(None)
+            self.send(self._board())
         elif kind == "member_joined":
             member = message["member"]
             self.room.apply(message)
             if member["id"] != self.room.admin_member:
-                await self.send(
+                self.send(
                     {
                         "type": "ADD",
                         "playerid": self._pid(member["id"]),
@@ -426,49 +446,51 @@ class DotsClient:
             member = message["member"]
             self.room.apply(message)
             reason = _REMOVE_REASONS.get(message.get("reason", ""), "Left the room.")
-            await self.send({"type": "REMOVE", "playerid": self._pid(member), "message": reason})
+            self.send({"type": "REMOVE", "playerid": self._pid(member), "message": reason})
         elif kind == "member_updated":
             member = message["member"]
             if self.room.apply(message) and member["role"] == "player":
-                await self.send(
-                    {"type": "READY", "ready": member["ready"], "playerid": self._pid(member["id"])}
-                )
+                self.send({"type": "READY", "ready": member["ready"], "playerid": self._pid(member["id"])})
         elif kind == "chat":
             chat = message["message"]
-            await self.send({"type": "CHAT", "msg": chat["text"], "fromid": self._pid(chat["member"])})
+            self.send({"type": "CHAT", "msg": chat["text"], "fromid": self._pid(chat["member"])})
         elif kind == "countdown":
             self.state = "countdown" if message.get("kind") else "waiting"
-            await self._gamestate(None)
+            self._gamestate(None)
         elif kind in ("game_started", "game"):
-            await self._game(message)
+            self._game(message)
         elif kind == "game_over":
             self.state = "finished"
-            await self._gamestate(message["outcome"])
+            self._gamestate(message["outcome"])
         elif kind == "state_changed":
             self.state = message["state"]
             if self.state != "finished":
-                await self._gamestate(None)
+                self._gamestate(None)
         elif kind in ("kicked", "room_closed"):
             why = "Kicked by the admin." if kind == "kicked" else "The room was closed."
-            await self.send({"type": "REMOVE", "playerid": self._pid(self.me), "message": why})
-            await self._detach(leave=False)
+            self.send({"type": "REMOVE", "playerid": self._pid(self.me), "message": why})
+            self._spawn(self._detach(leave=False))
+        elif kind == "error" and "id" not in message:  # refused before it had an id: the rate limit
+            self._error("", message["message"], message["code"])
 
-    async def _game(self, message: Message) -> None:
+    def _game(self, message: Message) -> None:
         if message["type"] == "game_started":
             self.state = "playing"
             self.seats = {s["seat"]: s["member"] for s in message["seats"]}
-            await self._gamestate(None)
+            self._gamestate(None)
         self.view = message.get("view") or {}
+        packets = []
         for event in message.get("events", []):
             kind, pid = event.get("type"), self._seat_pid(event.get("seat", -1))
             if kind == "line":
-                await self.send(
+                packets.append(
                     {"type": "MOVE", "x": event["x"], "y": event["y"], "d": event["d"], "playerid": pid}
                 )
             elif kind == "capture":
-                await self.send({"type": "CAPTURE", "x": event["x"], "y": event["y"], "playerid": pid})
+                packets.append({"type": "CAPTURE", "x": event["x"], "y": event["y"], "playerid": pid})
             elif kind == "turn":
-                await self.send({"type": "TURN", "playerid": pid})
+                packets.append({"type": "TURN", "playerid": pid})
+        self.send_all(packets)
 
     # --- helpers -------------------------------------------------------------
 
@@ -513,11 +535,11 @@ class DotsClient:
             return "tied" if outcome.get("tie") else "ended"
         return GAMESTATES.get(self.state, "waiting for players")
 
-    async def _gamestate(self, outcome: Message | None) -> None:
+    def _gamestate(self, outcome: Message | None) -> None:
         packet: dict[str, Any] = {"type": "GAMESTATE", "state": self._gamestate_name(outcome)}
         if packet["state"] == "ended" and outcome and outcome.get("winners"):
             packet["winnerid"] = self._seat_pid(outcome["winners"][0])
-        await self.send(packet)
+        self.send(packet)
 
     def _pid(self, member: str | None) -> int | None:
         return None if member is None or self.room is None else self.room.playerid(member)
@@ -525,29 +547,38 @@ class DotsClient:
     def _seat_pid(self, seat: int) -> int | None:
         return self._pid(self.seats.get(seat))
 
-    async def _token_ok(self, kind: str, packet: Message) -> bool:
+    def _token_ok(self, kind: str, packet: Message) -> bool:
         token = packet.get("token")
         if token is not None and (self.token is None or token != self.token):
-            await self._error(kind, "Invalid token.")
+            self._error(kind, "Invalid token.")
             return False
         return True
 
     async def _native(self, kind: str, type_: str, **fields: Any) -> None:
         if self.bridge is None or self.room is None:
-            await self._error(kind, "Join a room first.")
+            self._error(kind, "Join a room first.")
             return
         reply = await self.bridge.request(type_, **fields)
         if reply["type"] == "error":
-            await self._error(kind, reply["message"], reply["code"])
+            self._error(kind, reply["message"], reply["code"])
 
-    async def _reply(self, kind: str, ok: bool, message: str | None) -> None:
+    def _reply(self, kind: str, ok: bool, message: str | None) -> None:
         packet: dict[str, Any] = {"type": kind, "ok": ok}
         if not ok or message:
             packet["message"] = message or "failed"
-        await self.send(packet)
+        self.send(packet)
 
-    async def _error(self, request: str, message: str, code: str = "bad_packet") -> None:
-        await self.send({"type": "ERROR", "ok": False, "request": request, "code": code, "message": message})
+    def _error(self, request: str, message: str, code: str = "bad_packet") -> None:
+        self.send({"type": "ERROR", "ok": False, "request": request, "code": code, "message": message})
+
+    def _send_each(self, packets: list[Message]) -> None:
+        for packet in packets:
+            self.send(packet)
+
+    def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.create_task(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
     async def _detach(self, *, leave: bool) -> None:
         bridge, self.bridge = self.bridge, None
@@ -567,5 +598,8 @@ REGISTRY = Registry()
 
 async def serve(websocket: WebSocket, connect: Connector, registry: Registry = REGISTRY) -> None:
     """The /dots endpoint."""
-    client = DotsClient(connect, registry, sender(websocket), closer(websocket))
-    await run_socket(websocket, client.on_frame, client.close, lambda: client.started)
+    out = outbound(websocket)
+    client = DotsClient(
+        connect, registry, out.send, lambda: out.close(1008, "dropped by the server"), out.send_all
+    )
+    await run_socket(websocket, client.on_frame, client.close, out, client.frame_now, lambda: client.started)

@@ -31,6 +31,10 @@ class NativeLink(Protocol):
         Returns a refusal that cannot carry the request's id (rate limit), else None.
         """
 
+    def act_now(self, message: Message) -> bool:
+        """Queue a native ``action`` message for the session's room at once, without waiting;
+        False (having done nothing) when the session cannot take it now (``send`` then must)."""
+
     async def close(self, *, leave: bool) -> None:
         """Drop the connection: ``leave`` leaves the room at once, else the grace period runs."""
 
@@ -47,13 +51,26 @@ class Bridge:
     Every native message, replies included, goes to ``on_native`` in arrival order before the
     reply is handed to the awaiting handler, so the adapter has seen every consequence of a
     request when the request returns. A failing ``on_native`` is logged, never fatal.
+
+    ``on_native`` is a coroutine function run by a pump task, or, with ``immediate``, a plain
+    function called as each message is sent, in the sender's task (usually the room's, right
+    after the command was committed): no queue and no task switch per message. An immediate
+    ``on_native`` must not block; what has to wait (closing, a request) it starts as a task.
     """
 
-    def __init__(self, connect: Connector, on_native: Callable[[Message], Awaitable[None]]) -> None:
+    def __init__(
+        self,
+        connect: Connector,
+        on_native: Callable[[Message], Awaitable[None] | None],
+        *,
+        immediate: bool = False,
+    ) -> None:
         self._connect = connect
         self._on_native = on_native
+        self._immediate = immediate
         self._queue: asyncio.Queue[Message] = asyncio.Queue()
         self._pending: dict[str, asyncio.Future[Message]] = {}
+        self._callbacks: dict[str, Callable[[Message], None]] = {}
         self._ids = itertools.count(1)
         self._link: NativeLink | None = None
         self._pump: asyncio.Task[None] | None = None
@@ -68,8 +85,11 @@ class Bridge:
         if self._closed:
             return dict(_CLOSED)
         if self._link is None:
-            self._link = await self._connect(self._queue.put_nowait)
-            self._pump = asyncio.create_task(self._run())
+            if self._immediate:
+                self._link = await self._connect(self._deliver)
+            else:
+                self._link = await self._connect(self._queue.put_nowait)
+                self._pump = asyncio.create_task(self._run())
         rid = f"a{next(self._ids)}"
         future: asyncio.Future[Message] = asyncio.get_running_loop().create_future()
         self._pending[rid] = future
@@ -78,6 +98,35 @@ class Bridge:
             return refusal if refusal is not None else await future
         finally:
             self._pending.pop(rid, None)
+
+    def act_now(self, action: Message, on_reply: Callable[[Message], None]) -> bool:
+        """Queue a game action at once (the adapter's fast lane); ``on_reply`` gets its ``ok`` or
+        ``error``. False, having done nothing, when the session is not open (use ``request``)."""
+        link = self._link
+        if link is None or self._closed or not self._immediate:
+            return False
+        rid = f"f{next(self._ids)}"
+        self._callbacks[rid] = on_reply
+        if link.act_now({"type": "action", "id": rid, "action": action}):
+            return True
+        del self._callbacks[rid]
+        return False
+
+    def _deliver(self, message: Message) -> None:
+        """The sink of an immediate bridge: translate now, then hand a reply to whoever waits."""
+        try:
+            self._on_native(message)
+        except Exception:
+            log.exception("adapter failed translating %s", message.get("type"))
+        rid = message.get("id")
+        if rid is not None:
+            callback = self._callbacks.pop(str(rid), None)
+            if callback is not None:
+                callback(message)
+                return
+            future = self._pending.get(str(rid))
+            if future is not None and not future.done():
+                future.set_result(message)
 
     def post(self, type_: str, **fields: Any) -> None:
         """Send without waiting for the reply (safe to call from ``on_native``)."""
@@ -89,7 +138,7 @@ class Bridge:
 
     async def _close_when_idle(self) -> None:
         for _ in range(500):  # at most ~5 s for replies in flight
-            if self._queue.empty() and not self._pending:
+            if self._queue.empty() and not self._pending and not self._callbacks:
                 break
             await asyncio.sleep(0.01)
         await self.close(leave=True)
@@ -125,7 +174,9 @@ class Bridge:
         while not self._closed:  # ``close`` from inside ``on_native`` ends the loop here
             message = await self._queue.get()
             try:
-                await self._on_native(message)
+                pending = self._on_native(message)
+                if pending is not None:
+                    await pending
             except Exception:
                 log.exception("adapter failed translating %s", message.get("type"))
             future = self._pending.get(str(message.get("id")))

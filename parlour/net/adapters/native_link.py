@@ -59,6 +59,11 @@ class InProcessLink:
             finally:
                 self.sink.refusals = None
 
+    def act_now(self, message: Message) -> bool:
+        if self.lock.locked():  # a frame is being handled: keep the order, take the slow lane
+            return False
+        return self.client.action_now(orjson.dumps(message).decode())
+
     async def close(self, *, leave: bool) -> None:
         if leave and self.client.session is not None and self.sink.alive:
             await self.send({"type": "leave"})
@@ -66,12 +71,13 @@ class InProcessLink:
         self.client.closed()
 
 
-def connector(state: Any, scope: Any = None) -> Connector:
+def connector(state: Any, protocol: str, scope: Any = None) -> Connector:
     """A ``Connector`` for the app whose ``state`` holds ``manager``, ``config``, ``metrics`` and
-    ``limits``, for the client connection of ``scope``: every native session it opens counts
-    against that client's address and shares one rate allowance."""
+    ``limits``; ``protocol`` names the wire protocol for its rate limit (``Config.rate_for``), ``scope``
+    the client connection: every native session it opens counts against that client's address and
+    shares one rate allowance."""
     address = client_key(scope)
-    allowance = Allowance.for_config(state.config)
+    allowance = Allowance.for_config(state.config, protocol)
 
     async def connect(deliver: Sink) -> NativeLink:
         sink = FunctionSink(deliver)
@@ -80,6 +86,7 @@ def connector(state: Any, scope: Any = None) -> Connector:
             state.manager,
             state.config,
             state.metrics,
+            protocol,
             address=address,
             limits=getattr(state, "limits", None),
             allowance=allowance,

@@ -1,8 +1,9 @@
 """Helpers every plain-websocket adapter shares: decoding frames and running the socket.
 
-``run_socket`` applies the limits a native socket has (connections per address, a frame rate that
-closes a flooder, a timeout for a connection that never gets going) and ``sender`` a bounded
-outbound queue: a peer that stops reading is dropped, never buffered for without end.
+A plain-websocket adapter runs on the same fast lanes as the native protocol
+(``net/websocket_protocol.py``): its frames go out through a ``Connection`` (written at once in
+the caller's task when the socket takes them, else queued, bounded), and a frame the adapter can
+handle without waiting (a game move) is taken in ``data_received`` by ``frame_now``.
 """
 
 from __future__ import annotations
@@ -10,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -18,9 +18,9 @@ from typing import Any
 import orjson
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from parlour.net.connection import CLOSE_GRACE, TokenBucket
+from parlour.net.connection import Connection, TokenBucket
 from parlour.net.limits import client_key
-from parlour.net.websocket_protocol import ABORT, SEND_TEXT
+from parlour.net.websocket_protocol import TEXT_LANE, TextLane
 
 log = logging.getLogger(__name__)
 
@@ -28,6 +28,8 @@ MAX_FRAME = 64 * 1024
 
 Send = Callable[[dict[str, Any]], Awaitable[None]]
 Hangup = Callable[[], Awaitable[None]]
+Post = Callable[[dict[str, Any]], None]
+"""Sends one frame now or queues it; never blocks, never raises."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,16 +66,27 @@ def text_field(message: dict[str, Any], key: str) -> str | None:
     return value if isinstance(value, str) else None
 
 
+def outbound(websocket: WebSocket) -> Connection:
+    """The socket's outbound side: ``send(frame)`` writes now or queues (bounded, as native)."""
+    state = websocket.app.state
+    return Connection(websocket, state.metrics, state.config.outbound_queue)
+
+
 async def run_socket(
     websocket: WebSocket,
     on_frame: Callable[[str | bytes | None], Awaitable[None]],
     on_close: Callable[[], Awaitable[None]],
+    out: Connection | None = None,
+    frame_now: Callable[[str], bool] | None = None,
     started: Callable[[], bool] = lambda: True,
 ) -> None:
     """Accept, feed frames one at a time, and always run ``on_close`` (no Origin check).
 
-    ``started`` says whether the client has got going (joined or created something); one that has
-    not within ``identify_seconds`` is closed, like a native socket that never identifies.
+    ``frame_now(text)`` is offered each text frame that arrives while no earlier one is being
+    handled; it returns False (having done nothing) for a frame ``on_frame`` must take.
+    The limits a native socket has hold here too: connections per address, a frame rate that
+    closes a flooder (frames the adapter refuses by itself included), and ``started``: a client
+    that has not joined or created anything within ``identify_seconds`` is closed.
     """
     state = websocket.app.state
     limits, address = state.limits, client_key(websocket.scope)
@@ -83,145 +96,92 @@ async def run_socket(
     config, metrics = state.config, state.metrics
     # Twice the native allowance: requests that reach a room meet the native limit (and its
     # ``rate_limited`` replies) first; this one cuts frames the adapter refuses by itself.
-    bucket = TokenBucket(2 * config.rate_per_second, 2 * config.rate_burst)
-    patience = TokenBucket(5.0, 50)
-    outbox = _outbox(websocket)
-    await websocket.accept()
-    metrics.connected(1)
+    rate, burst = config.rate_per_second, config.rate_burst
+    bucket, patience = TokenBucket(2 * rate, 2 * burst), TokenBucket(5.0, 50)
+
+    def close(reason: str) -> None:
+        if out is not None:
+            out.close(1008, reason)
+        else:
+            asyncio.get_running_loop().create_task(websocket.close(1008))
 
     def idle() -> None:
         if not started():
             log.info("event=idle_unidentified_closed client=%s path=%s", address, websocket.url.path)
-            outbox.close_soon()
+            close("join or create a room first")
 
     timer = asyncio.get_running_loop().call_later(config.identify_seconds, idle)
+    metrics.connected(1)
+    try:
+        await _serve(websocket, on_frame, on_close, out, frame_now, bucket, patience, close, address)
+    finally:
+        timer.cancel()
+        limits.disconnect(address)
+        metrics.connected(-1)
+
+
+async def _serve(
+    websocket: WebSocket,
+    on_frame: Callable[[str | bytes | None], Awaitable[None]],
+    on_close: Callable[[], Awaitable[None]],
+    out: Connection | None,
+    frame_now: Callable[[str], bool] | None,
+    bucket: TokenBucket,
+    patience: TokenBucket,
+    close: Callable[[str], None],
+    address: str,
+) -> None:
+    await websocket.accept()
+    lane: TextLane | None = websocket.scope.get("extensions", {}).get(TEXT_LANE) if frame_now else None
+    if lane is not None:
+        lane.handler = frame_now
     try:
         while True:
             message = await websocket.receive()
             if message["type"] == "websocket.disconnect":
                 break
-            metrics.messages_in += 1
             if not bucket.take():  # over the rate: the frame is dropped unread
                 if not patience.take():
                     log.warning("event=flood_closed client=%s path=%s", address, websocket.url.path)
-                    outbox.close_soon()
+                    close("rate limit exceeded")
                     break
                 continue
-            await on_frame(message.get("text") or message.get("bytes"))
+            if lane is not None:
+                lane.busy = True  # frames arriving meanwhile wait their turn in the queue
+            try:
+                await on_frame(message.get("text") or message.get("bytes"))
+            finally:
+                if lane is not None:
+                    lane.busy = False
     except WebSocketDisconnect:
         pass
     finally:
-        timer.cancel()
-        limits.disconnect(address)
-        metrics.connected(-1)
+        if lane is not None:
+            lane.handler = None
         await on_close()
-        await outbox.finish()
-
-
-class Outbox:
-    """An adapter socket's outbound frames: written at once when the socket takes them, else queued
-    (at most ``limit``) and written by one task; a peer that lets the queue fill is cut off."""
-
-    def __init__(self, websocket: WebSocket, limit: int) -> None:
-        self.ws = websocket
-        extensions = websocket.scope.get("extensions") or {}
-        self._send_text: Callable[[bytes], bool] | None = extensions.get(SEND_TEXT)
-        self._abort: Callable[[], None] | None = extensions.get(ABORT)
-        self.limit = limit
-        self.queue: deque[bytes] = deque()
-        self.task: asyncio.Task[None] | None = None
-        self.closing: asyncio.Task[None] | None = None  # a close frame on its way
-        self.alive = True
-
-    async def send(self, frame: dict[str, Any]) -> None:
-        if not self.alive:
-            return
-        data = orjson.dumps(frame, option=orjson.OPT_NON_STR_KEYS)
-        if self.task is None and self._send_text is not None and self._send_text(data):
-            return
-        if len(self.queue) >= self.limit:
-            log.warning("event=slow_client_dropped queue=%d path=%s", self.limit, self.ws.url.path)
-            self.hangup_now()
-            return
-        self.queue.append(data)
-        if self.task is None:
-            self.task = asyncio.get_running_loop().create_task(self._drain())
-
-    async def _drain(self) -> None:
-        try:
-            while self.queue:
-                # ``text`` must be a ``str`` under ASGI; a bytes frame would reach browsers as a Blob.
-                await self.ws.send({"type": "websocket.send", "text": self.queue.popleft().decode()})
-        except Exception:  # the peer went away mid-write; the reader notices
-            self.alive = False
-            self.queue.clear()
-        finally:
-            self.task = None
-
-    def hangup_now(self) -> None:
-        """Drop the connection now: a close frame would wait behind data a slow peer never reads."""
-        if not self.alive:
-            return
-        self.alive = False
-        self.queue.clear()
-        if self._abort is not None:
-            self._abort()
+        if out is not None:
+            await out.finish()
         else:
-            asyncio.get_running_loop().create_task(self._close())
-
-    def close_soon(self) -> None:
-        """Close with 1008 once what is queued is written; a peer not reading is dropped instead."""
-        if self.queue or self.task is not None:
-            self.hangup_now()
-        elif self.alive:
-            self.alive = False
-            self.closing = asyncio.get_running_loop().create_task(self._close())
-
-    async def hangup(self) -> None:
-        """The server drops the client (flood, overflow): close after what is queued, or at once."""
-        if self.queue:
-            self.hangup_now()
-        elif self.alive:
-            self.alive = False
-            await self._close()
-
-    async def _close(self) -> None:
-        with contextlib.suppress(Exception):
-            await self.ws.close(1008)
-
-    async def finish(self) -> None:
-        """The socket is done: stop writing and release it."""
-        self.alive = False
-        self.queue.clear()
-        task = self.task
-        if task is not None:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
-        if self.closing is not None:
-            try:
-                await asyncio.wait_for(self.closing, CLOSE_GRACE)
-            except TimeoutError:  # the close frame is stuck behind data the peer never reads
-                if self._abort is not None:
-                    self._abort()
-        with contextlib.suppress(Exception):
-            await self.ws.close()
-
-
-def _outbox(websocket: WebSocket) -> Outbox:
-    outbox = websocket.scope.get("parlour.outbox")
-    if outbox is None:
-        outbox = websocket.scope["parlour.outbox"] = Outbox(
-            websocket, websocket.app.state.config.outbound_queue
-        )
-    return outbox
+            with contextlib.suppress(Exception):
+                await websocket.close()
 
 
 def sender(websocket: WebSocket) -> Send:
-    """A send function that never blocks and never raises once the peer is gone."""
-    return _outbox(websocket).send
+    """A send function that never raises once the peer is gone."""
+
+    async def send(frame: dict[str, Any]) -> None:
+        text = orjson.dumps(frame, option=orjson.OPT_NON_STR_KEYS).decode()
+        with contextlib.suppress(Exception):
+            await websocket.send_text(text)
+
+    return send
 
 
 def closer(websocket: WebSocket) -> Hangup:
     """A hang-up function for when the server drops the client (flood, overflow)."""
-    return _outbox(websocket).hangup
+
+    async def close() -> None:
+        with contextlib.suppress(Exception):
+            await websocket.close(1008)
+
+    return close

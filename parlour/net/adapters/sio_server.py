@@ -33,7 +33,7 @@ from parlour.net.adapters.link import Connector
 from parlour.net.adapters.native_link import connector
 from parlour.net.adapters.plain_socket import Peer
 from parlour.net.adapters.socketio_v2 import SocketIOv2
-from parlour.net.adapters.uno_document import EVENTS, DocClient
+from parlour.net.adapters.uno_document import EVENTS, DocClient, LobbyFeed
 from parlour.net.adapters.uno_tutorial import Directory, TutorialClient
 from parlour.net.connection import TokenBucket
 from parlour.net.limits import client_key
@@ -41,6 +41,8 @@ from parlour.net.limits import client_key
 log = logging.getLogger(__name__)
 
 _TUTORIAL_EVENTS = ("playCard", "drawCard")
+LOBBY = "uno-lobby"
+"""The Socket.IO room of the design-document clients: each ``rooms-list`` is encoded once for all."""
 
 
 class Connection:
@@ -87,13 +89,20 @@ class UnoSocketIO:
     """Builds the AsyncServer and routes every event to the connection's adapter client."""
 
     def __init__(self) -> None:
-        self.sio = _GatedServer(async_mode="asgi", cors_allowed_origins="*")
+        # Events run in the connection's own reader, in order (no task per event; each connection already
+        # handles one event at a time).
+        self.sio = _GatedServer(async_mode="asgi", cors_allowed_origins="*", async_handlers=False)
         self.sio.gate = self._gate
         self.allowances: dict[str, _Allowance] = {}  # by Engine.IO sid
         self.state: Any = None  # the app's state, from the first connection
         self.connections: dict[str, Connection] = {}
         self.directory = Directory()
         self.room_names: dict[str, str] = {}
+        self.feed = LobbyFeed(self.room_names, self._lobby_broadcast)
+        self.lobby_sio: set[str] = set()
+        """Design-document connections of python-socketio, in its Socket.IO room ``LOBBY``."""
+        self.lobby_peers: dict[str, Peer] = {}
+        """Design-document connections of the other stack (``EIO=3``), sent the list one by one."""
         self.sio.on("connect", self._connect)
         self.sio.on("disconnect", self._disconnect)
         for event in ("requestRoom", *_TUTORIAL_EVENTS, *EVENTS):
@@ -142,7 +151,7 @@ class UnoSocketIO:
         token = auth.get("token") if isinstance(auth, dict) else None
         if not isinstance(token, str):
             token = (query.get("token") or [None])[0]
-        return await self.attach(sid, self._peer(sid), environ["asgi.scope"], name, token)
+        return await self.attach(sid, self._peer(sid), environ["asgi.scope"], name, token, sio_room=True)
 
     async def _disconnect(self, sid: str, reason: Any = None) -> None:
         self.allowances.pop(self.sio.manager.eio_sid_from_sid(sid, "/") or "", None)
@@ -154,20 +163,52 @@ class UnoSocketIO:
 
         return handle
 
-    async def attach(self, sid: str, peer: Peer, scope: Scope, name: str | None, token: str | None) -> bool:
+    async def attach(
+        self,
+        sid: str,
+        peer: Peer,
+        scope: Scope,
+        name: str | None,
+        token: str | None,
+        *,
+        sio_room: bool = False,
+    ) -> bool:
         """A new connection on either protocol version: a design-document client to start with.
+
+        ``sio_room``: a python-socketio connection, which gets the lobby's ``rooms-list`` through
+        a Socket.IO room (encoded once for all); other connections get it through their peer.
         False (nothing attached) when its address already holds as many connections as it may."""
         state = self.state = scope["app"].state
         address = client_key(scope)
         if not state.limits.connect(address):
             return False
         state.metrics.connected(1)
-        connect = connector(state, scope)
-        client = DocClient(connect, peer, name or "Guest", self.room_names, token)
+        connect = connector(state, "socketio", scope)
+        client = DocClient(connect, peer, name or "Guest", self.room_names, token, self.feed)
         conn = self.connections[sid] = Connection(client, connect, peer, _browser(scope), address)
         async with conn.lock:
             await client.start()
+            await self.feed.start(connect)
+            if sio_room:
+                await self.sio.enter_room(sid, LOBBY)
+                self.lobby_sio.add(sid)
+            else:
+                self.lobby_peers[sid] = peer
+            await client.rooms_list()
         return True
+
+    async def _lobby_broadcast(self, payload: dict[str, Any]) -> None:
+        if self.lobby_sio:
+            await self.sio.emit("rooms-list", payload, room=LOBBY)
+        for peer in list(self.lobby_peers.values()):
+            await peer.emit("rooms-list", payload)
+
+    def _leave_lobby(self, sid: str) -> None:
+        """The connection no longer gets the lobby (it left, or became a tutorial client)."""
+        self.lobby_peers.pop(sid, None)
+        if sid in self.lobby_sio:
+            self.lobby_sio.discard(sid)
+            self.sio.manager.basic_leave_room(sid, "/", LOBBY)
 
     async def event(self, sid: str, event: str, data: Any) -> None:
         """One event from a connection, after the ones before it."""
@@ -185,6 +226,7 @@ class UnoSocketIO:
 
     async def detach(self, sid: str) -> None:
         """The connection is gone (either version)."""
+        self._leave_lobby(sid)
         conn = self.connections.pop(sid, None)
         if conn is not None:
             self.state.limits.disconnect(conn.address)
@@ -200,6 +242,8 @@ class UnoSocketIO:
                 await self._error(sid, "leave your room before requestRoom")
                 return
             await client.close()
+            await client.close()
+            self._leave_lobby(sid)
             client = conn.client = TutorialClient(conn.connect, conn.peer, self.directory, conn.browser)
         if isinstance(client, TutorialClient):
             if event == "requestRoom":

@@ -14,7 +14,8 @@ its own seat's native view and translates only that.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+import asyncio
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, ClassVar
 
 from parlour.games.uno import CARDS
@@ -84,12 +85,93 @@ def engine_settings(raw: Any) -> dict[str, Any]:
     return {SETTING_NAMES.get(k, k): v for k, v in settings.items()}
 
 
+class LobbyFeed:
+    """The UNO lobby of every design-document client, kept once for the whole server.
+
+    Each client used to hold a native lobby subscription of its own and, on every change, encoded
+    and emitted the whole room list to itself: O(clients × rooms) per change, most of the server's
+    time under load. Now one native session follows the lobby, and the changes of one event-loop
+    pass become one ``rooms-list``, encoded once and sent to a Socket.IO room holding every client
+    (``broadcast``). Nothing waits on a timer: the list goes out as soon as the pass ends.
+    """
+
+    def __init__(
+        self, names: dict[str, str], broadcast: Callable[[Message], Coroutine[Any, Any, None]]
+    ) -> None:
+        self.names = names
+        self.rooms: dict[str, Message] = {}
+        self._broadcast = broadcast
+        self._bridge: Bridge | None = None
+        self._ready: asyncio.Future[None] | None = None
+        self._due = False
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    async def start(self, connect: Connector) -> None:
+        """Subscribe once (the first client's connection does it; the others wait for it)."""
+        ready = self._ready
+        if ready is None:
+            ready = self._ready = asyncio.get_running_loop().create_future()
+            try:
+                bridge = Bridge(connect, self._on_native, immediate=True)
+                await bridge.request("identify", name="lobby")
+                reply = await bridge.request("lobby_subscribe", game="uno")
+            except BaseException as exc:  # the next client tries again; those waiting learn why
+                self._ready = None
+                ready.set_exception(exc)
+                raise
+            if reply["type"] == "lobby":
+                self.rooms = {r["code"]: r for r in reply["rooms"]}
+            self._bridge = bridge
+            ready.set_result(None)
+        await ready
+
+    def payload(self) -> Message:
+        """The ``rooms-list`` data as the document has it."""
+        rooms = [
+            {
+                "id": r["code"],
+                "name": self.names.get(r["code"], r["code"]),
+                "players": r["players"],
+                "maxPlayers": r["capacity"],
+                "gameState": _GAME_STATES.get(r["state"], r["state"]),
+                "hasPassword": r["has_password"],
+            }
+            for r in self.rooms.values()
+        ]
+        return {"rooms": rooms}
+
+    def _on_native(self, message: Message) -> None:
+        kind = message.get("type")
+        if kind == "lobby_room":
+            self.rooms[message["room"]["code"]] = message["room"]
+        elif kind == "lobby_room_removed":
+            self.rooms.pop(message["code"], None)
+        else:
+            return
+        if not self._due:
+            self._due = True
+            asyncio.get_running_loop().call_soon(self._send)
+
+    def _send(self) -> None:
+        self._due = False
+        task = asyncio.get_running_loop().create_task(self._broadcast(self.payload()))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+
 class DocClient:
     """One Socket.IO connection speaking the design document's events."""
 
     def __init__(
-        self, connect: Connector, peer: Peer, name: str, rooms: dict[str, str], token: str | None = None
+        self,
+        connect: Connector,
+        peer: Peer,
+        name: str,
+        rooms: dict[str, str],
+        token: str | None = None,
+        feed: LobbyFeed | None = None,
     ) -> None:
+        self.feed = feed
         self.bridge = Bridge(connect, self._on_native)
         self.emit = peer.emit
         self.hangup = peer.hangup
@@ -128,10 +210,12 @@ class DocClient:
             await self._error(reply["message"], reply["code"])
             reply = await self.bridge.request("identify", name="Guest")
         await self._session()
+        if self.feed is not None:  # the server's shared lobby feed; the caller joins this client to it
+            return
         reply = await self.bridge.request("lobby_subscribe", game="uno")
         if reply["type"] == "lobby":
             self.lobby = {r["code"]: r for r in reply["rooms"]}
-            await self._rooms_list()
+            await self.rooms_list()
 
     async def _session(self) -> None:
         """The ``session`` event, once, before anything about a room (it may come from either task)."""
@@ -180,7 +264,7 @@ class DocClient:
             self.room_names[reply["code"]] = name if isinstance(name, str) and name.strip() else reply["code"]
             await self.emit("room-created", {"roomId": reply["code"]})
             await self._room_joined()
-            await self._rooms_list()
+            await self.rooms_list()
 
     async def _join_room(self, data: Message) -> None:
         if await self._enter("join", code=str(data.get("roomId", ""))) is not None:
@@ -274,10 +358,10 @@ class DocClient:
             return
         if kind == "lobby_room":
             self.lobby[message["room"]["code"]] = message["room"]
-            await self._rooms_list()
+            await self.rooms_list()
         elif kind == "lobby_room_removed":
             self.lobby.pop(message["code"], None)
-            await self._rooms_list()
+            await self.rooms_list()
         if self.joining or self.room is None:
             return
         if kind == "room":
@@ -481,7 +565,10 @@ class DocClient:
                 out[key] = value
         return out
 
-    async def _rooms_list(self) -> None:
+    async def rooms_list(self) -> None:
+        if self.feed is not None:
+            await self.emit("rooms-list", self.feed.payload())
+            return
         rooms = [
             {
                 "id": r["code"],

@@ -1,0 +1,117 @@
+"""Invite links: the address a friend can open, its QR code, and where this server can be reached.
+
+The base of every link is ``--public-url`` (``PARLOUR_PUBLIC_URL``) when set. Otherwise a server
+bound to all interfaces offers its LAN addresses (a link to ``127.0.0.1`` opens nothing on a
+friend's phone), and a server bound to the loopback interface says that only this computer can join.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+from io import BytesIO
+from typing import Any
+
+import segno
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+from parlour.config import Config
+from parlour.rooms.commands import CommandError
+from parlour.rooms.validate import normalize_code
+
+ALL_INTERFACES = ("0.0.0.0", "::", "")
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def lan_addresses() -> list[str]:
+    """This machine's IPv4 addresses other than loopback, the one with the default route first."""
+    found: list[str] = []
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        try:
+            probe.connect(("192.0.2.1", 9))  # a documentation address: no packet is sent for UDP connect
+            found.append(probe.getsockname()[0])
+        except OSError:
+            pass
+    try:
+        infos = socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET)
+    except OSError:
+        infos = []
+    for info in infos:
+        address = str(info[4][0])
+        if address not in found:
+            found.append(address)
+    return [a for a in found if not is_loopback(a) and a != "0.0.0.0"]
+
+
+def lan_urls(config: Config) -> list[str]:
+    """``http://<address>:<port>`` for every LAN address, when the server listens on all interfaces."""
+    if config.host not in ALL_INTERFACES:
+        return []
+    return [f"http://{address}:{config.port}" for address in lan_addresses()]
+
+
+def base_url(config: Config, request: Request) -> str:
+    """Where links point: the public URL, else a LAN address when the page was opened on this very
+    machine (its ``localhost`` means nothing to a friend), else the address the page was opened at."""
+    if config.public_url:
+        return config.public_url
+    opened = f"{request.url.scheme}://{request.url.netloc}"
+    if is_loopback(request.url.hostname or ""):
+        lan = lan_urls(config)
+        if lan:
+            return lan[0]
+    return opened
+
+
+def links(config: Config, request: Request, code: str) -> dict[str, Any]:
+    """What the waiting room shows to invite people to room ``code``."""
+    base = base_url(config, request)
+    return {
+        "code": code,
+        "url": f"{base}/r/{code}",
+        "qr": f"/api/invite/{code}/qr.svg",
+        "lan": [] if config.public_url else [f"{u}/r/{code}" for u in lan_urls(config)],
+        "local_only": not config.public_url and is_loopback(config.host),
+    }
+
+
+def qr_svg(text: str) -> bytes:
+    """The QR code of ``text`` as a standalone SVG (segno), dark on white with the quiet zone."""
+    out = BytesIO()
+    segno.make(text, error="m").save(out, kind="svg", scale=6, border=4, dark="#000", light="#fff")
+    return out.getvalue()
+
+
+def routes_for(config: Config, rooms: dict[str, Any]) -> tuple[Any, Any]:
+    """The two invite endpoints over the manager's room table."""
+
+    def _code(request: Request) -> str | None:
+        try:
+            code = normalize_code(request.path_params["code"])
+        except CommandError:
+            return None
+        return code if code in rooms else None
+
+    async def invite(request: Request) -> Response:
+        code = _code(request)
+        if code is None:
+            return JSONResponse({"error": "room_not_found", "message": "No room with that code."}, 404)
+        return JSONResponse(links(config, request, code), headers={"Cache-Control": "no-store"})
+
+    async def qr(request: Request) -> Response:
+        code = _code(request)
+        if code is None:
+            return Response(status_code=404)
+        svg = qr_svg(links(config, request, code)["url"])
+        return Response(svg, media_type="image/svg+xml", headers={"Cache-Control": "no-store"})
+
+    return invite, qr

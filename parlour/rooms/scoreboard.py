@@ -1,0 +1,34 @@
+"""A room's scoreboard across games: wins per player, and UNO points summed over rounds and matches.
+
+Kept by member id (a player who leaves and comes back by the same session keeps their line) and
+shown in the waiting room and on the results screen. It is part of the room's checkpoint, so it
+survives a restart like the rest of the room.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+Scoreboard = dict[str, dict[str, Any]]
+POINT_GAMES = frozenset({"uno"})
+"""Games whose scores are points to sum (Dots' boxes and Cheat's cards left are not)."""
+
+
+def record(board: Scoreboard, game: str, seats: list[dict[str, Any]], outcome: dict[str, Any]) -> None:
+    """Add one finished game: every seat played it, the winners won it (an abandoned game counts none)."""
+    if outcome.get("reason") == "abandoned":
+        return
+    for seat in seats:
+        line = board.setdefault(seat["member"], {"name": seat["name"], "games": 0, "wins": 0, "points": 0})
+        line["name"] = seat["name"]
+        line["games"] += 1
+        if seat["seat"] in outcome["winners"]:
+            line["wins"] += 1
+        if game in POINT_GAMES:
+            line["points"] += int(outcome["scores"].get(str(seat["seat"]), 0))
+
+
+def as_list(board: Scoreboard) -> list[dict[str, Any]]:
+    """The scoreboard as the wire carries it: most wins first, then most points."""
+    lines = [{"member": mid, **line} for mid, line in board.items()]
+    return sorted(lines, key=lambda line: (-line["wins"], -line["points"], line["name"]))

@@ -1,0 +1,68 @@
+// The game log: every event that matters, in words and icons. The server writes the entries (so a
+// reload shows them again); this module only draws them, beside the table or in a phone drawer.
+
+import { showReveal } from "./cheat.js";
+import { $, el, morph, seatColour } from "./ui.js";
+
+// Plain symbols every font has (no emoji, which may render as a box); the words carry the meaning.
+// Keyed by the engine event's type (the entry's `kind`).
+const ICONS = {
+  play: "▶", draw: "+", skip: "⊘", reverse: "⇄", pass: "→", uno_called: "!", uno_caught: "!", challenge: "?",
+  accept: "✓", swap: "⇆", rotate: "↻", deal: "◆", dealt: "◆", first_card: "◆", dealer_draw: "◆", reshuffle: "◆",
+  round_over: "★", round_started: "◆", game_over: "★", timeout: "…", timed_out: "…", player_left: "←", left: "←",
+  played: "▼", called: "◉", picked_up: "▲", line: "─", capture: "■", drop: "▼",
+};
+
+const local = { unread: 0, open: false, back: null };
+
+/** A new room snapshot: remember where the history stood, to mark "while you were away". */
+export function resetLog(entries, resumed) {
+  local.back = resumed && entries.length ? entries[entries.length - 1].n : null;
+  local.unread = 0;
+}
+
+/** Entries arrived with a game message: count them as unread while the phone drawer is closed. */
+export function noteEntries(entries) {
+  if (!local.open) local.unread += entries.length;
+}
+
+function item(entry, ctx) {
+  const card = entry.kind === "play" ? entry.event?.card : null;
+  return el(
+    "li",
+    { class: `log-entry ${entry.kind}`, dataset: { id: `log-${entry.n}`, kind: entry.kind } },
+    el("span", { class: "log-icon", "aria-hidden": "true", style: entry.seat === null ? null : `--seat:${seatColour(entry.seat)}` }, ICONS[entry.kind] ?? "•"),
+    el("span", { class: "log-text" }, entry.text),
+    card ? el("span", { class: `log-card ${card.color}`, "aria-hidden": "true" }, card.color === "wild" ? entry.event.color : card.color) : null,
+    entry.kind === "called" && entry.event?.cards ? el("button", { class: "small", onclick: () => showReveal(entry.event, ctx), "aria-label": "Show the revealed cards" }, "Show cards") : null,
+  );
+}
+
+/** Draw the log of `room` (the current or last game) into the side panel. */
+export function renderLog(room, ctx) {
+  const shown = room.play ?? room.results?.play;
+  const entries = room.play ? room.log ?? [] : room.results?.log ?? [];
+  const list = $("#game-log");
+  const atBottom = list.scrollHeight - list.scrollTop - list.clientHeight < 40;
+  const items = [];
+  for (const entry of entries) {
+    items.push(item(entry, ctx));
+    if (entry.n === local.back) items.push(el("li", { class: "log-back", dataset: { id: "back" } }, "— while you were away —"));
+  }
+  morph(list, items.length ? items : el("li", { class: "muted", dataset: { id: "empty" } }, "Moves will show here."));
+  if (atBottom) list.scrollTop = list.scrollHeight;
+  $("#log-panel").hidden = !shown;
+  const toggle = $("#log-toggle");
+  toggle.hidden = !shown;
+  morph(toggle, "Log", local.unread && !local.open ? el("span", { class: "unread", "aria-label": `${local.unread} new` }, String(local.unread)) : null);
+  toggle.setAttribute("aria-expanded", String(local.open));
+}
+
+/** The phone drawer: open or close it (on wide screens the log is always beside the table). */
+export function toggleLog() {
+  local.open = !local.open;
+  local.unread = 0;
+  $("#log-panel").classList.toggle("open", local.open);
+  const list = $("#game-log");
+  list.scrollTop = list.scrollHeight;
+}

@@ -1,0 +1,48 @@
+"""Turn alerts and keyboard play: the tab title says "Your turn" (and counts chat that came while
+the tab was hidden); a card is played with the keyboard alone, focus stays on a control, and the
+aria-live region reads what happened."""
+
+from __future__ import annotations
+
+import pytest
+from browser_helpers import create_room, join_room, seq, start_game, wait_seq
+
+pytestmark = pytest.mark.browser
+
+HIDE = """hidden => {
+    Object.defineProperty(document, "hidden", { value: hidden, configurable: true });
+    document.dispatchEvent(new Event("visibilitychange"));
+}"""
+
+
+def test_turn_title_unread_chat_and_keyboard_play(open_page):
+    ada, bo = open_page(), open_page()
+    code = create_room(ada, "Ada", "uno", capacity=2)
+    join_room(bo, "Bo", code)
+    start_game(ada, [ada, bo])
+    ada.locator(".uno-table .seat.turn").wait_for()
+    mover, other = (ada, bo) if ada.locator(".uno-table .seat.me.turn").count() else (bo, ada)
+    mover.wait_for_function("document.title.startsWith('Your turn')")
+    assert not other.title().startswith("Your turn")
+
+    # Chat while the other player's tab is hidden: counted in its title until it is shown again.
+    other.evaluate(HIDE, True)
+    mover.fill("#chat-input", "your move soon")
+    mover.press("#chat-input", "Enter")
+    other.wait_for_function("document.title.startsWith('(1) ')")
+    other.evaluate(HIDE, False)
+    other.wait_for_function("!document.title.startsWith('(')")
+
+    # Keyboard only: focus a card (or the draw button) and press Enter.
+    playable = mover.locator('[data-testid="hand"] button.playable')
+    target = playable.first if playable.count() else mover.locator('.controls button:has-text("Draw")')
+    before = seq(mover)
+    target.focus()
+    mover.keyboard.press("Enter")
+    if mover.locator("dialog[open]").count():  # a Wild: the colour by keyboard too
+        mover.keyboard.press("Enter")
+    wait_seq(mover, before + 1)
+    assert mover.evaluate("document.activeElement !== document.body")
+    said = mover.locator("#announce").inner_text()
+    name = "Ada" if mover is ada else "Bo"
+    assert f"{name} played" in said or f"{name} drew" in said, said

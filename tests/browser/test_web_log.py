@@ -1,0 +1,67 @@
+"""The game log: built by the server from the engine's events, so a reload shows the same history."""
+
+from __future__ import annotations
+
+import pytest
+from browser_helpers import PHONE, shot
+from wire import Wire
+
+pytestmark = pytest.mark.browser
+
+
+def _uno_until_wild_draw4(ada: Wire, bo: Wire) -> None:
+    """Play (Wild Draw Fours first, naming blue; never challenging) until one was played and paid."""
+    players = [ada, bo]
+    for _ in range(3000):
+        for p in players:
+            p.catch_up(max(q.seq for q in players))
+        if any(e["kind"] == "draw" and "Wild Draw Four" in str(e["text"]) for e in ada.log):
+            return
+        actor = next(p for p in players if p.view["legal"])
+        legal = actor.view["legal"]
+        plays = [a for a in legal if a["type"] == "play"]
+        four = [a for a in plays if a["card"] >= 104]
+        pick = (four or [a for a in plays if a["card"] < 100] or plays or [None])[0]
+        if pick is not None:
+            action = {**pick, "color": "blue"} if pick["card"] >= 100 else pick
+        else:
+            kinds = {a["type"]: a for a in legal}
+            action = kinds.get("accept") or kinds.get("draw") or kinds.get("pass") or legal[0]
+        actor.request("action", action=action)
+    raise AssertionError("no Wild Draw Four in 3,000 moves")
+
+
+def _texts(page) -> list[str]:
+    return page.locator("#game-log .log-entry .log-text").all_inner_texts()
+
+
+def test_log_shows_wild_draw_four_colour_and_draw_in_order_after_reload(open_page, server):
+    ada, bo = Wire(server, "Ada"), Wire(server, "Bo")
+    code = ada.request("create_room", game="uno", settings={"target_score": 2000}, capacity=2)["code"]
+    bo.request("join", code=code)
+    ada.request("start")
+    bo.until(lambda m: m["type"] == "game_started")
+    _uno_until_wild_draw4(ada, bo)
+    token = bo.token
+    bo.close()
+    ada.close()
+
+    page = open_page("/", PHONE)
+    page.evaluate(
+        "t => { localStorage.setItem('parlour.token', t); localStorage.setItem('parlour.name', 'Bo'); }",
+        token,
+    )
+    page.reload()
+    page.locator(".table-host").wait_for()
+    page.reload()  # a reload mid-game: the history comes back from the snapshot
+    page.locator(".table-host").wait_for()
+    page.locator("#log-toggle").click()
+    page.locator("#game-log .log-entry").first.wait_for()
+    texts = _texts(page)
+    played = next(i for i, t in enumerate(texts) if "played Wild Draw Four and named blue" in t)
+    drew = next(i for i, t in enumerate(texts[played:]) if "drew 4 cards (Wild Draw Four)" in t)
+    assert drew > 0, texts[played : played + 3]
+    assert any(t.startswith("Round 1") for t in texts[:3]), texts[:3]
+    assert page.locator("#game-log .log-back").count() == 1  # "while you were away"
+    assert page.locator("#game-log .log-card.wild").count() >= 1
+    shot(page, "log-drawer")

@@ -1,0 +1,75 @@
+"""Phone first, keyboard and screen readers: the start page's main actions on the first screen, the
+UNO hand and buttons on screen at 390×844 without scrolling, Cheat! apart from Place, and focus that
+never falls back to <body>."""
+
+from __future__ import annotations
+
+import pytest
+from browser_helpers import PHONE, create_room, join_room, shot, start_game
+
+pytestmark = pytest.mark.browser
+
+
+def _on_screen(page, selector: str) -> bool:
+    return page.locator(selector).first.evaluate(
+        """e => { const r = e.getBoundingClientRect();
+            return r.width > 0 && r.top >= 0 && r.bottom <= window.innerHeight
+                && r.left >= 0 && r.right <= window.innerWidth; }"""
+    )
+
+
+def test_start_page_main_actions_fit_the_first_phone_screen(open_page):
+    page = open_page("/", PHONE)
+    page.locator("#name").wait_for()
+    for selector in (
+        "#name",
+        '#create-form button[type="submit"]',
+        '#join-form button[type="submit"]',
+        "[data-quick]",
+    ):
+        assert _on_screen(page, selector), f"{selector} is below the first screen"
+    shot(page, "start-phone-first")
+
+
+def test_focus_stays_on_a_control_after_create_room(open_page):
+    page = open_page()
+    page.fill("#name", "Ada")
+    page.locator('#create-form button[type="submit"]').focus()
+    page.keyboard.press("Enter")  # keyboard only
+    page.locator("#screen-room").wait_for()
+    page.wait_for_function("document.activeElement && document.activeElement !== document.body")
+    assert page.evaluate("document.activeElement.tagName") == "BUTTON"
+
+
+def test_uno_table_shows_hand_and_buttons_without_scrolling_on_a_phone(open_page):
+    ada, bo = open_page("/", PHONE), open_page("/", PHONE)
+    code = create_room(ada, "Ada", "uno", capacity=2)
+    join_room(bo, "Bo", code)
+    start_game(ada, [ada, bo])
+    for page in (ada, bo):
+        page.evaluate("window.scrollTo(0, 0)")
+        page.locator('[data-testid="hand"] .ucard').first.wait_for()
+        assert page.evaluate("window.scrollY") == 0
+        assert _on_screen(page, '[data-testid="hand"] .ucard')
+        assert _on_screen(page, '[data-testid="uno"]')
+        assert _on_screen(page, '[data-testid="top"]')
+        dock = page.locator('[data-testid="dock"]').bounding_box()
+        top = page.locator('[data-testid="top"]').bounding_box()
+        assert top["y"] + top["height"] <= dock["y"], "the table fits above the dock"
+    # The dock stays at the bottom when the page scrolls to the chat.
+    ada.evaluate("window.scrollTo(0, document.body.scrollHeight)")
+    assert _on_screen(ada, '[data-testid="uno"]')
+    shot(ada, "uno-phone-dock")
+
+
+def test_cheat_button_stands_apart_from_place(open_page):
+    pages = [open_page("/", PHONE) for _ in range(3)]
+    code = create_room(pages[0], "Ada", "cheat", capacity=3)
+    join_room(pages[1], "Bo", code)
+    join_room(pages[2], "Cy", code)
+    start_game(pages[0], pages)
+    place = pages[0].locator('[data-testid="place"]').bounding_box()
+    cheat = pages[0].locator('[data-testid="cheat"]').bounding_box()
+    same_row = abs(place["y"] - cheat["y"]) < place["height"]
+    assert not same_row or cheat["x"] - (place["x"] + place["width"]) >= 24
+    shot(pages[0], "cheat-phone-dock")

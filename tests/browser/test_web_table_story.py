@@ -1,0 +1,82 @@
+"""Nothing vanishes: a Dots turn's every line and box stays marked, and a Cheat reveal outlives the
+next play and can be reopened from the game log."""
+
+from __future__ import annotations
+
+import pytest
+from browser_helpers import shots, wait_room
+from wire import Wire
+
+pytestmark = pytest.mark.browser
+
+
+def _watch(open_page, code: str):
+    page = open_page(f"/r/{code}")
+    page.fill("#name", "Watcher")
+    page.click("#spectate-btn")
+    wait_room(page)
+    page.locator(".table-host").wait_for()
+    return page
+
+
+def _on_turn(players: list[Wire]) -> Wire:
+    seq = max(p.seq for p in players)
+    for p in players:
+        p.catch_up(seq)
+    return next(p for seat, p in enumerate(players) if p.view["turn"] == seat)
+
+
+def test_dots_marks_every_line_and_box_of_the_last_turn(open_page, server):
+    ada, bo = Wire(server, "Ada"), Wire(server, "Bo")
+    code = ada.request("create_room", game="dots", settings={"width": 3, "height": 3}, capacity=2)["code"]
+    bo.request("join", code=code)
+    ada.request("start")
+    bo.until(lambda m: m["type"] == "game_started")
+    watcher = _watch(open_page, code)
+    # Two boxes side by side get three sides each; then the middle line takes both, and one more.
+    lines = [(0, 0, 0), (1, 0, 0), (0, 0, 1), (2, 0, 1), (0, 1, 0), (1, 1, 0), (1, 0, 1), (0, 1, 1)]
+    for x, y, d in lines:
+        _on_turn([ada, bo]).request("action", action={"type": "line", "x": x, "y": y, "d": d})
+    watcher.wait_for_function(f"Number(document.querySelector('#stage').dataset.seq) >= {ada.seq}")
+    marked = watcher.locator(".dots-board line.drawn.last").evaluate_all("ls => ls.map(l => l.dataset.drawn)")
+    assert sorted(marked) == ["0,1,1", "1,0,1"]
+    assert watcher.locator(".dots-board rect.box.last").count() == 2
+    colours = watcher.locator(".dots-board .last").evaluate_all(
+        "ns => [...new Set(ns.map(n => n.style.getPropertyValue('--seat')))]"
+    )
+    assert len(colours) == 1 and colours[0]  # one player's colour
+    shots(watcher, "dots-last-turn")
+    ada.close()
+    bo.close()
+
+
+def test_cheat_reveal_outlives_the_next_play_and_reopens_from_the_log(open_page, server):
+    players = [Wire(server, name) for name in ("Ada", "Bo", "Cy")]
+    code = players[0].request("create_room", game="cheat", capacity=3)["code"]
+    for p in players[1:]:
+        p.request("join", code=code)
+    players[0].request("start")
+    for p in players[1:]:
+        p.until(lambda m: m["type"] == "game_started")
+    watcher = _watch(open_page, code)
+
+    def play() -> None:
+        p = _on_turn(players)
+        p.request(
+            "action", action={"type": "play", "cards": [p.view["hand"][0]["id"]], "rank": p.view["ranks"][0]}
+        )
+
+    play()
+    _on_turn(players)  # everyone has seen the play
+    caller = next(p for p in players if p.view.get("can_call"))
+    caller.request("action", action={"type": "call"})
+    play()  # at once: the reveal must still be readable
+    watcher.wait_for_function(f"Number(document.querySelector('#stage').dataset.seq) >= {players[0].seq}")
+    assert watcher.locator('[data-testid="reveal"]').is_visible()
+    watcher.get_by_role("button", name="Show the revealed cards").click()
+    again = watcher.locator('dialog[open] [data-testid="reveal-again"]')
+    again.wait_for()
+    assert again.locator(".pcard").count() == 1
+    shots(watcher, "cheat-reveal-again")
+    for p in players:
+        p.close()

@@ -1,0 +1,89 @@
+"""A fair UNO call: UNO! can be armed before the second-last card is played, and a bot never catches a
+human before the room's ``bot_catch_delay`` (2 s) has passed, so pressing UNO! right after playing works."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from browser_helpers import create_room, shot, start_game
+from conftest import Server
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture
+def quick_bot_server(tmp_path, monkeypatch) -> Iterator[Server]:
+    """A server whose bots act almost at once (so only the catch delay holds them back)."""
+    monkeypatch.setenv("PARLOUR_BOT_DELAY", "0.05")
+    proc = Server(tmp_path).start()
+    yield proc
+    proc.stop()
+
+
+def _log(page) -> list[str]:
+    return page.locator("#game-log .log-text").all_inner_texts()
+
+
+def _my_turn_with_two(page) -> bool:
+    return (
+        page.locator('[data-testid="hand"] [data-id]').count() == 2
+        and page.locator('[data-testid="hand"] button.playable').count() > 0
+        and page.locator(".uno-table .seat.me.turn").count() == 1
+    )
+
+
+def _play_one(page) -> None:
+    page.locator('[data-testid="hand"] button.playable').first.click()
+    dialog = page.locator("dialog[open]")
+    page.wait_for_timeout(30)
+    if dialog.count():
+        dialog.locator("#dialog-buttons button").first.click()
+
+
+def test_armed_or_prompt_uno_is_never_caught_by_a_bot(open_page, quick_bot_server):
+    ada = open_page(base=quick_bot_server.base)
+    create_room(ada, "Ada", "uno", {"target_score": 500}, capacity=2)
+    ada.get_by_role("button", name="Add hard bot").click()
+    ada.locator(".member", has_text="bot").wait_for()
+    start_game(ada, [ada])
+    done = {"armed": False, "prompt": False}
+    for _ in range(600):
+        if all(done.values()) or ada.locator(".game-over").count():
+            break
+        if _my_turn_with_two(ada):
+            uno = ada.locator('[data-testid="uno"]')
+            before = len(_log(ada))
+            ours = 1  # log entries of Ada's own: her play (and then her call)
+            if not done["armed"]:
+                uno.click()  # armed before playing: the play itself calls UNO
+                assert uno.get_attribute("aria-pressed") == "true"
+                shot(ada, "uno-armed")
+                _play_one(ada)
+                ada.locator("#game-log .log-text", has_text="— UNO!").nth(0).wait_for()
+                done["armed"] = True
+            else:
+                _play_one(ada)  # not armed: press UNO! right after the card lands
+                ada.locator('[data-testid="uno"]:not([disabled])').click()
+                ada.locator("#game-log .log-text", has_text="Ada called UNO").first.wait_for()
+                done["prompt"] = True
+                ours = 2
+            # The bot moves next: by then it has had every chance to catch.
+            ada.wait_for_function(
+                f"document.querySelectorAll('#game-log .log-entry').length > {before + ours}"
+                " || !!document.querySelector('.game-over')"
+            )
+            continue
+        mine = ada.locator(".uno-table .seat.me.turn").count() == 1
+        if mine and ada.locator('[data-testid="hand"] button.playable').count():
+            _play_one(ada)
+        elif mine and ada.locator('[data-testid="pass"]').count():
+            ada.locator('[data-testid="pass"]').click()
+        elif mine and ada.locator('.controls button:has-text("Accept")').count():
+            ada.locator('.controls button:has-text("Accept")').click()
+        elif mine and ada.locator('button[data-testid="draw"]').count():
+            ada.locator('button[data-testid="draw"]').first.click()
+        ada.wait_for_timeout(60)
+    assert all(done.values()), f"Ada did not hold two cards with a playable one twice: {done}"
+    caught = [t for t in _log(ada) if "caught Ada" in t]
+    assert not caught, caught

@@ -1,0 +1,61 @@
+"""A blocking native-protocol client for browser tests that set a table up faster than clicking
+would (the browser then joins as one of these players, with the session's token)."""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import json
+from typing import Any
+
+from websockets.sync.client import connect
+
+Message = dict[str, Any]
+
+
+class Wire:
+    """One websocket session: requests, and the latest game view, seq and log it was sent."""
+
+    _ids = itertools.count(1)
+
+    def __init__(self, base: str, name: str) -> None:
+        self._stack = contextlib.ExitStack()
+        self.ws = self._stack.enter_context(connect(base.replace("http", "ws", 1) + "/api/ws"))
+        self.view: Message | None = None
+        self.seq = -1
+        self.log: list[Message] = []
+        self.messages: list[Message] = []
+        self.token = self.request("identify", name=name)["token"]
+
+    def _track(self, m: Message) -> None:
+        self.messages.append(m)
+        if m.get("type") in ("game_started", "game"):
+            self.view, self.seq = m["view"], m["seq"]
+            self.log += m.get("log", [])
+        elif m.get("type") == "room" and m.get("table"):
+            self.view, self.seq, self.log = m["table"]["view"], m["table"]["seq"], list(m["table"]["log"])
+
+    def request(self, kind: str, **fields: Any) -> Message:
+        request_id = next(self._ids)
+        self.ws.send(json.dumps({"type": kind, "id": request_id, **fields}))
+        while True:
+            m = json.loads(self.ws.recv(timeout=10))
+            self._track(m)
+            if m.get("id") == request_id:
+                assert m["type"] != "error", (kind, fields, m)
+                return m
+
+    def until(self, predicate, timeout: float = 10) -> Message:
+        """Read until a message matches ``predicate``; returns it."""
+        while True:
+            m = json.loads(self.ws.recv(timeout=timeout))
+            self._track(m)
+            if predicate(m):
+                return m
+
+    def catch_up(self, seq: int) -> None:
+        while self.seq < seq:
+            self.until(lambda m: True)
+
+    def close(self) -> None:
+        self._stack.close()
