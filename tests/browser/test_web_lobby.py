@@ -121,8 +121,8 @@ def test_waiting_room_markers_link_chat_and_host_controls(open_page, server):
     member_row(bo, "Ada").wait_for(state="detached")
 
     # The name is remembered on this device.
-    ada.reload()
-    assert ada.input_value("#name") == "Ada"
+    ada.reload()  # the name comes back once the client has reconnected and identified
+    ada.wait_for_function("document.querySelector('#name').value === 'Ada'")
 
 
 def test_join_errors_and_passwords(open_page):
