@@ -135,16 +135,19 @@ async def _serve(
     lane: TextLane | None = websocket.scope.get("extensions", {}).get(TEXT_LANE) if frame_now else None
     if lane is not None:
         lane.handler = frame_now
+    closing = False
     try:
         while True:
             message = await websocket.receive()
             if message["type"] == "websocket.disconnect":
                 break
+            if closing:
+                continue  # still read (so the peer's close reply is seen), never handle
             if not bucket.take():  # over the rate: the frame is dropped unread
                 if not patience.take():
                     log.warning("event=flood_closed client=%s path=%s", address, websocket.url.path)
                     close("rate limit exceeded")
-                    break
+                    closing = True  # reading on until the close completes: a paused reader never would
                 continue
             if lane is not None:
                 lane.busy = True  # frames arriving meanwhile wait their turn in the queue
