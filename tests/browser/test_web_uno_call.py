@@ -68,10 +68,12 @@ def test_armed_or_prompt_uno_is_never_caught_by_a_bot(open_page, quick_bot_serve
                 ada.locator("#game-log .log-text", has_text="Ada called UNO").first.wait_for()
                 done["prompt"] = True
                 ours = 2
-            # The bot moves next: by then it has had every chance to catch.
+            # The bot moves next (by then it has had every chance to catch), unless Ada's card was a
+            # Skip, Reverse or Draw Two: with two players she is on turn again.
             ada.wait_for_function(
                 f"document.querySelectorAll('#game-log .log-entry').length > {before + ours}"
                 " || !!document.querySelector('.game-over')"
+                " || !!document.querySelector('.uno-table .seat.me.turn')"
             )
             continue
         mine = ada.locator(".uno-table .seat.me.turn").count() == 1
