@@ -49,18 +49,8 @@ class SpreadRoom(load.UnoRoom):
 
     urls: ClassVar[list[str]] = []
 
-    async def setup(self, url: str) -> None:
-        for i in range(4):
-            target = self.urls[i % len(self.urls)] if self.urls else url
-            player = await load.Player.connect(target, self)
-            self.players.append(player)
-            await player.request("identify", name=f"R{self.number}P{i}")
-        host = self.players[0]
-        room = await host.request("create_room", game="uno", settings={"target_score": 0}, capacity=4)
-        host.member = room["you"]["member"]
-        for player in self.players[1:]:
-            joined = await player.request("join", code=room["code"])
-            player.member = joined["you"]["member"]
+    def player_url(self, i: int, url: str) -> str:
+        return self.urls[i % len(self.urls)] if self.urls else url
 
 
 async def _clients(urls: list[str], rooms: int, warmup: float, seconds: float, out: Any) -> Message:

@@ -222,9 +222,13 @@ class UnoRoom(LoadRoom):
         super().__init__(number, clock, stats)
         self.think = think
 
+    def player_url(self, i: int, url: str) -> str:
+        """Where player ``i`` connects (bench/cluster_load.py spreads them over nodes)."""
+        return url
+
     async def setup(self, url: str) -> None:
         for i in range(4):
-            player = await Player.connect(url, self)
+            player = await Player.connect(self.player_url(i, url), self)
             self.players.append(player)
             await player.request("identify", name=f"R{self.number}P{i}")
         host = self.players[0]
