@@ -7,8 +7,17 @@ the only thing that must be durable before a command's messages go out.
 
 from __future__ import annotations
 
+import base64
+import hashlib
 from dataclasses import dataclass, field
 from typing import Any, Protocol
+
+
+def game_id(room: str, number: int, seed: int) -> str:
+    """A finished game's public id: derived, so a replayed room names its games the same way, and
+    opaque, so a game's id does not give away its (possibly unlisted) room's code."""
+    digest = hashlib.blake2b(f"{room}:{number}:{seed}".encode(), digest_size=10).digest()
+    return base64.b32encode(digest).decode().lower()
 
 
 @dataclass(slots=True)
@@ -46,6 +55,10 @@ class GameRecord:
     started_at: float
     ended_at: float
     log: list[dict[str, Any]]
+
+    @property
+    def id(self) -> str:
+        return game_id(self.room, self.number, self.seed)
 
 
 class Store(Protocol):
