@@ -34,7 +34,7 @@ from tests.fuzz.harness import Fuzzer, LoopThread  # noqa: E402
 from tests.fuzz.strategies import frames_for  # noqa: E402
 from tests.server.conftest import FAST_ENV, ServerProcess  # noqa: E402
 
-ENDPOINTS = ["native", "dots", "cheat", "socketio"]
+ENDPOINTS = ["native", "dots", "cheat", "socketio", "socketio2"]
 PER_EXAMPLE = 20
 
 
