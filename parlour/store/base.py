@@ -55,6 +55,8 @@ class GameRecord:
     started_at: float
     ended_at: float
     log: list[dict[str, Any]]
+    private: bool = True
+    """Played in an unlisted or password-protected room: shown only to its players."""
 
     @property
     def id(self) -> str:
@@ -94,3 +96,6 @@ class Store(Protocol):
 
     async def games(self, room: str) -> list[GameRecord]:
         """Finished games of a room, oldest first."""
+
+    async def game(self, game_id: str) -> GameRecord | None:
+        """The finished game whose public id (``GameRecord.id``) is ``game_id``, if any."""

@@ -50,6 +50,9 @@ class MemoryStore:
     async def games(self, room: str) -> list[GameRecord]:
         return [g for g in self.finished if g.room == room]
 
+    async def game(self, game_id: str) -> GameRecord | None:
+        return next((g for g in self.finished if g.id == game_id), None)
+
 
 class Inbox:
     """A fake client: a session, its sink, and every message it received."""
