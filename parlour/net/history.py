@@ -26,17 +26,31 @@ def _not_found(what: str) -> Response:
     return _json({"error": "not_found", "message": f"no such {what}"}, 404)
 
 
+PROFILE_HEADER = "x-parlour-profile"
+
+
+def visible(record: GameRecord, viewer: str | None) -> bool:
+    """Anyone sees a listed room's game; a private one only its players (by their profile)."""
+    if not record.private:
+        return True
+    return viewer is not None and any(p.get("profile") == viewer for p in record.players)
+
+
 def routes(manager: Manager) -> list[BaseRoute]:
     """The history endpoints, served from ``manager.store``."""
 
-    def visible(record: GameRecord, request: Request) -> bool:
-        """Whether the caller may see ``record``: anyone for a listed room's game, else its players."""
-        return not record.private
+    async def viewer(request: Request) -> str | None:
+        """The profile the caller proved with ``X-Parlour-Profile: <id>:<secret>``, if any."""
+        profile_id, _, secret = request.headers.get(PROFILE_HEADER, "").partition(":")
+        if not profile_id or not secret or len(profile_id) > 64 or len(secret) > 64:
+            return None
+        found = await manager.profile(profile_id, secret)
+        return None if found is None else found.id
 
     async def game(request: Request) -> Response:
         game_id = request.path_params["game_id"]
         record = await manager.store.game(game_id)
-        if record is None or not visible(record, request):
+        if record is None or not visible(record, await viewer(request)):
             return _not_found("game")
         headers = None
         if request.query_params.get("download") not in (None, "", "0"):

@@ -60,13 +60,15 @@ class GameFlow(RoomState):
                 "not_enough_players", f"{self.game_name} needs {self.engine.min_players} players"
             )
         seed = cmd.payload.setdefault("seed", secrets.randbits(63))
-        self.seats, self.seat_sessions, self.seat_bots = [], [], {}
+        self.seats, self.seat_sessions, self.seat_tags = [], [], {}
         for seat, member in enumerate(players):
             member.seat, member.ready = seat, False
             self.seats.append({"seat": seat, "member": member.id, "name": member.name})
             self.seat_sessions.append(member.session)
             if member.bot:
-                self.seat_bots[seat] = bot_level(self.game_name, member.bot_options.get("level"))
+                self.seat_tags[seat] = {"bot": bot_level(self.game_name, member.bot_options.get("level"))}
+            elif member.profile is not None:
+                self.seat_tags[seat] = {"profile": member.profile}
         self.game = self.engine.setup(self.rules, len(players), random.Random(seed))
         self.seed, self.started_at, self.seq = seed, cmd.at, 0
         self.games_played += 1
@@ -113,8 +115,8 @@ class GameFlow(RoomState):
         """Leave ``playing`` and keep the game's record (saved with this command's log entry)."""
         self.state, self.turn = FINISHED, None
         players = [{**s, "session": sess} for s, sess in zip(self.seats, self.seat_sessions, strict=True)]
-        for seat, level in self.seat_bots.items():
-            players[seat]["bot"] = level
+        for seat, tags in self.seat_tags.items():
+            players[seat].update(tags)
         self._record = GameRecord(
             self.code,
             self.games_played,
@@ -132,7 +134,7 @@ class GameFlow(RoomState):
     def to_waiting(self) -> None:
         """Back to the waiting room (rematch, reset): seats renumbered, everyone unready."""
         self.state, self.countdown, self.turn = WAITING, None, None
-        self.game, self.outcome, self.seats, self.seat_sessions, self.seat_bots = None, None, [], [], {}
+        self.game, self.outcome, self.seats, self.seat_sessions, self.seat_tags = None, None, [], [], {}
         for seat, member in enumerate(self.players()):
             member.seat, member.ready = seat, member.bot
         self._checkpoint_due = True

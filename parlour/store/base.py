@@ -28,6 +28,18 @@ class SessionRecord:
     name: str
     token_hash: str
     created_at: float
+    profile: str | None = None
+    """The guest profile the session identified with (its id), if any."""
+
+
+@dataclass(slots=True)
+class ProfileRecord:
+    """A guest profile: who a browser is across visits and rooms. Only a hash of its secret is stored."""
+
+    id: str
+    name: str
+    secret_hash: str
+    created_at: float
 
 
 @dataclass(slots=True)
@@ -77,6 +89,12 @@ class Store(Protocol):
 
     async def find_session(self, token_hash: str) -> SessionRecord | None:
         """The session whose token hashes to ``token_hash``."""
+
+    async def save_profile(self, profile: ProfileRecord) -> None:
+        """Insert a profile, or update its name."""
+
+    async def find_profile(self, profile_id: str) -> ProfileRecord | None:
+        """The profile with this id, if any (the caller checks the secret against its hash)."""
 
     async def create_room(self, code: str, config: dict[str, Any]) -> bool:
         """Record a new room (its log starts empty); False if the code was ever used before."""

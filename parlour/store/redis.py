@@ -28,7 +28,7 @@ from redis.exceptions import NoScriptError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from parlour.dumps import json_bytes
-from parlour.store.base import GameRecord, RoomRecord, SessionRecord
+from parlour.store.base import GameRecord, ProfileRecord, RoomRecord, SessionRecord
 
 log = logging.getLogger("parlour.store")
 
@@ -210,7 +210,14 @@ class RedisStore:
     # --- sessions ------------------------------------------------------------
 
     async def save_session(self, session: SessionRecord) -> None:
-        data = json_bytes({"id": session.id, "name": session.name, "created_at": session.created_at})
+        data = json_bytes(
+            {
+                "id": session.id,
+                "name": session.name,
+                "created_at": session.created_at,
+                "profile": session.profile,
+            }
+        )
         await self.redis.set(self.key("session", session.token_hash), data)
 
     async def find_session(self, token_hash: str) -> SessionRecord | None:
@@ -218,7 +225,20 @@ class RedisStore:
         if raw is None:
             return None
         data = orjson.loads(raw)
-        return SessionRecord(data["id"], data["name"], token_hash, data["created_at"])
+        return SessionRecord(data["id"], data["name"], token_hash, data["created_at"], data.get("profile"))
+
+    # --- profiles ------------------------------------------------------------
+
+    async def save_profile(self, profile: ProfileRecord) -> None:
+        data = {"name": profile.name, "secret_hash": profile.secret_hash, "created_at": profile.created_at}
+        await self.redis.hset(self.key("profile", profile.id), mapping=data)  # type: ignore[arg-type]
+
+    async def find_profile(self, profile_id: str) -> ProfileRecord | None:
+        raw = await self.redis.hgetall(self.key("profile", profile_id))
+        if not raw:
+            return None
+        data = {text(k): text(v) for k, v in raw.items()}
+        return ProfileRecord(profile_id, data["name"], data["secret_hash"], float(data["created_at"]))
 
     async def session_room(self, session: str) -> str | None:
         """The room ``session`` is a member of, as its owner last committed it."""

@@ -23,13 +23,16 @@ from typing import IO, Any
 import orjson
 
 from parlour.dumps import json_bytes
-from parlour.store.base import GameRecord, RoomRecord, SessionRecord, game_id
+from parlour.store.base import GameRecord, ProfileRecord, RoomRecord, SessionRecord, game_id
 
 log = logging.getLogger("parlour.store")
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS sessions (
-    id TEXT PRIMARY KEY, name TEXT NOT NULL, token_hash TEXT NOT NULL UNIQUE, created_at REAL NOT NULL);
+    id TEXT PRIMARY KEY, name TEXT NOT NULL, token_hash TEXT NOT NULL UNIQUE, created_at REAL NOT NULL,
+    profile TEXT);
+CREATE TABLE IF NOT EXISTS profiles (
+    id TEXT PRIMARY KEY, name TEXT NOT NULL, secret_hash TEXT NOT NULL, created_at REAL NOT NULL);
 CREATE TABLE IF NOT EXISTS rooms (
     code TEXT PRIMARY KEY, config TEXT NOT NULL, created_at REAL NOT NULL,
     closed_at REAL, closed_reason TEXT);
@@ -137,17 +140,32 @@ class SQLiteStore:
 
     async def save_session(self, session: SessionRecord) -> None:
         self._exec(
-            "INSERT INTO sessions (id, name, token_hash, created_at) VALUES (?, ?, ?, ?) "
+            "INSERT INTO sessions (id, name, token_hash, created_at, profile) VALUES (?, ?, ?, ?, ?) "
             "ON CONFLICT (id) DO UPDATE SET name = excluded.name",
-            (session.id, session.name, session.token_hash, session.created_at),
+            (session.id, session.name, session.token_hash, session.created_at, session.profile),
         )
 
     async def find_session(self, token_hash: str) -> SessionRecord | None:
         rows = self._query(
-            "SELECT id, name, token_hash, created_at FROM sessions WHERE token_hash = ?",
+            "SELECT id, name, token_hash, created_at, profile FROM sessions WHERE token_hash = ?",
             (token_hash,),
         )
         return SessionRecord(*rows[0]) if rows else None
+
+    # --- profiles ------------------------------------------------------------
+
+    async def save_profile(self, profile: ProfileRecord) -> None:
+        self._exec(
+            "INSERT INTO profiles (id, name, secret_hash, created_at) VALUES (?, ?, ?, ?) "
+            "ON CONFLICT (id) DO UPDATE SET name = excluded.name",
+            (profile.id, profile.name, profile.secret_hash, profile.created_at),
+        )
+
+    async def find_profile(self, profile_id: str) -> ProfileRecord | None:
+        rows = self._query(
+            "SELECT id, name, secret_hash, created_at FROM profiles WHERE id = ?", (profile_id,)
+        )
+        return ProfileRecord(*rows[0]) if rows else None
 
     # --- rooms ---------------------------------------------------------------
 
@@ -290,6 +308,8 @@ def _game_record(r: tuple[Any, ...]) -> GameRecord:
 
 def _migrate(db: sqlite3.Connection) -> None:
     """Bring a database written by an older version up to this schema (columns added since)."""
+    if "profile" not in {row[1] for row in db.execute("PRAGMA table_info(sessions)")}:
+        db.execute("ALTER TABLE sessions ADD COLUMN profile TEXT")
     columns = {row[1] for row in db.execute("PRAGMA table_info(games)")}
     if "private" not in columns:  # whether an old game's room was public is not known: keep it private
         db.execute("ALTER TABLE games ADD COLUMN private INTEGER NOT NULL DEFAULT 1")

@@ -91,7 +91,7 @@ class Harness:
 
     async def client(self, name: str) -> Inbox:
         sink = CallbackSink(lambda m: None)
-        session, token = await self.manager.identify(sink, name)
+        session, token, _ = await self.manager.identify(sink, name)
         return Inbox(self.manager, session, token)
 
     async def table(self, game: str, players: int, settings: dict[str, Any] | None = None) -> list[Inbox]:
