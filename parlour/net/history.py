@@ -36,21 +36,22 @@ def visible(record: GameRecord, viewer: str | None) -> bool:
     return viewer is not None and any(p.get("profile") == viewer for p in record.players)
 
 
+async def viewer(manager: Manager, request: Request) -> str | None:
+    """The profile the caller proved with ``X-Parlour-Profile: <id>:<secret>``, if any."""
+    profile_id, _, secret = request.headers.get(PROFILE_HEADER, "").partition(":")
+    if not profile_id or not secret or len(profile_id) > 64 or len(secret) > 64:
+        return None
+    found = await manager.profile(profile_id, secret)
+    return None if found is None else found.id
+
+
 def routes(manager: Manager) -> list[BaseRoute]:
     """The history endpoints, served from ``manager.store``."""
-
-    async def viewer(request: Request) -> str | None:
-        """The profile the caller proved with ``X-Parlour-Profile: <id>:<secret>``, if any."""
-        profile_id, _, secret = request.headers.get(PROFILE_HEADER, "").partition(":")
-        if not profile_id or not secret or len(profile_id) > 64 or len(secret) > 64:
-            return None
-        found = await manager.profile(profile_id, secret)
-        return None if found is None else found.id
 
     async def game(request: Request) -> Response:
         game_id = request.path_params["game_id"]
         record = await manager.store.game(game_id)
-        if record is None or not visible(record, await viewer(request)):
+        if record is None or not visible(record, await viewer(manager, request)):
             return _not_found("game")
         headers = None
         if request.query_params.get("download") not in (None, "", "0"):
