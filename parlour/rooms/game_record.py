@@ -30,7 +30,7 @@ def public_players(record: GameRecord) -> list[dict[str, Any]]:
     players = []
     for p in record.players:
         entry: dict[str, Any] = {"seat": p["seat"], "name": p["name"]}
-        for key in ("bot", "profile", "left"):
+        for key in ("bot", "profile", "left", "stats"):
             if p.get(key):
                 entry[key] = p[key]
         players.append(entry)
