@@ -248,6 +248,9 @@ class Game(Protocol):
     stat_labels: tuple[tuple[str, str], ...]
     """``(key, label)`` of each count ``player_stats`` returns, in the order a profile page shows them
     (games played and won are counted for every game, outside the engine)."""
+    stat_rates: tuple[tuple[str, str, str, str], ...]
+    """``(key, label, numerator, denominator)``: rates a profile page shows, each the ratio of two of
+    the totals of ``stat_labels`` keys (Cheat's call accuracy)."""
 
     def settings(self, raw: dict[str, Any] | None) -> Any:
         """Validate raw settings into the engine's Settings; raise InvalidSettings."""

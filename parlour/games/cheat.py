@@ -594,6 +594,9 @@ class Cheat:
         ("calls_right", "Calls that caught a lie"),
         ("caught_lying", "Caught lying"),
     )
+    stat_rates: tuple[tuple[str, str, str, str], ...] = (
+        ("call_accuracy", "Call accuracy", "calls_right", "calls"),
+    )
 
     def settings(self, raw: dict[str, Any] | None) -> Settings:
         return parse_settings(raw)

@@ -117,6 +117,7 @@ class ConnectFour:
     secret_fields: tuple[str, ...] = ()  # nothing is hidden
     revealing_events: tuple[str, ...] = ()
     stat_labels: tuple[tuple[str, str], ...] = (("discs", "Discs dropped"),)
+    stat_rates: tuple[tuple[str, str, str, str], ...] = ()
 
     def settings(self, raw: dict[str, Any] | None) -> Settings:
         settings: Settings = read_settings(SCHEMA, raw, Settings)

@@ -262,6 +262,7 @@ class DotsGame:
     secret_fields: tuple[str, ...] = ()  # Dots & Boxes hides nothing
     revealing_events: tuple[str, ...] = ()
     stat_labels: tuple[tuple[str, str], ...] = (("boxes", "Boxes"),)
+    stat_rates: tuple[tuple[str, str, str, str], ...] = ()
 
     def settings(self, raw: dict[str, Any] | None) -> Settings:
         """Validate raw settings: only known keys, integers (not bools) within range."""

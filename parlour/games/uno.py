@@ -447,6 +447,7 @@ class Uno:
     secret_fields: tuple[str, ...] = ("hand",)
     revealing_events: tuple[str, ...] = ("dealer_draw",)  # cards turned to pick the dealer
     stat_labels: tuple[tuple[str, str], ...] = (("points", "UNO points"),)
+    stat_rates: tuple[tuple[str, str, str, str], ...] = ()
 
     def __init__(self) -> None:
         self.settings_schema = SCHEMA  # set here: mypyc takes only literals as class-level defaults
