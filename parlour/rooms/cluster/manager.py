@@ -247,6 +247,11 @@ class ClusterManager(Manager):
             payload["password_hash"] = await asyncio.to_thread(hash_password, password) if password else None
         await room.submit(Command(kind, session.id, payload, sink, request_id))
 
+    async def command_as(self, code: str, session: str, kind: str, payload: dict[str, Any]) -> str | None:
+        if code in self.rooms:
+            return await super().command_as(code, session, kind, payload)
+        return await RemoteRoom(self, code).submit(Command(kind, session, payload))
+
     # --- forwarding (this node holds the connection) -------------------------------------
 
     def _cid(self, sink: Sink | None) -> int:
