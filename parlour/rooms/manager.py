@@ -438,6 +438,14 @@ class Manager:
             payload["password_hash"] = await asyncio.to_thread(hash_password, password) if password else None
         await room.submit(Command(kind, session.id, payload, sink, request_id))
 
+    async def command_as(self, code: str, session: str, kind: str, payload: dict[str, Any]) -> str | None:
+        """A command from ``session`` that no connection here carries (the Dots adapter acting for
+        the admin session of a room made on another node): its error code, or None if accepted."""
+        room = self.rooms.get(code)
+        if room is None:
+            return "room_not_found"
+        return await room.submit(Command(kind, session, payload))
+
     def act(self, session: Session, sink: Sink, request_id: Any, payload: dict[str, Any]) -> None:
         """A game action for the session's room, queued without waiting for the room.
 
