@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import secrets
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -168,8 +169,6 @@ class Manager:
         names when the secret matches, else a new one. The third value is the profile for the reply:
         its id, and its secret only when it was just made (the secret is never shown again).
         """
-        import secrets
-
         name = clean_name(raw_name)
         reply = await self.guest_profile(name, profile) if with_profile else None
         token = new_token()
