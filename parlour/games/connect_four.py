@@ -117,6 +117,8 @@ class ConnectFour:
     score_label = "wins"
     secret_fields: tuple[str, ...] = ()  # nothing is hidden
     revealing_events: tuple[str, ...] = ()
+    stat_labels: tuple[tuple[str, str], ...] = (("discs", "Discs dropped"),)
+    stat_rates: tuple[tuple[str, str, str, str], ...] = ()
 
     def settings(self, raw: dict[str, Any] | None) -> Settings:
         settings: Settings = read_settings(SCHEMA, raw, Settings)
@@ -240,6 +242,9 @@ class ConnectFour:
 
     def outcome(self, state: State) -> Outcome | None:
         return state.result
+
+    def player_stats(self, state: State, outcome: Outcome, seat: int) -> dict[str, int]:
+        return {"discs": sum(column.count(seat) for column in state.columns)}
 
     def clone(self, state: State) -> State:
         result = state.result

@@ -276,6 +276,8 @@ class DotsGame:
     score_label = "boxes"
     secret_fields: tuple[str, ...] = ()  # Dots & Boxes hides nothing
     revealing_events: tuple[str, ...] = ()
+    stat_labels: tuple[tuple[str, str], ...] = (("boxes", "Boxes"),)
+    stat_rates: tuple[tuple[str, str, str, str], ...] = ()
 
     def settings(self, raw: dict[str, Any] | None) -> Settings:
         """Validate raw settings: only known keys, integers (not bools) within range."""
@@ -439,6 +441,9 @@ class DotsGame:
     def outcome(self, state: State) -> Outcome | None:
         """The result once every box is taken or fewer than two players remain."""
         return state.result
+
+    def player_stats(self, state: State, outcome: Outcome, seat: int) -> dict[str, int]:
+        return {"boxes": state.owner.count(seat)}
 
     def clone(self, state: State) -> State:
         """A copy sharing only what never changes (the board's tables, the frozen settings)."""
