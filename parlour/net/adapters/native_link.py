@@ -98,7 +98,7 @@ def connector(state: Any, protocol: str, scope: Any = None) -> Connector:
     async def connect(deliver: Sink) -> NativeLink:
         sink = FunctionSink(deliver)
         client = NativeClient(
-            sink,  # type: ignore[arg-type]
+            sink,
             state.manager,
             state.config,
             state.metrics,
