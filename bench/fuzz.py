@@ -80,7 +80,7 @@ def main() -> int:
     endpoints = args.endpoints.split(",")
     data = Path(tempfile.mkdtemp(prefix="parlour-fuzz-"))
     server = ServerProcess(data, {**FAST_ENV, "PARLOUR_LOG_LEVEL": "info"})
-    server.start()
+    server.start(timeout=60.0)  # a niced run on a busy machine starts slowly
     assert server.proc is not None
     cpu = psutil.Process(server.proc.pid)
     cpu_before = sum(cpu.cpu_times()[:2])
