@@ -125,7 +125,7 @@ class SocketIOv2:
         verdict = Verdict.CLOSE if allowance is None else allowance.take()
         if verdict is Verdict.CLOSE and self.allowances.pop(session.sid, None) is not None:
             log.warning("event=flood_closed path=/socket.io eio=3 sid=%s", session.sid)
-            await session.close()
+            await self._disconnect(session)
         return verdict is Verdict.PASS
 
     async def message(self, session: Session, data: str) -> None:
