@@ -32,6 +32,7 @@ from tests.server.client import first_legal
 Message = dict[str, Any]
 BAD_CLOSES = {1006, 1011}  # abnormal closure (the server died or aborted us) and internal error
 PROBE_TIMEOUT = 10.0
+"""Seconds an answer may take; ``bench/fuzz.py --probe-timeout`` raises it for runs at low priority."""
 
 
 class InvariantBroken(AssertionError):
@@ -100,7 +101,8 @@ class Lite:
                 if future is not None and not future.done():
                     future.set_result(m)
 
-    async def request(self, kind: str, timeout: float = PROBE_TIMEOUT, **fields: Any) -> Message:
+    async def request(self, kind: str, timeout: float | None = None, **fields: Any) -> Message:
+        timeout = timeout or PROBE_TIMEOUT
         rid = f"r{next(self._ids)}"
         future = self.waiting[rid] = asyncio.get_running_loop().create_future()
         await self.ws.send(json.dumps({"type": kind, "id": rid, **fields}))
