@@ -50,8 +50,8 @@ export function render(stage, view, ctx) {
     viewBox: `${-PAD} ${-PAD} ${(w - 1) * GAP + 2 * PAD} ${(h - 1) * GAP + 2 * PAD}`,
     class: `dots-board ${myTurn ? "mine" : ""}`,
     // As wide as the panel allows (and the screen's height); on a phone a big board keeps lines at
-    // least 48 px apart (--min-board; a line's tap area is then about 34 × 29 px) and its frame scrolls, so one can zoom in and pan.
-    style: `--min-board: ${48 * (w - 1) + 20}px; --aspect: ${((w - 1) * GAP + 2 * PAD) / ((h - 1) * GAP + 2 * PAD)}`,
+    // least 48 px apart (--min-board; a line's tap area is then 33.6 px square) and its frame scrolls, to pan.
+    style: `--min-board: ${(48 / GAP) * ((w - 1) * GAP + 2 * PAD)}px; --aspect: ${((w - 1) * GAP + 2 * PAD) / ((h - 1) * GAP + 2 * PAD)}`,
     role: "application",
     tabindex: "0",
     "aria-label": `Dots and Boxes board, ${w} by ${h} dots. ${myTurn ? "Your turn: arrows move, Space turns, Enter draws." : "Waiting for the other player."}`,
@@ -167,7 +167,8 @@ function markTurn(board, turn) {
 function freeLine(k, marks) {
   const [x, y, d] = k.split(",").map(Number);
   const [x2, y2] = lineEnd(x, y, d);
-  const hit = d === 0 ? { x: x * GAP + 1.5, y: y * GAP - 3, width: GAP - 3, height: 6 } : { x: x * GAP - 3, y: y * GAP + 1.5, width: 6, height: GAP - 3 };
+  // 7 × 7 units: at a phone's 48 px between dots (--min-board) a tap target is 33.6 px square.
+  const hit = d === 0 ? { x: x * GAP + 1.5, y: y * GAP - 3.5, width: GAP - 3, height: 7 } : { x: x * GAP - 3.5, y: y * GAP + 1.5, width: 7, height: GAP - 3 };
   return svg(
     "g",
     { class: `free ${k === marks.armed ? "armed" : ""} ${k === marks.cursor ? "cursor" : ""}`, "data-line": k },

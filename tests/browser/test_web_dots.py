@@ -116,6 +116,12 @@ def test_dots_large_board_fits_a_phone(open_page):
     assert frame["width"] <= PHONE["width"]
     box = ada.locator('[data-testid="dots-board"]').bounding_box()
     assert box["width"] / 19 >= 32
+    # Every line's tap target is at least 32 × 32 px.
+    targets = ada.locator("g.free rect.hit").evaluate_all(
+        "rs => rs.map(r => { const b = r.getBoundingClientRect(); return [b.width, b.height]; })"
+    )
+    assert len(targets) == 19 * 14 + 20 * 13
+    assert min(min(w, h) for w, h in targets) >= 32, min(targets, key=min)
     shots(ada, "dots-large-board")
 
     # A move changes a few nodes of a board, not thousands: the other free lines are the same elements.
