@@ -3,7 +3,7 @@
 
 import "./theme.js"; // first: the page takes its theme before anything waits
 import { TABLES, loadCatalog } from "./catalog.js";
-import { noteEntries, resetLog, toggleLog } from "./gamelog.js";
+import { noteEntries, personal, resetLog, toggleLog } from "./gamelog.js";
 import { initLobby, presetCode, renderRooms } from "./lobby.js";
 import { Connection } from "./net.js";
 import { appendChat, renderRoom, tableContext, updateTimers } from "./room.js";
@@ -453,7 +453,8 @@ function updateTitle() {
 
 /** Screen readers hear the table's news (the game log's words) and their turn. */
 function announce(entries, myTurn) {
-  const words = entries.map((e) => e.text);
+  const ctx = tableContext(S.room, app);
+  const words = entries.map((e) => personal(e, ctx.seat, ctx.seat === null ? null : ctx.name(ctx.seat)));
   if (myTurn) words.push("Your turn.");
   if (words.length) fill($("#announce"), words.slice(-4).join(". "));
 }

@@ -65,3 +65,34 @@ def test_log_shows_wild_draw_four_colour_and_draw_in_order_after_reload(open_pag
     assert page.locator("#game-log .log-back").count() == 1  # "while you were away"
     assert page.locator("#game-log .log-card.wild").count() >= 1
     shot(page, "log-drawer")
+
+
+def test_log_says_you_for_the_viewers_own_moves(open_page, server):
+    ada, bo = Wire(server, "Ada"), Wire(server, "Bo")
+    code = ada.request("create_room", game="connect_four", capacity=2)["code"]
+    bo.request("join", code=code)
+    ada.request("start")
+    bo.until(lambda m: m["type"] == "game_started")
+    ada_first = ada.view["turn"] == 0
+    if not ada_first:
+        bo.request("action", action={"type": "drop", "column": 0})
+
+    page = open_page("/")  # Ada's page takes her session over
+    page.evaluate(
+        "t => { localStorage.setItem('parlour.token', t); localStorage.setItem('parlour.name', 'Ada'); }",
+        ada.token,
+    )
+    page.reload()
+    page.locator(".table-host").wait_for()
+    page.locator(f'.c4-col[data-column="{0 if ada_first else 1}"]').click()
+    if ada_first:
+        bo.until(lambda m: m["type"] == "game")
+        bo.request("action", action={"type": "drop", "column": 1})
+    page.locator("#game-log .log-entry").nth(1).wait_for()
+    order = ["Ada", "Bo"] if ada_first else ["Bo", "Ada"]
+    lines = [f"{name} dropped a disc in column {c}" for c, name in enumerate(order, 1)]
+    assert _texts(page) == [line.replace("Ada", "You") for line in lines]
+    # The server's log stays in the third person: one log is shared by everyone.
+    bo.catch_up(2)
+    assert [e["text"] for e in bo.log] == lines
+    bo.close()
