@@ -573,6 +573,7 @@ class Cheat:
     score_label = "cards left"
     secret_fields: tuple[str, ...] = ("hand",)
     revealing_events: tuple[str, ...] = ("called",)  # a call shows the placed cards to everyone
+    has_catches = False
 
     def settings(self, raw: dict[str, Any] | None) -> Settings:
         return parse_settings(raw)

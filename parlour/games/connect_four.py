@@ -116,6 +116,7 @@ class ConnectFour:
     score_label = "wins"
     secret_fields: tuple[str, ...] = ()  # nothing is hidden
     revealing_events: tuple[str, ...] = ()
+    has_catches = False
 
     def settings(self, raw: dict[str, Any] | None) -> Settings:
         settings: Settings = read_settings(SCHEMA, raw, Settings)

@@ -261,6 +261,7 @@ class DotsGame:
     score_label = "boxes"
     secret_fields: tuple[str, ...] = ()  # Dots & Boxes hides nothing
     revealing_events: tuple[str, ...] = ()
+    has_catches = False
 
     def settings(self, raw: dict[str, Any] | None) -> Settings:
         """Validate raw settings: only known keys, integers (not bools) within range."""

@@ -446,6 +446,7 @@ class Uno:
     score_label = "points"
     secret_fields: tuple[str, ...] = ("hand",)
     revealing_events: tuple[str, ...] = ("dealer_draw",)  # cards turned to pick the dealer
+    has_catches = True
 
     def __init__(self) -> None:
         self.settings_schema = SCHEMA  # set here: mypyc takes only literals as class-level defaults

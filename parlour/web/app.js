@@ -48,6 +48,7 @@ function normalise(msg) {
     has_password: msg.has_password,
     capacity: msg.capacity,
     bots_take_over: msg.bots_take_over,
+    bot_catch_delay: msg.bot_catch_delay,
     quick_play: msg.quick_play,
     state: msg.state,
     host: msg.host,
@@ -286,7 +287,7 @@ const handlers = {
     render();
   },
   settings_changed(msg) {
-    Object.assign(S.room, { settings: msg.settings, public: msg.public, capacity: msg.capacity, has_password: msg.has_password, bots_take_over: msg.bots_take_over });
+    Object.assign(S.room, { settings: msg.settings, public: msg.public, capacity: msg.capacity, has_password: msg.has_password, bots_take_over: msg.bots_take_over, bot_catch_delay: msg.bot_catch_delay });
     toast("Room settings changed");
     render();
   },

@@ -3,7 +3,7 @@
 
 import { GAMES, TABLES, title } from "./catalog.js";
 import { renderLog } from "./gamelog.js";
-import { capacityField, describeSettings, readSettings, settingsFields } from "./settings.js";
+import { capacityField, catchDelayField, describeSettings, readCatchDelay, readSettings, settingsFields } from "./settings.js";
 import { $, choose, confirmDialog, el, fill, morph } from "./ui.js";
 
 const STATE_TEXT = { waiting: "Waiting for players", countdown: "Starting soon", playing: "Playing", finished: "Game over" };
@@ -132,7 +132,7 @@ function waiting(room, app) {
     "div",
     { class: "panel waiting" },
     el("h2", {}, `${game.title} — ${players.length}/${room.capacity} players`),
-    el("p", { class: "settings-summary" }, describeSettings(room.kind, room.settings)),
+    el("p", { class: "settings-summary" }, describeSettings(room.kind, room.settings, room.bot_catch_delay)),
     el("p", { class: "muted" }, `${room.public ? "Public" : "Private"} room${room.has_password ? " · password" : ""}${room.bots_take_over ? " · bots replace dropouts" : ""}`),
     countdown
       ? el("p", { class: "countdown", role: "timer" }, "Starting in ", el("strong", { class: "timer-text", dataset: { deadline: countdown.localDeadline } }, ""), " s")
@@ -200,6 +200,7 @@ async function editSettings(room, app) {
     { class: "settings-grid" },
     capacityField(room.kind, room.capacity),
     settingsFields(room.kind, room.settings),
+    catchDelayField(room.kind, room.bot_catch_delay),
     el("label", { class: "check" }, el("input", { type: "checkbox", name: "public", checked: room.public }), " Public"),
     el("label", { class: "check" }, el("input", { type: "checkbox", name: "bots_take_over", checked: room.bots_take_over !== false }), " A bot plays for anyone who drops out"),
     el("label", {}, "New password ", el("input", { type: "password", name: "password", maxlength: 64, placeholder: room.has_password ? "unchanged" : "none" })),
@@ -213,6 +214,7 @@ async function editSettings(room, app) {
     capacity: Number(form.elements.capacity.value),
     public: form.elements.public.checked,
     bots_take_over: form.elements.bots_take_over.checked,
+    bot_catch_delay: readCatchDelay(form),
   };
   if (form.elements.nopassword?.checked) fields.password = "";
   else if (form.elements.password.value) fields.password = form.elements.password.value;
