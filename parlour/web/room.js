@@ -69,7 +69,8 @@ function renderMembers(room, app) {
     m.bot ? el("span", { class: "badge bot" }, "bot") : null,
     !m.connected && !m.bot ? offline(m, room) : null,
     m.replaced ? el("span", { class: "badge bot", title: "A bot plays this seat until they are back" }, "bot playing") : null,
-    m.role === "player" && ["waiting", "countdown"].includes(room.state)
+    // Quick play starts on its own clock: nobody readies up, so no "not ready" either.
+    m.role === "player" && !room.quick_play && ["waiting", "countdown"].includes(room.state)
       ? el("span", { class: `badge ${m.ready ? "ready" : "unready"}` }, m.ready ? "✓ ready" : "not ready")
       : null,
     m.role === "player" && turnSeat === m.seat ? el("span", { class: "badge turn" }, "to play") : null,
