@@ -460,11 +460,12 @@ function announce(entries, myTurn) {
   if (words.length) fill($("#announce"), words.slice(-4).join(". "));
 }
 
-/** After an action the control pressed may be gone (a played card, a hidden screen): focus never
- * falls back to <body>, it goes to the next sensible control. */
+/** After an action the control pressed may be gone (a played card, a hidden screen) or disabled (Place,
+ * a Connect Four column, once the turn has passed; the browser would blur it): focus never falls back
+ * to <body>, it goes to the next sensible control. */
 function keepFocus() {
   const active = document.activeElement;
-  if (active && active !== document.body && active.isConnected && active.offsetParent !== null) return;
+  if (active && active !== document.body && active.isConnected && active.offsetParent !== null && !active.disabled) return;
   if ($("#dialog").open) return;
   const next = $('#stage [data-testid="hand"] button:not([disabled])') ?? $("#stage button:not([disabled])") ?? $("#copy-link");
   next?.focus({ preventScroll: true });
