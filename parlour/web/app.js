@@ -467,7 +467,8 @@ function keepFocus() {
   const active = document.activeElement;
   if (active && active !== document.body && active.isConnected && active.offsetParent !== null && !active.disabled) return;
   if ($("#dialog").open) return;
-  const next = $('#stage [data-testid="hand"] button:not([disabled])') ?? $("#stage button:not([disabled])") ?? $("#copy-link");
+  // Last, the table itself (tabindex -1): the next Tab goes on from there, not from the top of the page.
+  const next = $('#stage [data-testid="hand"] button:not([disabled])') ?? $("#stage button:not([disabled])") ?? $("#stage");
   next?.focus({ preventScroll: true });
 }
 

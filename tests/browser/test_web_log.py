@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from browser_helpers import PHONE, shot
+from browser_helpers import PHONE, shot, shots
 from wire import Wire
 
 pytestmark = pytest.mark.browser
@@ -92,6 +92,7 @@ def test_log_says_you_for_the_viewers_own_moves(open_page, server):
     order = ["Ada", "Bo"] if ada_first else ["Bo", "Ada"]
     lines = [f"{name} dropped a disc in column {c}" for c, name in enumerate(order, 1)]
     assert _texts(page) == [line.replace("Ada", "You") for line in lines]
+    shots(page, "log-you")
     # The server's log stays in the third person: one log is shared by everyone.
     bo.catch_up(2)
     assert [e["text"] for e in bo.log] == lines

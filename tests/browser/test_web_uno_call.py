@@ -97,6 +97,8 @@ def test_host_sets_the_bots_catch_delay_in_the_room_settings(open_page, server):
     ada.evaluate("document.querySelector('#create-form .create-options').open = true")
     field = ada.locator('#create-form [name="bot_catch_delay"]')
     assert field.input_value() == "2"  # the server's default
+    shots(ada, "create-uno-options")
+    ada.evaluate("document.querySelector('#create-form .create-options').open = true")
     ada.check('#create-form input[name="game"][value="dots"]')
     assert field.count() == 0, "Dots has no catches: no catch delay to set"
     create_room(ada, "Ada", "uno", {"target_score": 0})  # back to UNO; the field returns
