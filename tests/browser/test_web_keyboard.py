@@ -1,5 +1,5 @@
 """Every game can be played with the keyboard alone (Tab to a control, Enter, the arrows), and after a
-move the focus is still on a control, never back on <body>. (UNO: tests/browser/test_web_alerts.py.)"""
+move the focus is still on a control (or the table), never back on <body>."""
 
 from __future__ import annotations
 
@@ -105,5 +105,27 @@ def test_connect_four_by_keyboard(open_page, server):
     before = seq(page)
     page.keyboard.press("Enter")
     page.locator(f'.c4-col[data-column="{column}"] .disc').first.wait_for()
+    _moved(page, before)
+    bo.close()
+
+
+def test_uno_by_keyboard(open_page, server):
+    ada, bo = Wire(server, "Ada"), Wire(server, "Bo")
+    code = ada.request("create_room", game="uno", capacity=2)["code"]
+    bo.request("join", code=code)
+    ada.request("start")
+    bo.until(lambda m: m["type"] == "game_started")
+    while bo.view["turn"] == 1:  # Bo plays (or draws) until it is Ada's turn
+        legal = bo.view["legal"]
+        play = next((a for a in legal if a["type"] == "play" and a["card"] < 100), None)
+        kinds = {a["type"]: a for a in legal}
+        bo.request("action", action=play or kinds.get("accept") or kinds.get("draw") or kinds.get("pass"))
+    page = _as(open_page, ada, "Ada")
+    playable = page.locator('[data-testid="hand"] button.playable').count()
+    tab_to(page, '[data-testid="hand"] button.playable' if playable else 'button[data-testid="draw"]')
+    before = seq(page)
+    page.keyboard.press("Enter")
+    if playable and page.locator("dialog[open]").count():  # a Wild: its colour by keyboard too
+        page.keyboard.press("Enter")
     _moved(page, before)
     bo.close()
