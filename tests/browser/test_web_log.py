@@ -97,3 +97,35 @@ def test_log_says_you_for_the_viewers_own_moves(open_page, server):
     bo.catch_up(2)
     assert [e["text"] for e in bo.log] == lines
     bo.close()
+
+
+PERSONAL = """async (cases) => {
+    const { personal } = await import("/gamelog.js");
+    return cases.map(([text, event]) => personal({ text, event }, 0, "Ada"));
+}"""
+
+
+def test_you_in_every_kind_of_line(open_page):
+    """The client's rewrite of the server's lines, in the page's own module: verbs agree with "You",
+    a possessive becomes "your", and a line that names someone else's seat is left alone."""
+    page = open_page()
+    cases = [
+        ("Ada is skipped", {"seat": 0}, "You are skipped"),
+        (
+            "Bo challenged Ada's Wild Draw Four: guilty",
+            {"seat": 1, "offender": 0},
+            "Bo challenged your Wild Draw Four: guilty",
+        ),
+        (
+            "Bo called Cheat on Ada: it was a lie; Ada picks up 5 cards",
+            {"caller": 1, "placer": 0, "picked_up_by": 0},
+            "Bo called Cheat on you: it was a lie; you pick up 5 cards",
+        ),
+        ("Ada got rid of every card and wins", {"winner": 0}, "You got rid of every card and win"),
+        ("Round 2: Ada deals", {"dealer": 0}, "Round 2: you deal"),
+        ("Ada and Bo tie with 4 boxes", {"winners": [0, 1]}, "You and Bo tie with 4 boxes"),
+        ("Adam played Red 5", {"seat": 0}, "Adam played Red 5"),  # another name that starts the same
+        ("Bo played Red 5", {"seat": 1}, "Bo played Red 5"),
+    ]
+    got = page.evaluate(PERSONAL, [[text, event] for text, event, _ in cases])
+    assert got == [want for _, _, want in cases]
