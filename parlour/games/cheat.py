@@ -593,6 +593,7 @@ class Cheat:
     max_players = 10
     settings_schema = SCHEMA
     score_label = "cards left"
+    scores_add_up = False
     secret_fields: tuple[str, ...] = ("hand",)
     revealing_events: tuple[str, ...] = ("called",)  # a call shows the placed cards to everyone
     has_catches = False

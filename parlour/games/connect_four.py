@@ -116,6 +116,7 @@ class ConnectFour(SchemaSettings):
     settings_schema = SCHEMA
     settings_type = Settings
     score_label = "wins"
+    scores_add_up = False
     secret_fields: tuple[str, ...] = ()  # nothing is hidden
     revealing_events: tuple[str, ...] = ()
     has_catches = False

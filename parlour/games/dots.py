@@ -275,6 +275,7 @@ class DotsGame(SchemaSettings):
     settings_schema = SCHEMA
     settings_type = Settings
     score_label = "boxes"
+    scores_add_up = False
     secret_fields: tuple[str, ...] = ()  # Dots & Boxes hides nothing
     revealing_events: tuple[str, ...] = ()
     has_catches = False

@@ -444,6 +444,7 @@ class Uno:
     max_players = MAX_SEATS
     settings_schema: tuple[Setting, ...]
     score_label = "points"
+    scores_add_up = True
     secret_fields: tuple[str, ...] = ("hand",)
     revealing_events: tuple[str, ...] = ("dealer_draw",)  # cards turned to pick the dealer
     has_catches = True

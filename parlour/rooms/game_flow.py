@@ -110,7 +110,7 @@ class GameFlow(RoomState):
         if self._record is not None:  # finished by the rules: what each seat did counts in its stats
             for player in self._record.players:
                 player["stats"] = self.engine.player_stats(self.game, outcome, player["seat"])
-        scoreboard.record(self.scoreboard, self.game_name, self.seats, self.outcome)
+        scoreboard.record(self.scoreboard, self.engine.scores_add_up, self.seats, self.outcome)
         self.broadcast(messages.game_over(self.outcome, self.seats, scoreboard.as_list(self.scoreboard)))
         self.release_replaced(at)
 
