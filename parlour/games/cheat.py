@@ -408,6 +408,11 @@ def legal_plays(state: State, seat: int) -> list[dict[str, Any]]:
     return plays
 
 
+def format_action(action: dict[str, Any]) -> dict[str, Any]:
+    """Engine actions are the wire form already: a copy (its card list too)."""
+    return {**action, "cards": list(action["cards"])} if "cards" in action else dict(action)
+
+
 def legal_actions(state: State, seat: int) -> list[dict[str, Any]]:
     """What ``seat`` may do now: play on its turn, call if it is not the placer."""
     if state.reason is not None or not (0 <= seat < state.players and state.active[seat]):
@@ -512,6 +517,7 @@ def seat_view(state: State, seat: int | None) -> dict[str, Any]:
         "seat": seat,
         "hand": [card_dict(c) for c in sorted(state.hands[seat], key=_by_rank)],
         "can_call": seat in _callers(state),
+        "legal": [format_action(a) for a in legal_actions(state, seat)],
     }
 
 
@@ -619,8 +625,7 @@ class Cheat:
         return parse_action(raw)
 
     def format_action(self, action: dict[str, Any]) -> dict[str, Any]:
-        """Engine actions are the wire form already: a copy (its card list too)."""
-        return {**action, "cards": list(action["cards"])} if "cards" in action else dict(action)
+        return format_action(action)
 
     def legal_actions(self, state: State, seat: int) -> list[dict[str, Any]]:
         return legal_actions(state, seat)
