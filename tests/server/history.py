@@ -8,7 +8,7 @@ import urllib.error
 import urllib.request
 from typing import Any
 
-from tests.server.client import MOVES, Client, Message, play_game
+from tests.server.client import Client, Message, first_legal, play_game
 from tests.server.conftest import ServerProcess
 
 
@@ -52,13 +52,12 @@ async def finished_game(
     await host.ok("start")
     for client in (host, guest):
         await client.wait_for(lambda m: m.get("type") == "game_started", from_start=True)
-    await play_game([host, guest], MOVES[game])
+    await play_game([host, guest])
     return [host, guest], room["code"]
 
 
-async def play_against_bot(host: Client, game: str) -> Message:
-    """``host`` plays the game of ``game`` just started in its room against its bot(s), to the end."""
-    chooser = MOVES[game]
+async def play_against_bot(host: Client) -> Message:
+    """``host`` plays the game just started in its room against its bot(s), to the end."""
     while host.game_over is None:
         await host.wait_for(
             lambda m: host.game_over is not None or (host.turn or {}).get("seat") == host.seat,
@@ -68,7 +67,7 @@ async def play_against_bot(host: Client, game: str) -> Message:
         if host.game_over is not None:
             break
         seq = host.seq
-        reply = await host.request("action", action=chooser(host.view or {}, host.seat or 0))
+        reply = await host.request("action", action=first_legal(host.view or {}))
         assert reply["type"] == "ok", reply
         await host.wait_for(
             lambda m, seq=seq: host.seq > seq or host.game_over is not None, 20, from_start=True

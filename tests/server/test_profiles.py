@@ -37,7 +37,9 @@ async def test_a_profile_survives_a_restart_and_a_new_room(server_factory: Serve
     for gid, name in ((first, "Ada"), (second, "Ada L")):
         status, body, _ = fetch(server, f"/api/games/{gid}", profile_header(profile))
         assert status == 200, body
-        assert body["players"][0] == {"seat": 0, "name": name, "profile": profile["id"]}
+        ada = body["players"][0]
+        assert (ada["seat"], ada["name"], ada["profile"]) == (0, name, profile["id"])
+        assert list(ada["stats"]) == ["boxes"]
         assert "room" not in body and body["private"] is True
         assert profile["secret"] not in str(body)
     # Bob played only the first; Eve only the second; nobody else sees either.
