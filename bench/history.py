@@ -65,16 +65,16 @@ async def fill(data: Path, games: int, seed: int = 7) -> dict[str, str]:
         for n in range(start, min(start + BATCH, games)):
             sample = rng.choice(samples)
             players = []
-            taken: set[str] = set()
+            taken: set[int] = set()
             for p in sample.players:
                 entry = {k: v for k, v in p.items() if k not in ("profile", "bot")}
                 if rng.random() < 0.3:
-                    entry["bot"] = rng.choice(["easy", "hard"])
+                    entry["bot"], entry["name"] = rng.choice(["easy", "hard"]), f"Bot {p['seat'] + 1}"
                 else:
-                    while (who := profile(rng.choices(range(PROFILES), weights)[0])) in taken:
+                    while (who := rng.choices(range(PROFILES), weights)[0]) in taken:
                         pass
                     taken.add(who)
-                    entry["profile"] = who
+                    entry["profile"], entry["name"] = profile(who), f"Player {who}"
                 players.append(entry)
             ended = 1_700_000_000.0 + n * 3.7
             record: GameRecord = replace(

@@ -22,7 +22,7 @@ async function show() {
       "tr",
       { class: row.profile === myProfile() ? "me" : null },
       el("td", {}, String(row.rank)),
-      el("th", { scope: "row" }, playerLink(row)),
+      el("th", { scope: "row" }, playerLink({ profile: row.profile, name: row.name })), // a bot's name says its level
       el("td", {}, String(row.played)),
       el("td", {}, String(row.won)),
       rates.map(([key]) => el("td", {}, percent(row.rates[key]))),
