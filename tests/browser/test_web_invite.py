@@ -57,7 +57,9 @@ def test_qr_code_decodes_to_the_public_invite_link(open_page, public_server):
 def test_loopback_server_says_only_this_computer_can_join(open_page, server):
     ada = open_page()
     code = create_room(ada, "Ada", "dots")
-    ada.locator('[data-testid="local-only"]').wait_for()
+    notice = ada.locator('[data-testid="local-only"]')
+    notice.wait_for()
+    assert notice.inner_text().startswith("Only this computer can join: start the server with --host 0.0.0.0")
     assert decode_qr(ada) == f"{server}/r/{code}"
     # Link previews and a favicon.
     assert ada.locator('meta[property="og:title"]').count() == 1
