@@ -471,5 +471,11 @@ async def serve(websocket: WebSocket, connect: Connector) -> None:
     out = outbound(websocket)
     client = CheatClient(connect, out.send, lambda: out.close(1008, "dropped by the server"), out.send_all)
     await run_socket(
-        websocket, client.on_frame, client.close, out, client.frame_now, lambda: client.bridge is not None
+        websocket,
+        client.on_frame,
+        client.close,
+        out,
+        client.frame_now,
+        lambda: client.bridge is not None,
+        "cheat",
     )

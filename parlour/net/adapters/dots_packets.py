@@ -620,4 +620,6 @@ async def serve(websocket: WebSocket, connect: Connector, registry: Registry = R
     client = DotsClient(
         connect, registry, out.send, lambda: out.close(1008, "dropped by the server"), out.send_all
     )
-    await run_socket(websocket, client.on_frame, client.close, out, client.frame_now, lambda: client.started)
+    await run_socket(
+        websocket, client.on_frame, client.close, out, client.frame_now, lambda: client.started, "dots"
+    )
