@@ -24,7 +24,7 @@ from starlette.staticfiles import StaticFiles
 from parlour.bots.catalog import describe as describe_catalog
 from parlour.config import Config
 from parlour.games.compiled import compiled_modules
-from parlour.net import native
+from parlour.net import history, native
 from parlour.net.invite import routes_for
 from parlour.net.limits import AddressLimits
 from parlour.net.metrics import FailureCounter, Metrics
@@ -33,6 +33,7 @@ from parlour.rooms import Manager, RoomLimits, Timings
 from parlour.rooms.bot_seats import bot_factory
 from parlour.store import open_store
 from parlour.store.base import Store
+from parlour.store.names import names_for
 
 log = logging.getLogger("parlour.net")
 
@@ -94,6 +95,7 @@ def create_app(config: Config, store: Store | None = None) -> Starlette:
         holder["store"] = manager.store = store or await open_store(
             config.data_dir, config.redis_url, config.lease_seconds
         )
+        app.state.names = names_for(holder["store"])
         await manager.recover()
         # Everything alive now (modules, the app, recovered rooms) lives as long as the process:
         # collect the garbage recovery left and move the survivors to the permanent generation, so
@@ -154,6 +156,7 @@ def create_app(config: Config, store: Store | None = None) -> Starlette:
         Route("/metrics", metrics_page),
         Route("/api/rooms", rooms),
         Route("/api/catalog", catalog),
+        *history.routes(manager),
         Route("/", index),
         Route("/r/{code}", index),
         *_adapter_routes(manager),
