@@ -143,7 +143,7 @@ class UnoSocketIO:
     async def _connect(self, sid: str, environ: dict[str, Any], auth: Any = None) -> bool:
         config = environ["asgi.scope"]["app"].state.config
         eio_sid = self.sio.manager.eio_sid_from_sid(sid, "/")
-        self.allowances[eio_sid] = _Allowance(config.rate_per_second, config.rate_burst)
+        self.allowances[eio_sid] = _Allowance(*config.rate_for("socketio"))
         query = parse_qs(environ.get("QUERY_STRING", ""))
         name = auth.get("name") if isinstance(auth, dict) else None
         if not isinstance(name, str):
