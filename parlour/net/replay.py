@@ -1,0 +1,166 @@
+"""``GET /api/games/<id>/replay``: a finished game's steps, a chunk at a time, as one viewer saw them.
+
+The replay core (``parlour.rooms.replay``) rebuilds the game from its stored record; this module finds
+the record, decides who may see it and which seat's view to serve, and bounds each request to
+``MAX_STEPS_PER_REQUEST`` steps. Rebuilding is CPU work, so it runs in a worker thread (one at a
+time: a replay's cursor is not shared between threads), never on the event loop.
+
+Who may watch: a game of a listed room without a password, anyone; any other game, only its players,
+who prove it with their session token (``Authorization: Bearer <token>``). Everyone else gets the
+same 404 as for an unknown id, so a private game's id says nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import BaseRoute, Route
+
+from parlour.rooms import Manager
+from parlour.rooms.replay import ALL, MAX_STEPS_PER_REQUEST, Replay, ReplayError, Replays
+from parlour.rooms.validate import hash_token
+from parlour.store import GameRecord
+
+DEFAULT_COUNT = 20
+SPECTATOR = "spectator"
+
+
+class Refused(Exception):
+    def __init__(self, status: int, code: str, message: str) -> None:
+        super().__init__(message)
+        self.status, self.code, self.message = status, code, message
+
+    def response(self) -> Response:
+        return JSONResponse({"error": self.code, "message": self.message}, status_code=self.status)
+
+
+NOT_FOUND = Refused(404, "not_found", "no finished game with that id")
+
+
+class ReplayService:
+    """Finds records, checks who may see them, and serves their steps from a shared ``Replays``."""
+
+    def __init__(self, manager: Manager, cache_size: int = 16) -> None:
+        self.manager = manager
+        self.replays = Replays(cache_size)
+        self._lock = threading.Lock()
+
+    async def record(self, game_id: str) -> tuple[GameRecord, bool] | None:
+        """The finished game ``game_id`` and whether anyone may watch it (a listed room, no password).
+
+        Until the store can look a game up by id, the games of the rooms this server holds are
+        searched; a game whose room is gone is not found."""
+        for room in list(self.manager.rooms.values()):
+            for record in await self.manager.store.games(room.code):
+                if record.id == game_id:
+                    return record, room.public and room.password_hash is None
+        return None
+
+    async def viewer_session(self, request: Request) -> str | None:
+        """The session id the request's bearer token belongs to, if any."""
+        header = request.headers.get("authorization", "")
+        scheme, _, token = header.partition(" ")
+        if scheme.lower() != "bearer" or not token.strip():
+            return None
+        session = await self.manager.store.find_session(hash_token(token.strip()))
+        return None if session is None else session.id
+
+    async def serve(self, request: Request) -> Response:
+        try:
+            return JSONResponse(await self._serve(request))
+        except Refused as refused:
+            return refused.response()
+
+    async def _serve(self, request: Request) -> dict[str, Any]:
+        found = await self.record(request.path_params["game_id"])
+        if found is None:
+            raise NOT_FOUND
+        record, listed = found
+        session = await self.viewer_session(request)
+        seats = {p["session"]: p["seat"] for p in record.players}
+        mine = None if session is None else seats.get(session)
+        if not listed and mine is None:
+            raise NOT_FOUND
+        query = request.query_params
+        first = _int(query.get("step", "0"), "step")
+        count = min(MAX_STEPS_PER_REQUEST, max(1, _int(query.get("count", str(DEFAULT_COUNT)), "count")))
+        viewer = _viewer(query.get("seat"), mine, len(record.players))
+        with_log = query.get("log") in ("1", "true")
+        return await asyncio.to_thread(self._read, record, first, count, viewer, mine, with_log)
+
+    def _read(
+        self,
+        record: GameRecord,
+        first: int,
+        count: int,
+        viewer: int | str | None,
+        mine: int | None,
+        log: bool,
+    ) -> dict[str, Any]:
+        with self._lock:
+            try:
+                replay = self.replays.get(record)
+            except ReplayError as exc:
+                raise Refused(409, "not_replayable", str(exc)) from exc
+            if not 0 <= first < replay.total:
+                raise Refused(400, "bad_step", f"step must be between 0 and {replay.total - 1}")
+            steps = [s.json() for s in replay.read(first, count, viewer)]
+            return _answer(record, replay, viewer, mine, steps, log)
+
+
+def _answer(
+    record: GameRecord,
+    replay: Replay,
+    viewer: int | str | None,
+    mine: int | None,
+    steps: list[dict[str, Any]],
+    log: bool,
+) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "id": record.id,
+        "game": record.game,
+        "settings": record.settings,
+        "players": [{"seat": p["seat"], "name": p["name"]} for p in record.players],
+        "result": record.result,
+        "started_at": record.started_at,
+        "ended_at": record.ended_at,
+        "total": replay.total,
+        "seat": SPECTATOR if viewer is None else viewer,
+        "you": mine,
+        "steps": steps,
+    }
+    if log:
+        out["log"] = replay.log
+    return out
+
+
+def _int(raw: str, name: str) -> int:
+    try:
+        return int(raw)
+    except ValueError:
+        raise Refused(400, f"bad_{name}", f"{name} must be an integer") from None
+
+
+def _viewer(raw: str | None, mine: int | None, seats: int) -> int | str | None:
+    """Whose view: a seat, every hand (``all``) or a spectator's; by default the viewer's own seat if
+    they played, else seat 0."""
+    if raw is None or raw == "":
+        return 0 if mine is None else mine
+    if raw == ALL:
+        return ALL
+    if raw == SPECTATOR:
+        return None
+    seat = _int(raw, "seat")
+    if not 0 <= seat < seats:
+        raise Refused(400, "bad_seat", f"seat must be between 0 and {seats - 1}, all or spectator")
+    return seat
+
+
+def routes(manager: Manager) -> list[BaseRoute]:
+    """The replay API (``net/app.py`` mounts it)."""
+    service = ReplayService(manager)
+    return [Route("/api/games/{game_id}/replay", service.serve)]
