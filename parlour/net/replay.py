@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from pathlib import Path
 from typing import Any
 
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from parlour.rooms import Manager
@@ -25,6 +26,7 @@ from parlour.rooms.replay import ALL, MAX_STEPS_PER_REQUEST, Replay, ReplayError
 from parlour.rooms.validate import hash_token
 from parlour.store import GameRecord
 
+PAGE = Path(__file__).resolve().parent.parent / "web" / "replay.html"
 DEFAULT_COUNT = 20
 SPECTATOR = "spectator"
 
@@ -129,6 +131,7 @@ def _answer(
         "started_at": record.started_at,
         "ended_at": record.ended_at,
         "total": replay.total,
+        "secret_fields": list(replay.engine.secret_fields),
         "seat": SPECTATOR if viewer is None else viewer,
         "you": mine,
         "steps": steps,
@@ -160,7 +163,12 @@ def _viewer(raw: str | None, mine: int | None, seats: int) -> int | str | None:
     return seat
 
 
+async def page(request: Request) -> Response:
+    """``/g/<id>``: the replay page; it reads the id from the path and asks the API for the rest."""
+    return FileResponse(PAGE, headers={"Cache-Control": "no-cache"})
+
+
 def routes(manager: Manager) -> list[BaseRoute]:
-    """The replay API (``net/app.py`` mounts it)."""
+    """The replay API and page (``net/app.py`` mounts them)."""
     service = ReplayService(manager)
-    return [Route("/api/games/{game_id}/replay", service.serve)]
+    return [Route("/api/games/{game_id}/replay", service.serve), Route("/g/{game_id}", page)]

@@ -1,0 +1,106 @@
+"""Replays in the browser: finish a game against a bot, open its replay from the results screen, step
+through it with the buttons, the keyboard, the slider and the game log, and see the final board."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from browser_helpers import create_room, drive, shots, start_game
+
+pytestmark = pytest.mark.browser
+
+
+def click_free_line(page) -> bool:
+    free = page.locator('[data-testid="dots-board"].mine g.free')
+    if not free.count():
+        return False
+    free.first.click()
+    return True
+
+
+def position(page) -> str:
+    return page.locator('[data-testid="replay-position"]').inner_text()
+
+
+def test_open_the_replay_from_the_results_and_step_to_the_end(open_page):
+    ada = open_page()
+    create_room(ada, "Ada", "dots", {"width": 3, "height": 3}, capacity=2)
+    ada.get_by_role("button", name="Add easy bot").click()
+    ada.locator("#players .member", has=ada.locator(".badge.bot")).wait_for()
+    start_game(ada, [ada])
+    drive([ada], click_free_line, limit=12)
+    ada.locator(".game-over").wait_for()
+    headline = ada.locator("#over-title").inner_text()
+
+    ada.locator('[data-testid="watch-replay"]').click()
+    ada.wait_for_url(re.compile(r"/g/[a-z2-7]+$"))
+    ada.wait_for_function("document.body.dataset.ready")
+    assert ada.locator("#replay-title").inner_text() == "Replay: Dots & Boxes"
+    assert position(ada) == "Deal · 12 moves"
+    # The player sees their own seat by default; a fresh 3×3 board has no line drawn.
+    assert "(you)" in ada.locator('[data-testid="replay-seat"] option:checked').inner_text()
+    assert ada.locator("line.drawn").count() == 0
+    assert ada.locator("#game-log .log-entry").count() > 12  # the whole game's log, to jump by
+    # Dots has no hidden cards: no "all hands" toggle.
+    assert ada.locator("#all-hands-label").is_hidden()
+
+    # Forward one move with the button, then with the keyboard.
+    ada.locator("#next").click()
+    ada.wait_for_function("document.querySelectorAll('line.drawn').length === 1")
+    ada.keyboard.press("ArrowRight")
+    ada.wait_for_function("document.querySelectorAll('line.drawn').length === 2")
+    assert position(ada) == "Move 2 of 12"
+    # Stepping changes the board in place: the same board element before and after.
+    ada.evaluate("document.querySelector('.dots-board').kept = true")
+    ada.keyboard.press("ArrowLeft")
+    ada.wait_for_function("document.querySelectorAll('line.drawn').length === 1")
+    ada.keyboard.press("ArrowRight")
+    ada.wait_for_function("document.querySelectorAll('line.drawn').length === 2")
+    assert ada.evaluate("document.querySelector('.dots-board').kept === true")
+
+    # To the end: the final board, the result, and the game-over line of the log marked current.
+    ada.keyboard.press("End")
+    ada.wait_for_function("document.querySelectorAll('line.drawn').length === 12")
+    assert position(ada) == "Move 12 of 12"
+    assert ada.locator(".dots-board text.box-label").count() == 4
+    assert ada.evaluate("document.querySelector('.dots-board').kept === true")
+    caption = ada.locator('[data-testid="replay-caption"]').inner_text()
+    assert re.search(r"wins with|tie", caption), caption
+    assert ada.locator("#game-log .log-entry.future").count() == 0
+    assert ada.locator("#game-log .log-entry.current").count() >= 1
+    winner = headline.removeprefix("★ ").split(" wins!")[0]
+    assert winner in ada.locator('[data-testid="replay-result"]').inner_text() or "Tie" in headline
+    shots(ada, "replay-dots-end")
+
+    # Home goes back to the deal; a click on a log line jumps to its move.
+    ada.keyboard.press("Home")
+    ada.wait_for_function("document.querySelectorAll('line.drawn').length === 0")
+    ada.locator("#game-log .log-entry").nth(4).click()
+    ada.wait_for_function("document.querySelectorAll('line.drawn').length > 0")
+    jumped = int(re.search(r"Move (\d+)", position(ada)).group(1))
+    assert ada.locator("line.drawn").count() == jumped
+    # The slider jumps too.
+    ada.locator('[data-testid="replay-slider"]').fill("7")
+    ada.wait_for_function("document.querySelectorAll('line.drawn').length === 7")
+
+    # Autoplay runs to the end by itself (space starts it), then stops.
+    ada.locator("#speed").select_option("30")
+    ada.locator("#stage").click()
+    ada.keyboard.press(" ")
+    ada.wait_for_function("document.querySelectorAll('line.drawn').length === 12")
+    ada.wait_for_function("document.querySelector('#play').getAttribute('aria-pressed') === 'false'")
+
+    # The room's waiting room lists the game, with the same link.
+    ada.go_back()
+    ada.wait_for_function("document.body.dataset.ready")
+    ada.get_by_role("button", name="Rematch").click()  # the room is finished: on to the waiting room
+    recent = ada.locator('[data-testid="recent-games"] a')
+    recent.first.wait_for(state="attached")
+    assert recent.count() == 1 and recent.first.get_attribute("href").startswith("/g/")
+
+
+def test_an_unknown_game_says_so(open_page):
+    page = open_page("/g/nosuchgame")
+    page.locator("#replay-error").wait_for()
+    assert "not available" in page.locator("#replay-error").inner_text()
