@@ -5,9 +5,9 @@ the record, decides who may see it and which seat's view to serve, and bounds ea
 ``MAX_STEPS_PER_REQUEST`` steps. Rebuilding is CPU work, so it runs in a worker thread (one at a
 time: a replay's cursor is not shared between threads), never on the event loop.
 
-Who may watch: a game of a listed room without a password, anyone; any other game, only its players,
-who prove it with their session token (``Authorization: Bearer <token>``). Everyone else gets the
-same 404 as for an unknown id, so a private game's id says nothing.
+Who may watch is the history API's rule (``net.history.visible``): a game of a listed room without a
+password, anyone; a private one only its players, who prove their profile with ``X-Parlour-Profile``.
+Everyone else gets the same 404 as for an unknown id, so a private game's id says nothing.
 """
 
 from __future__ import annotations
@@ -21,9 +21,10 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
+from parlour.net import history
 from parlour.rooms import Manager
+from parlour.rooms.game_record import public_players
 from parlour.rooms.replay import ALL, MAX_STEPS_PER_REQUEST, Replay, ReplayError, Replays
-from parlour.rooms.validate import hash_token
 from parlour.store import GameRecord
 
 PAGE = Path(__file__).resolve().parent.parent / "web" / "replay.html"
@@ -51,26 +52,6 @@ class ReplayService:
         self.replays = Replays(cache_size)
         self._lock = threading.Lock()
 
-    async def record(self, game_id: str) -> tuple[GameRecord, bool] | None:
-        """The finished game ``game_id`` and whether anyone may watch it (a listed room, no password).
-
-        Until the store can look a game up by id, the games of the rooms this server holds are
-        searched; a game whose room is gone is not found."""
-        for room in list(self.manager.rooms.values()):
-            for record in await self.manager.store.games(room.code):
-                if record.id == game_id:
-                    return record, room.public and room.password_hash is None
-        return None
-
-    async def viewer_session(self, request: Request) -> str | None:
-        """The session id the request's bearer token belongs to, if any."""
-        header = request.headers.get("authorization", "")
-        scheme, _, token = header.partition(" ")
-        if scheme.lower() != "bearer" or not token.strip():
-            return None
-        session = await self.manager.store.find_session(hash_token(token.strip()))
-        return None if session is None else session.id
-
     async def serve(self, request: Request) -> Response:
         try:
             return JSONResponse(await self._serve(request))
@@ -78,15 +59,11 @@ class ReplayService:
             return refused.response()
 
     async def _serve(self, request: Request) -> dict[str, Any]:
-        found = await self.record(request.path_params["game_id"])
-        if found is None:
+        record = await self.manager.store.game(request.path_params["game_id"])
+        profile = await history.viewer(self.manager, request)
+        if record is None or not history.visible(record, profile):
             raise NOT_FOUND
-        record, listed = found
-        session = await self.viewer_session(request)
-        seats = {p["session"]: p["seat"] for p in record.players}
-        mine = None if session is None else seats.get(session)
-        if not listed and mine is None:
-            raise NOT_FOUND
+        mine = next((p["seat"] for p in record.players if profile and p.get("profile") == profile), None)
         query = request.query_params
         first = _int(query.get("step", "0"), "step")
         count = min(MAX_STEPS_PER_REQUEST, max(1, _int(query.get("count", str(DEFAULT_COUNT)), "count")))
@@ -126,7 +103,7 @@ def _answer(
         "id": record.id,
         "game": record.game,
         "settings": record.settings,
-        "players": [{"seat": p["seat"], "name": p["name"]} for p in record.players],
+        "players": public_players(record),
         "result": record.result,
         "started_at": record.started_at,
         "ended_at": record.ended_at,

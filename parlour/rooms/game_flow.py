@@ -6,6 +6,7 @@ from typing import Any
 
 from parlour.games import Event
 from parlour.rooms import messages, scoreboard
+from parlour.rooms.bot_seats import bot_level
 from parlour.rooms.commands import Command, CommandError
 from parlour.rooms.enums import BEFORE_START, COUNTDOWN, FINISHED, PLAYING, WAITING, CountdownKind
 from parlour.rooms.members import Message
@@ -59,11 +60,15 @@ class GameFlow(RoomState):
                 "not_enough_players", f"{self.game_name} needs {self.engine.min_players} players"
             )
         seed = cmd.payload.setdefault("seed", secrets.randbits(63))
-        self.seats, self.seat_sessions = [], []
+        self.seats, self.seat_sessions, self.seat_tags = [], [], {}
         for seat, member in enumerate(players):
             member.seat, member.ready = seat, False
             self.seats.append({"seat": seat, "member": member.id, "name": member.name})
             self.seat_sessions.append(member.session)
+            if member.bot:
+                self.seat_tags[seat] = {"bot": bot_level(self.game_name, member.bot_options.get("level"))}
+            elif member.profile is not None:
+                self.seat_tags[seat] = {"profile": member.profile}
         self.game = self.engine.setup(self.rules, len(players), random.Random(seed))
         self.seed, self.started_at, self.seq = seed, cmd.at, 0
         self.games_played += 1
@@ -112,6 +117,8 @@ class GameFlow(RoomState):
         room lists it among its recent games (for their replays)."""
         self.state, self.turn = FINISHED, None
         players = [{**s, "session": sess} for s, sess in zip(self.seats, self.seat_sessions, strict=True)]
+        for seat, tags in self.seat_tags.items():
+            players[seat].update(tags)
         record = self._record = GameRecord(
             self.code,
             self.games_played,
@@ -123,6 +130,7 @@ class GameFlow(RoomState):
             self.started_at,
             at,
             [],
+            private=self.password_hash is not None or not self.public,
         )
         names = {s["seat"]: s["name"] for s in self.seats}
         self.recent_games.append(
@@ -139,7 +147,7 @@ class GameFlow(RoomState):
     def to_waiting(self) -> None:
         """Back to the waiting room (rematch, reset): seats renumbered, everyone unready."""
         self.state, self.countdown, self.turn = WAITING, None, None
-        self.game, self.outcome, self.seats, self.seat_sessions = None, None, [], []
+        self.game, self.outcome, self.seats, self.seat_sessions, self.seat_tags = None, None, [], [], {}
         for seat, member in enumerate(self.players()):
             member.seat, member.ready = seat, member.bot
         self._checkpoint_due = True

@@ -25,6 +25,7 @@ from typing import Any
 
 from parlour.bots.catalog import get_game
 from parlour.games import Event, Game, Outcome
+from parlour.rooms.game_record import steps as game_steps
 from parlour.store import GameRecord
 
 CLONE_EVERY = 64
@@ -58,42 +59,16 @@ class ReplayError(ValueError):
 
 
 def steps_of(record: GameRecord) -> list[Step]:
-    """The record's engine-changing commands, in order, read the way the room's handlers read them.
-
-    Turn timeouts name no seat in the log (the room used the seat on the clock), so their ``seat`` is
-    filled in while replaying."""
-    by_session = {p["session"]: p["seat"] for p in record.players}
-    by_member = {p["member"]: p["seat"] for p in record.players}
-    left: set[int] = set()
-    log = record.log
-    if not log:
-        raise ReplayError("the record has no log")
-    steps = [Step(StepKind.DEAL, None, None, log[0]["t"])]
-
-    def leave(seat: int | None, at: float) -> None:
-        if seat is not None and seat not in left:
-            left.add(seat)
-            steps.append(Step(StepKind.LEAVE, seat, None, at))
-
-    for entry in log[1:]:
-        kind, payload, at = entry["k"], entry["p"], entry["t"]
-        if kind == "action":
-            steps.append(Step(StepKind.ACTION, by_session.get(entry["s"]), payload["engine_action"], at))
-        elif kind == "leave":
-            leave(by_session.get(entry["s"]), at)
-        elif kind == "kick":
-            member, seat = payload.get("member"), payload.get("seat")
-            if member is not None:
-                leave(by_member.get(member), at)
-            elif isinstance(seat, int) and 0 <= seat < len(record.players):
-                leave(seat, at)
-        elif kind == "timer":
-            name = payload["name"]
-            if name == "turn":
-                steps.append(Step(StepKind.TIMEOUT, None, None, at))
-            elif name.startswith("grace:") and not payload.get("takeover"):
-                leave(by_member.get(name.removeprefix("grace:")), at)
-    return steps
+    """The deal, then the record's engine-changing commands in order (``game_record.steps`` reads them
+    out of the room's log the way the room's handlers read them)."""
+    try:
+        listed = game_steps(record)
+    except KeyError as exc:
+        raise ReplayError(f"unknown game {record.game!r}") from exc
+    except Exception as exc:  # an engine refusing the log: the record is not replayable
+        raise ReplayError(f"the log does not replay: {exc}") from exc
+    deal = Step(StepKind.DEAL, None, None, record.log[0]["t"] if record.log else record.started_at)
+    return [deal, *(Step(StepKind(s["type"]), s["seat"], s.get("action"), s["t"]) for s in listed)]
 
 
 @dataclass(slots=True)
@@ -186,19 +161,14 @@ class Replay:
                 rules = engine.settings(self.record.settings)
                 point.state = engine.setup(rules, len(self.record.players), random.Random(self.record.seed))
                 events = engine.start_events(point.state)
+            elif seat is None:
+                raise ReplayError(f"step {n} names no seat")
             elif step.kind is StepKind.ACTION:
-                if step.seat is None:
-                    raise ReplayError(f"step {n}: a move by nobody seated")
-                events = engine.apply(point.state, step.seat, step.action)
+                events = engine.apply(point.state, seat, step.action)
             elif step.kind is StepKind.TIMEOUT:
-                to_act = engine.to_act(point.state)
-                if not to_act:
-                    raise ReplayError(f"step {n}: a turn timeout with nobody on the clock")
-                seat = to_act[0]
                 events = engine.on_timeout(point.state, seat)
             else:
-                assert step.seat is not None
-                events = engine.on_leave(point.state, step.seat)
+                events = engine.on_leave(point.state, seat)
         except ReplayError:
             raise
         except Exception as exc:  # an engine refusing the log: the record is not replayable

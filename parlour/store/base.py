@@ -28,6 +28,18 @@ class SessionRecord:
     name: str
     token_hash: str
     created_at: float
+    profile: str | None = None
+    """The guest profile the session identified with (its id), if any."""
+
+
+@dataclass(slots=True)
+class ProfileRecord:
+    """A guest profile: who a browser is across visits and rooms. Only a hash of its secret is stored."""
+
+    id: str
+    name: str
+    secret_hash: str
+    created_at: float
 
 
 @dataclass(slots=True)
@@ -55,6 +67,8 @@ class GameRecord:
     started_at: float
     ended_at: float
     log: list[dict[str, Any]]
+    private: bool = True
+    """Played in an unlisted or password-protected room: shown only to its players."""
 
     @property
     def id(self) -> str:
@@ -76,6 +90,12 @@ class Store(Protocol):
     async def find_session(self, token_hash: str) -> SessionRecord | None:
         """The session whose token hashes to ``token_hash``."""
 
+    async def save_profile(self, profile: ProfileRecord) -> None:
+        """Insert a profile, or update its name."""
+
+    async def find_profile(self, profile_id: str) -> ProfileRecord | None:
+        """The profile with this id, if any (the caller checks the secret against its hash)."""
+
     async def create_room(self, code: str, config: dict[str, Any]) -> bool:
         """Record a new room (its log starts empty); False if the code was ever used before."""
 
@@ -94,3 +114,6 @@ class Store(Protocol):
 
     async def games(self, room: str) -> list[GameRecord]:
         """Finished games of a room, oldest first."""
+
+    async def game(self, game_id: str) -> GameRecord | None:
+        """The finished game whose public id (``GameRecord.id``) is ``game_id``, if any."""

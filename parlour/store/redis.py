@@ -28,22 +28,26 @@ from redis.exceptions import NoScriptError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from parlour.dumps import json_bytes
-from parlour.store.base import GameRecord, RoomRecord, SessionRecord
+from parlour.store.base import GameRecord, ProfileRecord, RoomRecord, SessionRecord
 
 log = logging.getLogger("parlour.store")
 
 _CHECKPOINT = b'{"k":"checkpoint"'
 
-# KEYS: lease, log, games, sroom, applied
-# ARGV: lease value, record, is_checkpoint, game or "", membership, code, append id
-# The append id makes a retried append (its reply lost with the connection) apply once.
+# KEYS: lease, log, games, sroom, applied, gids
+# ARGV: lease value, record, is_checkpoint, game or "", membership, code, append id, game id
+# The append id makes a retried append (its reply lost with the connection) apply once. A game is
+# pushed on its room's list and found by its public id through ``gids`` (id → "<room>|<index>").
 _APPEND = """
 if redis.call('HGET', KEYS[5], ARGV[6]) == ARGV[7] then return 1 end
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 redis.call('HSET', KEYS[5], ARGV[6], ARGV[7])
 local id = redis.call('XADD', KEYS[2], '*', 'd', ARGV[2])
 if ARGV[3] == '1' then redis.call('XTRIM', KEYS[2], 'MINID', id) end
-if ARGV[4] ~= '' then redis.call('RPUSH', KEYS[3], ARGV[4]) end
+if ARGV[4] ~= '' then
+  local n = redis.call('RPUSH', KEYS[3], ARGV[4])
+  redis.call('HSET', KEYS[6], ARGV[8], ARGV[6] .. '|' .. (n - 1))
+end
 if ARGV[5] ~= '' then
   local pairs_ = cjson.decode(ARGV[5])
   for i = 1, #pairs_, 2 do
@@ -206,7 +210,14 @@ class RedisStore:
     # --- sessions ------------------------------------------------------------
 
     async def save_session(self, session: SessionRecord) -> None:
-        data = json_bytes({"id": session.id, "name": session.name, "created_at": session.created_at})
+        data = json_bytes(
+            {
+                "id": session.id,
+                "name": session.name,
+                "created_at": session.created_at,
+                "profile": session.profile,
+            }
+        )
         await self.redis.set(self.key("session", session.token_hash), data)
 
     async def find_session(self, token_hash: str) -> SessionRecord | None:
@@ -214,7 +225,20 @@ class RedisStore:
         if raw is None:
             return None
         data = orjson.loads(raw)
-        return SessionRecord(data["id"], data["name"], token_hash, data["created_at"])
+        return SessionRecord(data["id"], data["name"], token_hash, data["created_at"], data.get("profile"))
+
+    # --- profiles ------------------------------------------------------------
+
+    async def save_profile(self, profile: ProfileRecord) -> None:
+        data = {"name": profile.name, "secret_hash": profile.secret_hash, "created_at": profile.created_at}
+        await self.redis.hset(self.key("profile", profile.id), mapping=data)  # type: ignore[arg-type]
+
+    async def find_profile(self, profile_id: str) -> ProfileRecord | None:
+        raw = await self.redis.hgetall(self.key("profile", profile_id))
+        if not raw:
+            return None
+        data = {text(k): text(v) for k, v in raw.items()}
+        return ProfileRecord(profile_id, data["name"], data["secret_hash"], float(data["created_at"]))
 
     async def session_room(self, session: str) -> str | None:
         """The room ``session`` is a member of, as its owner last committed it."""
@@ -266,6 +290,7 @@ class RedisStore:
                     self.key("games", code),
                     self.key("sroom"),
                     self.key("applied"),
+                    self.key("gids"),
                     self.lease_value(code),
                     data,
                     "1" if data.startswith(_CHECKPOINT) else "0",
@@ -273,6 +298,7 @@ class RedisStore:
                     json_bytes(flat) if flat else b"",
                     code,
                     f"{self.node}:{self._appends}",
+                    "" if game is None else game.id,
                 )
             )
         # A connection error leaves it unknown whether Redis applied the batch: never report it as
@@ -310,7 +336,7 @@ class RedisStore:
             self._append_sha = await self.redis.script_load(_APPEND)
         pipe = self.redis.pipeline(transaction=False)
         for call in calls:
-            pipe.evalsha(self._append_sha, 5, *call)
+            pipe.evalsha(self._append_sha, 6, *call)
         return await pipe.execute(raise_on_error=False)
 
     def _lost(self, code: str) -> None:
@@ -343,6 +369,14 @@ class RedisStore:
     async def games(self, room: str) -> list[GameRecord]:
         rows = await self.redis.lrange(self.key("games", room), 0, -1)
         return [GameRecord(**orjson.loads(row)) for row in rows]
+
+    async def game(self, game_id: str) -> GameRecord | None:
+        where = await self.redis.hget(self.key("gids"), game_id)
+        if where is None:
+            return None
+        room, index = text(where).rsplit("|", 1)
+        row = await self.redis.lindex(self.key("games", room), int(index))
+        return None if row is None else GameRecord(**orjson.loads(row))
 
     # --- ownership -----------------------------------------------------------
 
@@ -409,4 +443,5 @@ def _game_dict(game: GameRecord) -> dict[str, Any]:
         "started_at": game.started_at,
         "ended_at": game.ended_at,
         "log": game.log,
+        "private": game.private,
     }

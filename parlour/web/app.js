@@ -4,6 +4,7 @@
 import "./theme.js"; // first: the page takes its theme before anything waits
 import { TABLES, loadCatalog } from "./catalog.js";
 import { noteEntries, resetLog, toggleLog } from "./gamelog.js";
+import { keepProfile, profileField } from "./identity.js";
 import { initLobby, presetCode, renderRooms } from "./lobby.js";
 import { Connection } from "./net.js";
 import { appendChat, renderRoom, tableContext, updateTimers } from "./room.js";
@@ -159,7 +160,7 @@ async function identify() {
 
 async function identifyAs(name) {
   try {
-    onWelcome(await conn.request("identify", { name }));
+    onWelcome(await conn.request("identify", { name, ...profileField() }));
     return true;
   } catch (err) {
     toast(err.message, "bad");
@@ -170,7 +171,8 @@ async function identifyAs(name) {
 
 function onWelcome(msg) {
   store.token = msg.token;
-  S.session = { name: msg.name, session: msg.session };
+  keepProfile(msg.profile);
+  S.session = { name: msg.name, session: msg.session, profile: msg.profile?.id ?? null };
   $("#name").value = msg.name;
   conn.request("lobby_subscribe").catch(() => {});
 }

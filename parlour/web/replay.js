@@ -6,6 +6,7 @@
 import "./theme.js";
 import { GAMES, TABLES, loadCatalog, title } from "./catalog.js";
 import { renderLog, toggleLog } from "./gamelog.js";
+import { profileHeaders } from "./identity.js";
 import { $, el, fill, morph } from "./ui.js";
 
 await loadCatalog();
@@ -15,7 +16,6 @@ const CHUNK_BYTES = 250_000; // aim for replies about this big
 const KEEP = 400; // steps kept in memory around the current one
 
 const gameId = location.pathname.match(/^\/g\/([A-Za-z0-9]+)\/?$/)?.[1] ?? "";
-const token = localStorage.getItem("parlour.token");
 
 const R = {
   info: null, // the first reply: game, players, result, total, log
@@ -45,7 +45,7 @@ async function fetchFrom(first) {
   const generation = R.generation;
   const request = (async () => {
     const reply = await fetch(`/api/games/${encodeURIComponent(gameId)}/replay?${params}`, {
-      headers: token ? { Authorization: `Bearer ${token}` } : {},
+      headers: profileHeaders(), // a private game's players prove who they are
     });
     const text = await reply.text();
     const body = JSON.parse(text);

@@ -12,8 +12,14 @@ from tests.server.client import MOVES, Client, close_all
 from tests.server.conftest import ServerProcess
 
 
-def get(server: ServerProcess, path: str, token: str | None = None) -> tuple[int, Any]:
-    headers = {"Authorization": f"Bearer {token}"} if token else {}
+def profile(client: Client) -> str:
+    """The ``X-Parlour-Profile`` value of the profile the server made for ``client`` when it identified."""
+    made = next(m["profile"] for m in client.messages if m.get("type") == "welcome")
+    return f"{made['id']}:{made['secret']}"
+
+
+def get(server: ServerProcess, path: str, who: str | None = None) -> tuple[int, Any]:
+    headers = {"X-Parlour-Profile": who} if who else {}
     request = urllib.request.Request(server.http + path, headers=headers)
     try:
         with urllib.request.urlopen(request, timeout=10) as r:
@@ -50,7 +56,7 @@ async def test_a_listed_games_replay_is_served_in_bounded_chunks_to_anyone(serve
     ada, sam, game_id = await finish_against_a_bot(server, public=True)
     live = {m["seq"]: m for m in ada.messages if m.get("type") in ("game_started", "game")}
 
-    status, body = get(server, f"/api/games/{game_id}/replay?step=0&count=500&log=1", ada.token)
+    status, body = get(server, f"/api/games/{game_id}/replay?step=0&count=500&log=1", profile(ada))
     assert status == 200
     assert body["id"] == game_id and body["game"] == "dots" and body["you"] == ada.seat
     assert body["seat"] == ada.seat  # a player sees their own seat by default
@@ -85,10 +91,10 @@ async def test_unknown_and_private_games_are_the_same_404_for_strangers(server_f
     ada, sam, game_id = await finish_against_a_bot(server, password="s3cret!")
     unknown = get(server, "/api/games/notagame/replay")
     assert unknown[0] == 404
-    assert get(server, f"/api/games/{game_id}/replay") == unknown  # no token
-    assert get(server, f"/api/games/{game_id}/replay", sam.token) == unknown  # watched, did not play
-    assert get(server, f"/api/games/{game_id}/replay", "not-a-token") == unknown
-    status, body = get(server, f"/api/games/{game_id}/replay", ada.token)
+    assert get(server, f"/api/games/{game_id}/replay") == unknown  # no profile
+    assert get(server, f"/api/games/{game_id}/replay", profile(sam)) == unknown  # watched, did not play
+    assert get(server, f"/api/games/{game_id}/replay", "not:a-profile") == unknown
+    status, body = get(server, f"/api/games/{game_id}/replay", profile(ada))
     assert status == 200 and body["you"] == ada.seat
     await close_all([ada, sam])
 

@@ -20,7 +20,8 @@ from tests.server.conftest import ServerProcess
 async def play_with_bots(
     server: ServerProcess, game: str, humans: int, bots: int, settings: dict[str, Any]
 ) -> tuple[list[Client], Client, str]:
-    """Humans (the first hosts) and bots play one game to its end while a spectator watches."""
+    """Humans (the first hosts) and bots play one game to its end while a spectator watches; returns
+    the humans, the spectator and the game's id."""
     host = await Client.open(server.ws, "Ada")
     room = await host.ok("create_room", game=game, settings=settings, capacity=humans + bots)
     code = room["code"]
@@ -53,8 +54,8 @@ async def play_with_bots(
                     acted = True
         if not acted:
             await asyncio.sleep(0.01)
-    await spectator.wait_for(lambda m: m.get("type") == "game_over", timeout=30, from_start=True)
-    return seated, spectator, code
+    over = await spectator.wait_for(lambda m: m.get("type") == "game_over", timeout=30, from_start=True)
+    return seated, spectator, over["game_id"]
 
 
 def live_frames(client: Client) -> dict[int, dict[str, Any]]:
@@ -66,14 +67,15 @@ def json_round(value: Any) -> Any:
     return orjson.loads(orjson.dumps(value))
 
 
-async def stored_record(server: ServerProcess, code: str) -> GameRecord:
+async def stored_record(server: ServerProcess, game_id: str) -> GameRecord:
     server.stop()  # the store is the server's until it exits
     store = SQLiteStore(server.data_dir)
     await store.open()
     try:
-        (record,) = await store.games(code)
+        record = await store.game(game_id)
     finally:
         await store.close()
+    assert record is not None
     return record
 
 
@@ -90,9 +92,9 @@ async def test_each_step_of_the_replay_is_what_each_seat_and_the_spectator_saw(
     server_factory: Any, game: str, humans: int, bots: int, settings: dict[str, Any]
 ) -> None:
     server = server_factory(env={"PARLOUR_BOT_DELAY": "0"})
-    seated, spectator, code = await play_with_bots(server, game, humans, bots, settings)
+    seated, spectator, game_id = await play_with_bots(server, game, humans, bots, settings)
     await close_all(seated, [spectator])
-    record = await stored_record(server, code)
+    record = await stored_record(server, game_id)
     replay = Replay(record)
     assert replay.outcome is not None
     assert json_round({"winners": replay.outcome.winners, "reason": replay.outcome.reason}) == {
