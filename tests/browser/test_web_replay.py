@@ -7,6 +7,7 @@ import re
 
 import pytest
 from browser_helpers import create_room, drive, shots, start_game
+from conftest import Server
 
 pytestmark = pytest.mark.browser
 
@@ -104,3 +105,40 @@ def test_an_unknown_game_says_so(open_page):
     page = open_page("/g/nosuchgame")
     page.locator("#replay-error").wait_for()
     assert "not available" in page.locator("#replay-error").inner_text()
+
+
+@pytest.mark.parametrize(("game", "settings", "bots"), [("uno", {"target_score": 0}, 2), ("cheat", {}, 3)])
+def test_a_watched_bots_game_replays_with_every_hand(open_page, tmp_path, monkeypatch, game, settings, bots):
+    """Ada seats bots, only watches their game, and replays it: she did not play, so she sees seat 0;
+    "All hands" shows every seat's cards, as many as the table says each holds."""
+    monkeypatch.setenv("PARLOUR_BOT_DELAY", "0")
+    server = Server(tmp_path).start()
+    try:
+        ada = open_page(base=server.base)
+        create_room(ada, "Ada", game, settings, capacity=bots + 1)
+        for _ in range(bots):
+            ada.get_by_role("button", name="Add easy bot").click()
+        ada.locator("#players .member .badge.bot").nth(bots - 1).wait_for()
+        ada.get_by_role("button", name="Just watch").click()
+        ada.get_by_role("button", name="Start game").click()
+        ada.locator('[data-testid="watch-replay"]').click(timeout=60_000)
+        ada.wait_for_function("document.body.dataset.ready")
+        assert ada.locator('[data-testid="replay-seat"] option:checked').inner_text() == "Bot 2"
+        assert "(you)" not in ada.locator('[data-testid="replay-seat"]').inner_text()
+        ada.keyboard.press("ArrowRight")
+        ada.wait_for_function(
+            "!document.querySelector('#next').disabled && document.querySelector('#slider').value === '1'"
+        )
+        assert ada.locator('[data-testid="replay-hands"]').is_hidden()
+        ada.locator('[data-testid="all-hands"]').check()
+        rows = ada.locator('[data-testid="hand-row"]')
+        rows.nth(bots - 1).wait_for()
+        assert rows.count() == bots
+        held = [int(n) for n in re.findall(r"\((\d+)\)", " ".join(rows.all_inner_texts()))]
+        assert len(held) == bots and all(n > 0 for n in held)
+        assert [rows.nth(i).locator(".hand-cards > *").count() for i in range(bots)] == held
+        ada.locator('[data-testid="replay-seat"]').select_option("spectator")
+        ada.wait_for_function("document.querySelector('[data-testid=\"hand-row\"].me') === null")
+        shots(ada, f"replay-{game}-all-hands")
+    finally:
+        server.stop()
