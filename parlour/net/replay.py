@@ -47,7 +47,7 @@ NOT_FOUND = Refused(404, "not_found", "no finished game with that id")
 class ReplayService:
     """Finds records, checks who may see them, and serves their steps from a shared ``Replays``."""
 
-    def __init__(self, manager: Manager, cache_size: int = 16) -> None:
+    def __init__(self, manager: Manager, cache_size: int = 8) -> None:
         self.manager = manager
         self.replays = Replays(cache_size)
         self._lock = threading.Lock()

@@ -10,9 +10,10 @@ room send one game message (its ``seq`` is the step's number), so step ``k`` sho
 table showed after message ``seq = k``; step 0 is the deal.
 
 Stepping must stay cheap on a 5,000-move game: a ``Replay`` makes one pass when it is built (the
-game's log lines, clones of the state every ``CLONE_EVERY`` steps) and then keeps a cursor, the
-state at the last step served. Reading on from the cursor applies only the new steps; a jump starts
-from the nearest clone before it. ``Replays`` keeps the most recently used replays (an LRU).
+game's log lines, clones of the state every ``CLONE_EVERY`` steps, fewer on very long games so a
+replay holds at most ``MAX_CLONES``) and then keeps a cursor, the state at the last step served.
+Reading on from the cursor applies only the new steps; a jump starts from the nearest clone before
+it. ``Replays`` keeps the most recently used replays (an LRU).
 """
 
 from __future__ import annotations
@@ -29,7 +30,9 @@ from parlour.rooms.game_record import steps as game_steps
 from parlour.store import GameRecord
 
 CLONE_EVERY = 64
-"""Steps between kept clones: a jump replays at most this many steps; a 5,000-step game keeps ~80."""
+"""Steps between kept clones: a jump replays at most this many steps (on a game under 2,048 steps)."""
+MAX_CLONES = 32
+"""Clones one replay keeps at most: a 50×50 Dots state is ~120 KB, and ``Replays`` holds several games."""
 MAX_STEPS_PER_REQUEST = 50
 ALL = "all"
 """The viewer that sees every hand (a finished game only)."""
@@ -122,6 +125,8 @@ class Replay:
     names: list[str] = field(init=False)
     log: list[dict[str, Any]] = field(init=False)
     """Every log line of the game, each with the ``step`` that wrote it (no event objects)."""
+    clone_every: int = field(init=False)
+    """Steps between the clones kept: the most a jump replays."""
     outcome: Outcome | None = field(init=False)
     """How the replayed game ended (a record's ``result`` says the same for a finished game)."""
     _clones: list[_Point] = field(init=False)
@@ -137,12 +142,13 @@ class Replay:
         self.names = [p["name"] for p in sorted(record.players, key=lambda p: p["seat"])]
         self.log, self._clones = [], []
         point = _Point(-1, None, 0)
+        self.clone_every = max(CLONE_EVERY, -(-len(self.steps) // MAX_CLONES))
         for n in range(len(self.steps)):
             events, _ = self._advance(point)
             entries = self._describe(events, point.lines)
             self.log.extend({k: v for k, v in e.items() if k != "event"} | {"step": n} for e in entries)
             point.lines += len(entries)
-            if n % CLONE_EVERY == 0:
+            if n % self.clone_every == 0:
                 self._clones.append(_Point(n, self.engine.clone(point.state), point.lines))
         self.outcome = self.engine.outcome(point.state)
         self._cursor = point
@@ -256,7 +262,7 @@ class Replay:
 class Replays:
     """The replays being watched, most recently used last; the oldest goes when there are too many."""
 
-    def __init__(self, size: int = 16) -> None:
+    def __init__(self, size: int = 8) -> None:
         self.size = size
         self._replays: OrderedDict[str, Replay] = OrderedDict()
 

@@ -279,7 +279,8 @@ function wireControls() {
   $("#log-toggle").onclick = () => toggleLog();
   document.addEventListener("keydown", (e) => {
     const target = e.target;
-    if (e.altKey || e.ctrlKey || e.metaKey || target.closest?.("select, input, textarea, dialog")) return;
+    if (e.altKey || e.ctrlKey || e.metaKey || target.closest?.("select, textarea, dialog")) return;
+    if (target.matches?.("input") && !(target.type === "range" && e.key === " ")) return; // the slider's own keys
     if (target.closest?.("button") && (e.key === " " || e.key === "Enter")) return; // the button's own click
     const keys = { ArrowRight: () => step(1), ArrowLeft: () => step(-1), Home: () => step(-R.total), End: () => step(R.total), " ": () => (R.playing ? pause() : play()) };
     const action = keys[e.key];

@@ -12,7 +12,7 @@ import pytest
 from parlour.bots.catalog import CATALOG, REGISTERED, get_game, make_bot
 from parlour.bots.simulate import run
 from parlour.rooms.game_flow import outcome_json
-from parlour.rooms.replay import ALL, CLONE_EVERY, Replay, ReplayError, Replays, StepKind
+from parlour.rooms.replay import ALL, CLONE_EVERY, MAX_CLONES, Replay, ReplayError, Replays, StepKind
 from parlour.store import GameRecord
 
 SETTINGS: dict[str, dict[str, Any]] = {
@@ -150,20 +150,28 @@ class CountingEngine:
 
 
 def test_a_jump_replays_from_the_nearest_clone_not_from_the_start() -> None:
-    """The cost of a jump is bounded by ``CLONE_EVERY``: count the engine calls a jump makes."""
+    """The cost of a jump is bounded by the clones' spacing: count the engine calls a jump makes."""
     record = simulated_record("dots", 9, 2, {"width": 12, "height": 12})
     replay = Replay(record)
-    assert replay.total > 3 * CLONE_EVERY
+    assert replay.total > 3 * CLONE_EVERY and replay.clone_every == CLONE_EVERY
     counting = CountingEngine(replay.engine)
     replay.engine = counting
     replay.read(replay.total - 1, 1, 0)
-    assert counting.applied <= CLONE_EVERY
+    assert counting.applied <= replay.clone_every
     counting.applied = 0
     replay.read(replay.total - 2, 1, 0)  # one back: from a clone again
-    assert counting.applied <= CLONE_EVERY
+    assert counting.applied <= replay.clone_every
     counting.applied = 0
     replay.read(replay.total - 1, 1, 0)  # one forward from the cursor: one move
     assert counting.applied == 1
+
+
+def test_a_long_game_keeps_at_most_max_clones() -> None:
+    record = simulated_record("dots", 3, 2, {"width": 34, "height": 34})
+    replay = Replay(record)
+    assert replay.total > CLONE_EVERY * MAX_CLONES
+    assert len(replay._clones) <= MAX_CLONES + 1 and replay.clone_every > CLONE_EVERY
+    assert replay.read(replay.total - 1, 1, 0)[0].view["over"]
 
 
 def test_replays_keeps_the_most_recently_used() -> None:
