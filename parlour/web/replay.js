@@ -280,8 +280,11 @@ function wireControls() {
   document.addEventListener("keydown", (e) => {
     const target = e.target;
     if (e.altKey || e.ctrlKey || e.metaKey || target.closest?.("select, textarea, dialog")) return;
-    if (target.matches?.("input") && !(target.type === "range" && e.key === " ")) return; // the slider's own keys
-    if (target.closest?.("button") && (e.key === " " || e.key === "Enter")) return; // the button's own click
+    // A focused control keeps its own keys: the slider its arrows, Home and End; a button or a
+    // checkbox its space and Enter. Everything else steps the replay.
+    if (target.matches?.("input") && !["range", "checkbox"].includes(target.type)) return;
+    if (target.type === "range" && e.key !== " ") return;
+    if ((target.closest?.("button") || target.type === "checkbox") && (e.key === " " || e.key === "Enter")) return;
     const keys = { ArrowRight: () => step(1), ArrowLeft: () => step(-1), Home: () => step(-R.total), End: () => step(R.total), " ": () => (R.playing ? pause() : play()) };
     const action = keys[e.key];
     if (!action) return;

@@ -137,6 +137,12 @@ def test_a_watched_bots_game_replays_with_every_hand(open_page, tmp_path, monkey
         held = [int(n) for n in re.findall(r"\((\d+)\)", " ".join(rows.all_inner_texts()))]
         assert len(held) == bots and all(n > 0 for n in held)
         assert [rows.nth(i).locator(".hand-cards > *").count() for i in range(bots)] == held
+        # The checkbox keeps focus and its space; End still goes to the last move.
+        ada.keyboard.press("End")
+        ada.wait_for_function(
+            "document.querySelector('#slider').value === document.querySelector('#slider').max"
+        )
+        assert re.search(r"won|wins", ada.locator('[data-testid="replay-caption"]').inner_text())
         ada.locator('[data-testid="replay-seat"]').select_option("spectator")
         ada.wait_for_function("document.querySelector('[data-testid=\"hand-row\"].me') === null")
         shots(ada, f"replay-{game}-all-hands")
