@@ -245,6 +245,12 @@ class Game(Protocol):
     score_label: str
     secret_fields: tuple[str, ...]
     revealing_events: tuple[str, ...]
+    stat_labels: tuple[tuple[str, str], ...]
+    """``(key, label)`` of each count ``player_stats`` returns, in the order a profile page shows them
+    (games played and won are counted for every game, outside the engine)."""
+    stat_rates: tuple[tuple[str, str, str, str], ...]
+    """``(key, label, numerator, denominator)``: rates a profile page shows, each the ratio of two of
+    the totals of ``stat_labels`` keys (Cheat's call accuracy)."""
 
     def settings(self, raw: dict[str, Any] | None) -> Any:
         """Validate raw settings into the engine's Settings; raise InvalidSettings."""
@@ -297,6 +303,10 @@ class Game(Protocol):
 
     def outcome(self, state: Any) -> Outcome | None:
         """The result once the game is over, else None."""
+
+    def player_stats(self, state: Any, outcome: Outcome, seat: int) -> dict[str, int]:
+        """What ``seat`` did in a finished game, one count per ``stat_labels`` key: counts that add up
+        over games (a player's totals are their sums)."""
 
     def clone(self, state: Any) -> Any:
         """An independent copy of ``state`` (its random generator included): changing one never

@@ -34,6 +34,7 @@ from parlour.rooms import Manager, RoomLimits, Timings
 from parlour.rooms.bot_seats import bot_factory
 from parlour.store import open_store
 from parlour.store.base import Store
+from parlour.store.names import names_for
 
 log = logging.getLogger("parlour.net")
 
@@ -95,6 +96,7 @@ def create_app(config: Config, store: Store | None = None) -> Starlette:
         holder["store"] = manager.store = store or await open_store(
             config.data_dir, config.redis_url, config.lease_seconds
         )
+        app.state.names = names_for(holder["store"])
         await manager.recover()
         # Everything alive now (modules, the app, recovered rooms) lives as long as the process:
         # collect the garbage recovery left and move the survivors to the permanent generation, so

@@ -15,6 +15,7 @@ from typing import Any
 
 from parlour.bots.catalog import get_game
 from parlour.store import GameRecord
+from parlour.store.base import bot_profile
 
 
 class Step(StrEnum):
@@ -26,13 +27,16 @@ class Step(StrEnum):
 
 
 def public_players(record: GameRecord) -> list[dict[str, Any]]:
-    """Seat, name, bot level or profile id and whether they left: never a session."""
+    """Seat, name, profile id (a bot's: its level's), bot level, whether they left and their stats:
+    never a session."""
     players = []
     for p in record.players:
         entry: dict[str, Any] = {"seat": p["seat"], "name": p["name"]}
-        for key in ("bot", "profile", "left"):
+        for key in ("bot", "profile", "left", "stats"):
             if p.get(key):
                 entry[key] = p[key]
+        if p.get("bot"):
+            entry["profile"] = bot_profile(record.game, p["bot"])
         players.append(entry)
     return players
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import secrets
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -168,8 +169,6 @@ class Manager:
         names when the secret matches, else a new one. The third value is the profile for the reply:
         its id, and its secret only when it was just made (the secret is never shown again).
         """
-        import secrets
-
         name = clean_name(raw_name)
         reply = await self.guest_profile(name, profile) if with_profile else None
         token = new_token()
@@ -437,6 +436,14 @@ class Manager:
             password = payload.pop("password")
             payload["password_hash"] = await asyncio.to_thread(hash_password, password) if password else None
         await room.submit(Command(kind, session.id, payload, sink, request_id))
+
+    async def command_as(self, code: str, session: str, kind: str, payload: dict[str, Any]) -> str | None:
+        """A command from ``session`` that no connection here carries (the Dots adapter acting for
+        the admin session of a room made on another node): its error code, or None if accepted."""
+        room = self.rooms.get(code)
+        if room is None:
+            return "room_not_found"
+        return await room.submit(Command(kind, session, payload))
 
     def act(self, session: Session, sink: Sink, request_id: Any, payload: dict[str, Any]) -> None:
         """A game action for the session's room, queued without waiting for the room.

@@ -19,7 +19,7 @@ import os
 import socket
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import orjson
 from redis import asyncio as aioredis
@@ -28,14 +28,24 @@ from redis.exceptions import NoScriptError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from parlour.dumps import json_bytes
-from parlour.store.base import GameRecord, ProfileRecord, RoomRecord, SessionRecord
+from parlour.store.base import (
+    GameQuery,
+    GameRecord,
+    PlayerTotals,
+    ProfileRecord,
+    RoomRecord,
+    SessionRecord,
+    decode_cursor,
+    encode_cursor,
+    player_games,
+)
 
 log = logging.getLogger("parlour.store")
 
 _CHECKPOINT = b'{"k":"checkpoint"'
 
 # KEYS: lease, log, games, sroom, applied, gids
-# ARGV: lease value, record, is_checkpoint, game or "", membership, code, append id, game id
+# ARGV: lease value, record, is_checkpoint, game or "", membership, code, append id, game id, index or ""
 # The append id makes a retried append (its reply lost with the connection) apply once. A game is
 # pushed on its room's list and found by its public id through ``gids`` (id → "<room>|<index>").
 _APPEND = """
@@ -47,6 +57,18 @@ if ARGV[3] == '1' then redis.call('XTRIM', KEYS[2], 'MINID', id) end
 if ARGV[4] ~= '' then
   local n = redis.call('RPUSH', KEYS[3], ARGV[4])
   redis.call('HSET', KEYS[6], ARGV[8], ARGV[6] .. '|' .. (n - 1))
+end
+if ARGV[9] ~= '' then
+  local g = cjson.decode(ARGV[9])
+  for _, entry in ipairs(g.sets) do redis.call('ZADD', entry, g.score, ARGV[8]) end
+  for _, s in ipairs(g.totals) do
+    redis.call('HSET', s.key, 'name', s.name, 'bot', s.bot)
+    local played = redis.call('HINCRBY', s.key, 'played', 1)
+    local won = redis.call('HINCRBY', s.key, 'won', s.won)
+    for k, v in pairs(s.stats) do redis.call('HINCRBY', s.key, 'stat:' .. k, v) end
+    redis.call('ZADD', s.board, won * 1000000 + math.floor(won * 999999 / played), s.profile)
+    redis.call('SADD', s.mine, s.game)
+  end
 end
 if ARGV[5] ~= '' then
   local pairs_ = cjson.decode(ARGV[5])
@@ -299,6 +321,7 @@ class RedisStore:
                     code,
                     f"{self.node}:{self._appends}",
                     "" if game is None else game.id,
+                    b"" if game is None else json_bytes(self._index(game)),
                 )
             )
         # A connection error leaves it unknown whether Redis applied the batch: never report it as
@@ -370,6 +393,131 @@ class RedisStore:
         rows = await self.redis.lrange(self.key("games", room), 0, -1)
         return [GameRecord(**orjson.loads(row)) for row in rows]
 
+    # --- history ---------------------------------------------------------------
+
+    def _index(self, game: GameRecord) -> dict[str, Any]:
+        """What the append script writes with a game: the sorted sets listing it and its players'
+        totals (``hist:`` sets score by end time; ``board:<game>`` by wins, then win rate)."""
+        visibility = "priv" if game.private else "pub"
+        sets = [self.key("hist", "room", game.room)]
+        if not game.private:
+            sets += [self.key("hist", "pub"), self.key("hist", "pub", game.game)]
+        totals = []
+        for seat in player_games(game):
+            sets += [
+                self.key("hist", "player", seat.profile, visibility),
+                self.key("hist", "player", seat.profile, visibility, game.game),
+            ]
+            if seat.counted:
+                totals.append(
+                    {
+                        "key": self.key("totals", game.game, seat.profile),
+                        "board": self.key("board", game.game),
+                        "mine": self.key("played", seat.profile),
+                        "profile": seat.profile,
+                        "game": game.game,
+                        "name": seat.name,
+                        "bot": seat.bot or "",
+                        "won": int(seat.won),
+                        "stats": seat.stats or {"_": 0},  # an empty object would reach Lua as an array
+                    }
+                )
+        # The score as text: Lua would print a number with 14 digits, losing the end time's fraction.
+        return {"score": repr(game.ended_at), "sets": list(dict.fromkeys(sets)), "totals": totals}
+
+    async def list_games(self, query: GameQuery) -> tuple[list[GameRecord], str | None]:
+        start = decode_cursor(query.before, str, (float("inf"), "~"))
+        want = query.limit + 1
+        suffix = (query.game,) if query.game is not None else ()
+        if query.room is not None:
+            sources = [self.key("hist", "room", query.room)]
+        elif query.player is not None:
+            sources = [self.key("hist", "player", query.player, "pub", *suffix)]
+            if query.viewer is not None:
+                sources.append(self.key("hist", "player", query.player, "priv", *suffix))
+        else:
+            sources = [self.key("hist", "pub", *suffix)]
+            if query.viewer is not None:
+                sources.append(self.key("hist", "player", query.viewer, "priv", *suffix))
+        found: list[GameRecord] = []
+        position = start
+        while len(found) < want:
+            batch = await self._page(sources, position, want)
+            if not batch:
+                break
+            records = await self._records([gid for _, gid in batch])
+            for (score, gid), record in zip(batch, records, strict=True):
+                position = (score, gid)
+                if record is not None and _matches(record, query):
+                    record.log = []
+                    found.append(record)
+                    if len(found) == want:
+                        break
+        page = found[: query.limit]
+        last = page[-1] if len(found) > query.limit else None
+        return page, (encode_cursor(last.ended_at, last.id) if last is not None else None)
+
+    async def _page(self, keys: list[str], start: tuple[float, str], want: int) -> list[tuple[float, str]]:
+        """The next ``want`` ids after ``start`` over the sorted sets ``keys``, newest first."""
+        ended_at, last = start
+        high = "+inf" if ended_at == float("inf") else repr(ended_at)
+        pipe = self.redis.pipeline(transaction=False)
+        for key in keys:
+            pipe.zrevrangebyscore(key, high, "-inf", start=0, num=want + 64, withscores=True)
+        merged: dict[str, float] = {}
+        for rows in await pipe.execute():
+            for member, score in rows:
+                gid = text(member)
+                if score < ended_at or (score == ended_at and gid < last):
+                    merged[gid] = score
+        ordered = sorted(((score, gid) for gid, score in merged.items()), reverse=True)
+        return ordered[:want]
+
+    async def _records(self, gids: list[str]) -> list[GameRecord | None]:
+        if not gids:
+            return []
+        places = await self.redis.hmget(self.key("gids"), gids)
+        pipe = self.redis.pipeline(transaction=False)
+        for place in places:
+            room, index = text(place or b"|0").rsplit("|", 1)
+            pipe.lindex(self.key("games", room), int(index))
+        rows = await pipe.execute()
+        return [
+            GameRecord(**orjson.loads(row)) if row and place else None
+            for row, place in zip(rows, places, strict=True)
+        ]
+
+    async def player_totals(self, profile: str) -> list[PlayerTotals]:
+        games = sorted(text(g) for g in await self.redis.smembers(self.key("played", profile)))
+        pipe = self.redis.pipeline(transaction=False)
+        for game in games:
+            pipe.hgetall(self.key("totals", game, profile))
+        return [_totals(profile, game, raw) for game, raw in zip(games, await pipe.execute(), strict=True)]
+
+    async def leaderboard(self, game: str, min_played: int, limit: int) -> list[PlayerTotals]:
+        """Read down the board (scored by wins, then a rounded win rate) until ``limit`` profiles with
+        enough games are found and the score drops below theirs; ties are then ordered exactly, by
+        win rate and then profile, as the SQLite store orders them."""
+        board, offset, chunk = self.key("board", game), 0, max(limit * 2, 50)
+        found: list[tuple[float, PlayerTotals]] = []
+        while True:
+            reply = await self.redis.zrevrange(board, offset, offset + chunk - 1, withscores=True)
+            rows = [(text(member), float(score)) for member, score in cast(list[tuple[bytes, float]], reply)]
+            if not rows:
+                break
+            offset += chunk
+            pipe = self.redis.pipeline(transaction=False)
+            for member, _ in rows:
+                pipe.hgetall(self.key("totals", game, member))
+            for (member, score), raw in zip(rows, await pipe.execute(), strict=True):
+                totals = _totals(member, game, raw)
+                if totals.played >= min_played:
+                    found.append((score, totals))
+            if len(found) >= limit and rows[-1][1] < found[limit - 1][0]:
+                break
+        ranked = sorted((t for _, t in found), key=lambda t: (-t.won, -t.won / t.played, t.profile))
+        return ranked[:limit]
+
     async def game(self, game_id: str) -> GameRecord | None:
         where = await self.redis.hget(self.key("gids"), game_id)
         if where is None:
@@ -429,6 +577,30 @@ class RedisStore:
         value = self.lease_value(code)
         self.tokens.pop(code, None)
         await self._release(keys=[self.key("lease", code)], args=[value])
+
+
+def _matches(record: GameRecord, query: GameQuery) -> bool:
+    """The filters a sorted set did not already apply, and who may see a private game."""
+    if query.game is not None and record.game != query.game:
+        return False
+    profiles = {seat.profile for seat in player_games(record)}
+    if query.player is not None and query.player not in profiles:
+        return False
+    return not record.private or (query.viewer is not None and query.viewer in profiles)
+
+
+def _totals(profile: str, game: str, raw: dict[Any, Any]) -> PlayerTotals:
+    data = {text(k): text(v) for k, v in raw.items()}
+    stats = {k[5:]: int(v) for k, v in data.items() if k.startswith("stat:") and k != "stat:_"}
+    return PlayerTotals(
+        profile,
+        game,
+        data.get("name", ""),
+        data.get("bot") or None,
+        int(data.get("played", 0)),
+        int(data.get("won", 0)),
+        stats,
+    )
 
 
 def _game_dict(game: GameRecord) -> dict[str, Any]:

@@ -23,7 +23,16 @@ from typing import IO, Any
 import orjson
 
 from parlour.dumps import json_bytes
-from parlour.store.base import GameRecord, ProfileRecord, RoomRecord, SessionRecord, game_id
+from parlour.store import sqlite_history as history
+from parlour.store.base import (
+    GameQuery,
+    GameRecord,
+    PlayerTotals,
+    ProfileRecord,
+    RoomRecord,
+    SessionRecord,
+    game_id,
+)
 
 log = logging.getLogger("parlour.store")
 
@@ -107,6 +116,7 @@ class SQLiteStore:
         db.executescript(_SCHEMA)
         _migrate(db)
         db.executescript(_INDEXES)
+        db.executescript(history.SCHEMA)
         self._db = db
         self._checkpointer = _Checkpointer(self.path)
 
@@ -217,7 +227,7 @@ class SQLiteStore:
                     )
             for _, _, game, _ in batch:
                 if game is not None:
-                    db.execute(
+                    cursor = db.execute(
                         f"INSERT INTO games ({_GAME_COLUMNS}, gid) VALUES ({', '.join('?' * 12)})"
                         " ON CONFLICT (gid) DO NOTHING",
                         (
@@ -235,6 +245,8 @@ class SQLiteStore:
                             game.id,
                         ),
                     )
+                    if cursor.rowcount == 1:  # a game stored once is counted once
+                        history.write_game(db, cursor.lastrowid or 0, game)
 
     async def close_room(self, code: str, reason: str) -> None:
         self._exec(
@@ -275,6 +287,15 @@ class SQLiteStore:
     async def game(self, game_id: str) -> GameRecord | None:
         rows = self._query(f"SELECT {_GAME_COLUMNS} FROM games WHERE gid = ?", (game_id,))
         return _game_record(rows[0]) if rows else None
+
+    async def list_games(self, query: GameQuery) -> tuple[list[GameRecord], str | None]:
+        return history.list_games(self._require(), query)
+
+    async def player_totals(self, profile: str) -> list[PlayerTotals]:
+        return history.player_totals(self._require(), profile)
+
+    async def leaderboard(self, game: str, min_played: int, limit: int) -> list[PlayerTotals]:
+        return history.leaderboard(self._require(), game, min_played, limit)
 
     # --- helpers ------------------------------------------------------------------
 

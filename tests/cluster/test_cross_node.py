@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from tests.server.client import MOVES, Client, close_all, play_game
+from tests.server.client import Client, close_all, play_game
 
 TABLES = [
     ("dots", 3, {"width": 3, "height": 3, "max_players": 3}),
@@ -36,7 +36,7 @@ async def test_players_on_two_nodes_play_every_game(cluster) -> None:
         await seated[0].ok("start")
         for client in [*seated, watcher]:
             await client.wait_for(lambda m: m.get("type") == "game_started", from_start=True)
-        over = await play_game(seated, MOVES[game])
+        over = await play_game(seated)
         assert over["outcome"]["winners"] or over["outcome"]["tie"]
         await watcher.wait_for(lambda m: m.get("type") == "game_over", from_start=True)
         # Every client on node b saw the same game as the host on node a.
@@ -46,3 +46,30 @@ async def test_players_on_two_nodes_play_every_game(cluster) -> None:
     assert sorted(health["cluster"]["nodes"]) == sorted(
         [json.loads(a.get("/healthz"))["node"], json.loads(b.get("/healthz"))["node"]]
     )
+
+
+async def test_a_resume_on_another_node_replaces_the_old_connection(cluster) -> None:
+    """As on one node: the old connection is told ``replaced`` and closed (4000), by its own node."""
+    a, b, c = cluster.add(), cluster.add(), cluster.add()
+    first = await Client.open(a.ws, "Twin")
+    code = (await first.ok("create_room", game="dots"))["code"]
+    friend = await Client.open(c.ws, "Friend")
+    await friend.ok("join", code=code)
+    second = await Client.open(b.ws)  # resumes on node b: the room is owned by node a
+    await second.ok("resume", token=first.token)
+    assert (await second.expect("room"))["code"] == code
+    await first.expect("replaced")
+    await first._reader
+    assert first.ws.close_code == 4000
+    # The room speaks to the new connection only, and the old one's close did not disconnect it.
+    await friend.ok("chat", text="still there?")
+    assert (await second.expect("chat"))["message"]["text"] == "still there?"
+    third = await Client.open(c.ws)  # and again, from node b's connection to node c
+    await third.ok("resume", token=first.token)
+    await third.expect("room")
+    await second.expect("replaced")
+    await second._reader
+    assert second.ws.close_code == 4000
+    await friend.ok("chat", text="and now?")
+    await third.expect("chat")
+    await close_all([third, friend])

@@ -64,18 +64,9 @@ async def test_uno_design_document_full_game_across_nodes(spread) -> None:
     await uno_events.test_a_full_single_round_game_with_spectator_chat_and_rematch(spread)
 
 
-NOT_SHARED_YET = pytest.mark.xfail(
-    strict=True,
-    reason="the adapter keeps its registry in process (Dots room names, the socket-uno directory); "
-    "not yet in Redis (docs/scaling.md, 'Not done yet')",
-)
-
-
-@NOT_SHARED_YET
 async def test_dots_packets_full_game_across_nodes(spread) -> None:
     await dots.test_create_join_board_and_a_full_game(spread)
 
 
-@NOT_SHARED_YET
 async def test_socket_uno_tutorial_match_across_nodes(spread) -> None:
     await socket_uno.test_quick_play_countdown_a_whole_match_and_the_room_reopens(spread)

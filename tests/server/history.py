@@ -8,7 +8,7 @@ import urllib.error
 import urllib.request
 from typing import Any
 
-from tests.server.client import MOVES, Client, play_game
+from tests.server.client import MOVES, Client, Message, play_game
 from tests.server.conftest import ServerProcess
 
 
@@ -54,3 +54,23 @@ async def finished_game(
         await client.wait_for(lambda m: m.get("type") == "game_started", from_start=True)
     await play_game([host, guest], MOVES[game])
     return [host, guest], room["code"]
+
+
+async def play_against_bot(host: Client, game: str) -> Message:
+    """``host`` plays the game of ``game`` just started in its room against its bot(s), to the end."""
+    chooser = MOVES[game]
+    while host.game_over is None:
+        await host.wait_for(
+            lambda m: host.game_over is not None or (host.turn or {}).get("seat") == host.seat,
+            20,
+            from_start=True,
+        )
+        if host.game_over is not None:
+            break
+        seq = host.seq
+        reply = await host.request("action", action=chooser(host.view or {}, host.seat or 0))
+        assert reply["type"] == "ok", reply
+        await host.wait_for(
+            lambda m, seq=seq: host.seq > seq or host.game_over is not None, 20, from_start=True
+        )
+    return host.game_over

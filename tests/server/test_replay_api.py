@@ -8,7 +8,7 @@ import urllib.error
 import urllib.request
 from typing import Any
 
-from tests.server.client import MOVES, Client, close_all
+from tests.server.client import Client, close_all, first_legal
 from tests.server.conftest import ServerProcess
 
 
@@ -42,7 +42,7 @@ async def finish_against_a_bot(server: ServerProcess, **room: Any) -> tuple[Clie
     while ada.game_over is None:
         if ada.turn is not None and ada.turn["seat"] == ada.seat:
             seq = ada.seq
-            reply = await ada.request("action", action=MOVES["dots"](ada.view or {}, ada.seat or 0))
+            reply = await ada.request("action", action=first_legal(ada.view or {}))
             if reply["type"] == "ok":
                 await ada.wait_for(lambda m, s=seq: m.get("type") != "game" or m["seq"] > s, from_start=True)
                 continue

@@ -13,7 +13,7 @@ import pytest
 from parlour.rooms.replay import ALL, Replay
 from parlour.store import GameRecord
 from parlour.store.sqlite import SQLiteStore
-from tests.server.client import MOVES, Client, close_all
+from tests.server.client import Client, close_all, first_legal
 from tests.server.conftest import ServerProcess
 
 
@@ -53,9 +53,7 @@ async def play_with_bots(
         for client in playing:
             if client.game_over is None and client.turn is not None and client.turn["seat"] == client.seat:
                 seq = client.seq
-                reply = await client.request(
-                    "action", action=MOVES[game](client.view or {}, client.seat or 0)
-                )
+                reply = await client.request("action", action=first_legal(client.view or {}))
                 if reply["type"] == "ok":
                     await client.wait_for(
                         lambda m, s=seq: m.get("type") != "game" or m["seq"] > s, from_start=True

@@ -19,7 +19,12 @@ from parlour.net.adapters.sio_server import UnoSocketIO
 
 
 async def _dots(websocket: WebSocket) -> None:
-    await dots_packets.serve(websocket, connector(websocket.app.state, "dots", websocket.scope))
+    state = websocket.app.state
+    registry = getattr(state, "dots_registry", None)
+    if registry is None:  # one per app, over the names every node shares (store/names.py)
+        registry = state.dots_registry = dots_packets.Registry(state.names)
+    connect = connector(state, "dots", websocket.scope)
+    await dots_packets.serve(websocket, connect, registry, state.manager.command_as)
 
 
 async def _cheat(websocket: WebSocket) -> None:

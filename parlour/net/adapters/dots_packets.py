@@ -5,10 +5,14 @@ an engine ``line`` action, and native broadcasts come back as ADD/REMOVE/READY/M
 GAMESTATE packets. Three things the native protocol does not have are kept here:
 
 * room names: CREATE names a room; the name maps to the native room code (a native room can
-  also be joined by its code);
-* ``playerid`` integers: one per member per room, shared by every Dots connection in the room;
+  also be joined by its code). The map is ``Names`` (store/names.py): in a cluster it is in Redis,
+  so a client on any node joins a room made by name on another;
+* ``playerid`` integers: member ``m<n>`` of a room is playerid ``n - 1`` (the room numbers its
+  members), so every connection on every node agrees without asking anyone;
 * the admin: CREATE does not seat its sender, so the room is created by a separate native
   session (the room's host, a spectator named "admin") that obeys whoever holds the admin token.
+  The token's hash names the room and that session in ``Names``: an ADMIN packet on another node
+  is run there as the admin session's command (``Manager.command_as``).
 
 There is no resume: a closed connection leaves at once.
 """
@@ -16,6 +20,7 @@ There is no resume: a closed connection leaves at once.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
 import secrets
 from collections.abc import Awaitable, Callable, Coroutine
@@ -28,6 +33,7 @@ from parlour.net.adapters.link import Bridge, Connector, Message
 from parlour.net.adapters.plain_socket import BadFrame, Post, decode, outbound, run_socket, text_field
 from parlour.rooms import CommandError
 from parlour.rooms.validate import ROOM_NAME_MAX, clean_room_name
+from parlour.store.names import PENDING, LocalNames, Names
 
 log = logging.getLogger(__name__)
 
@@ -47,6 +53,15 @@ _JOIN_ERRORS = {
     "game_in_progress": "The game has already started.",
     "banned": "You were kicked from this room.",
 }
+_ADMIN_ERRORS = {
+    "room_not_found": "Room does not exist.",
+    "not_host": "Invalid admin token.",
+    "not_in_room": "Invalid admin token.",
+    "unknown_member": "Unknown playerid.",
+}
+NAME, ROOM, ADMIN = "dots-name", "dots-room", "dots-admin"
+"""``Names`` kinds: a room name → its code; a code → "code|admin member|name"; an admin token's
+SHA-256 → "code|admin session"."""
 _REMOVE_REASONS = {"left": "Left the room.", "kicked": "Kicked by the admin.", "timeout": "Timed out."}
 
 
@@ -57,11 +72,12 @@ class DotsRoom:
     code: str
     name: str
     admin_token: str | None = None
+    admin_session: str | None = None
     password: str | None = None
     """The password CREATE set, kept so SPECTATE needs none (the seed's rule); never sent."""
     admin: Bridge | None = None
+    """The admin session, on the node whose client created the room (None elsewhere)."""
     admin_member: str | None = None
-    playerids: dict[str, int] = field(default_factory=dict)
     others: set[str] = field(default_factory=set)
     """Members besides the admin, as the admin session sees them."""
     clients: int = 0
@@ -90,30 +106,70 @@ class DotsRoom:
         self.applied[id(message)] = (message, changed)
         return changed
 
-    def playerid(self, member: str) -> int:
-        """The member's playerid, allocated on first sight, in the order members are seen."""
-        if member not in self.playerids:
-            self.playerids[member] = len(self.playerids)
-        return self.playerids[member]
+
+def playerid(member: str) -> int:
+    """Member ``m<n>`` is playerid ``n - 1``: the room numbers its members in join order."""
+    return int(member[1:]) - 1
+
+
+def member_of(pid: int) -> str:
+    return f"m{pid + 1}"
+
+
+def _admin_key(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
 
 
 class Registry:
-    """Rooms by Dots name and by native code, for one server process."""
+    """Rooms by Dots name and by native code as this process knows them, over the ``Names``
+    every node shares (one process: its own)."""
 
-    def __init__(self) -> None:
+    def __init__(self, names: Names | None = None) -> None:
+        self.names: Names = names if names is not None else LocalNames()
         self.by_name: dict[str, DotsRoom] = {}
         self.by_code: dict[str, DotsRoom] = {}
+        self._tasks: set[asyncio.Task[None]] = set()
 
     def find(self, name: str) -> DotsRoom | None:
-        """A room by its Dots name, or by native code."""
+        """A room this process knows by its Dots name, or by native code."""
         key = name.strip().lower()
         return self.by_name.get(key) or self.by_code.get(key.upper())
 
-    def for_code(self, code: str, name: str) -> DotsRoom:
-        """The entry for a native room, created when a Dots client first meets it."""
+    async def code_for(self, name: str) -> str:
+        """The native code a JOIN names: a room name (made on any node), else the name as a code."""
+        room = self.find(name)
+        if room is not None:
+            return room.code
+        code = await self.names.get(NAME, name.strip().lower())
+        return code if code else name.strip().upper()
+
+    async def reserve(self, name: str) -> bool:
+        """Hold ``name`` for a room being made (False: a room on some node has it)."""
+        return self.find(name) is None and await self.names.reserve(NAME, name.strip().lower())
+
+    async def bind(self, room: DotsRoom, admin_session: str) -> None:
+        """The room is made: its name and admin token mean it on every node."""
+        self.add(room)
+        await self.names.put(NAME, room.name.strip().lower(), room.code)
+        await self.names.put(ROOM, room.code, f"{room.code}|{room.admin_member}|{room.name}")
+        if room.admin_token is not None:
+            await self.names.put(ADMIN, _admin_key(room.admin_token), f"{room.code}|{admin_session}")
+
+    async def unreserve(self, name: str) -> None:
+        await self.names.drop(NAME, name.strip().lower(), PENDING)
+
+    async def for_code(self, code: str, name: str) -> DotsRoom:
+        """The entry for a native room, made when a Dots client here first meets it: with the name
+        and the admin of a room CREATE made on another node, else named as the client named it."""
         room = self.by_code.get(code)
         if room is None:
-            room = self.by_code[code] = DotsRoom(code=code, name=name)
+            made = await self.names.get(ROOM, code)
+            admin_member = None
+            if made:
+                _, admin_member, name = made.split("|", 2)
+            room = self.by_code.get(code)  # another client here may have made it meanwhile
+            if room is None:
+                room = self.by_code[code] = DotsRoom(code=code, name=name, admin_member=admin_member)
         return room
 
     def add(self, room: DotsRoom) -> None:
@@ -144,6 +200,19 @@ class Registry:
         admin, room.admin = room.admin, None
         if admin is not None:
             admin.close_soon()
+            self._spawn(self._release(room))
+
+    async def _release(self, room: DotsRoom) -> None:
+        """The name and admin token are free again (only the admin's node, which bound them)."""
+        await self.names.drop(NAME, room.name.strip().lower(), room.code)
+        await self.names.drop(ROOM, room.code, f"{room.code}|{room.admin_member}|{room.name}")
+        if room.admin_token is not None:
+            await self.names.drop(ADMIN, _admin_key(room.admin_token), f"{room.code}|{room.admin_session}")
+
+    def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.get_running_loop().create_task(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
     def retire_if_unused(self, room: DotsRoom) -> None:
         """A room nobody joins is given up after ``UNUSED_ROOM_SECONDS`` (its admin keeps it open)."""
@@ -161,6 +230,22 @@ class Registry:
                 return room
         return None
 
+    async def admin_elsewhere(self, token: str) -> tuple[str, str] | None:
+        """(room code, admin session) of a room another node made, by its admin token's hash."""
+        found = await self.names.get(ADMIN, _admin_key(token))
+        if not found or "|" not in found:
+            return None
+        code, session = found.split("|", 1)
+        return code, session
+
+
+CommandAs = Callable[[str, str, str, dict[str, Any]], Awaitable[str | None]]
+"""Runs a command as a session in a room (``Manager.command_as``): for an admin on another node."""
+
+
+async def _no_command(code: str, session: str, kind: str, payload: dict[str, Any]) -> str | None:
+    return "room_not_found"
+
 
 class DotsClient:
     """One /dots connection: packets in, native requests out, native broadcasts back as packets."""
@@ -172,8 +257,10 @@ class DotsClient:
         send: Post,
         hangup: Callable[[], None],
         send_all: Callable[[list[Message]], None] | None = None,
+        command_as: CommandAs | None = None,
     ) -> None:
         self.connect = connect
+        self.command_as = command_as or _no_command
         self.registry = registry
         self.send = send
         self.send_all = send_all or self._send_each
@@ -229,11 +316,11 @@ class DotsClient:
         except CommandError as exc:
             self._reply("CREATE", False, exc.message)
             return
-        if self.registry.find(name) is not None:
-            self._reply("CREATE", False, "A room with that name already exists.")
-            return
         if password is not None and not isinstance(password, str):
             self._reply("CREATE", False, "password must be a string")
+            return
+        if not await self.registry.reserve(name):
+            self._reply("CREATE", False, "A room with that name already exists.")
             return
         capacity = packet.get("maxplayers", DEFAULT_CAPACITY)
         room = DotsRoom(code="", name=name.strip())
@@ -241,6 +328,7 @@ class DotsClient:
         admin = Bridge(self.connect, lambda message: self.registry.on_admin(room, message), immediate=True)
         reply = await admin.request("identify", name=ADMIN_NAME)
         if reply["type"] == "welcome":
+            room.admin_session = reply["session"]
             create: dict[str, Any] = {
                 "game": "dots",
                 "settings": {"width": width, "height": height, "max_players": capacity},
@@ -252,6 +340,7 @@ class DotsClient:
             reply = await admin.request("create_room", **create)
         if reply["type"] != "room":
             self.registry.drop(room)
+            await self.registry.unreserve(name)
             await admin.close(leave=True)
             self._reply("CREATE", False, reply.get("message", "could not create the room"))
             return
@@ -261,7 +350,7 @@ class DotsClient:
         room.password = password or None
         self.started = True
         await admin.request("become_spectator")
-        self.registry.add(room)
+        await self.registry.bind(room, room.admin_session or "")
         self.registry.retire_if_unused(room)
         self.send(
             {
@@ -288,7 +377,7 @@ class DotsClient:
             self._reply(kind, False, "roomname and username are required")
             return
         room = self.registry.find(name)
-        code = room.code if room is not None else name.strip().upper()
+        code = await self.registry.code_for(name)
         self.bridge = Bridge(self.connect, self._on_native, immediate=True)
         reply = await self.bridge.request("identify", name=username)
         if reply["type"] == "welcome":
@@ -305,7 +394,7 @@ class DotsClient:
             code_ = reply.get("code", "")
             self._reply(kind, False, _JOIN_ERRORS.get(code_, reply.get("message", "failed")))
             return
-        self.room = room or self.registry.for_code(reply["code"], name.strip()[:ROOM_NAME_MAX])
+        self.room = room or await self.registry.for_code(reply["code"], name.strip()[:ROOM_NAME_MAX])
         self.room.clients += 1
         self.started = True
         self._snapshot(reply)
@@ -387,7 +476,8 @@ class DotsClient:
     async def _admin(self, packet: Message) -> None:
         token, cmd = text_field(packet, "admintoken") or text_field(packet, "admin_token"), packet.get("cmd")
         room = self.registry.by_token(token) if token else None
-        if room is None or room.admin is None:
+        elsewhere = await self.registry.admin_elsewhere(token) if token and room is None else None
+        if (room is None or room.admin is None) and elsewhere is None:
             self._reply("ADMIN", False, "Invalid admin token.")
             return
         if cmd not in ("reset", "kick", "terminate"):
@@ -396,13 +486,19 @@ class DotsClient:
         fields: dict[str, Any] = {}
         if cmd == "kick":
             target = packet.get("playerid")
-            member = next((m for m, pid in room.playerids.items() if pid == target), None)
-            if type(target) is not int or member is None:
+            member = member_of(target) if type(target) is int and target >= 0 else None
+            known = room.others if room is not None else None
+            if member is None or (known is not None and member not in known):
                 self._reply("ADMIN", False, "Unknown playerid.")
                 return
             fields["member"] = member
-        reply = await room.admin.request(cmd, **fields)
-        self._reply("ADMIN", reply["type"] == "ok", reply.get("message"))
+        if room is not None and room.admin is not None:
+            reply = await room.admin.request(cmd, **fields)
+            self._reply("ADMIN", reply["type"] == "ok", reply.get("message"))
+            return
+        assert elsewhere is not None
+        error = await self.command_as(elsewhere[0], elsewhere[1], cmd, fields)
+        self._reply("ADMIN", error is None, _ADMIN_ERRORS.get(error or "", error))
 
     _handlers: ClassVar[dict[str, Callable[[DotsClient, Message], Awaitable[None]]]] = {
         "CREATE": _create,
@@ -542,7 +638,7 @@ class DotsClient:
         self.send(packet)
 
     def _pid(self, member: str | None) -> int | None:
-        return None if member is None or self.room is None else self.room.playerid(member)
+        return None if member is None else playerid(member)
 
     def _seat_pid(self, seat: int) -> int | None:
         return self._pid(self.seats.get(seat))
@@ -593,13 +689,14 @@ class DotsClient:
                 self.registry.drop(room)
 
 
-REGISTRY = Registry()
-
-
-async def serve(websocket: WebSocket, connect: Connector, registry: Registry = REGISTRY) -> None:
+async def serve(
+    websocket: WebSocket, connect: Connector, registry: Registry, command_as: CommandAs | None = None
+) -> None:
     """The /dots endpoint."""
     out = outbound(websocket)
-    client = DotsClient(
-        connect, registry, out.send, lambda: out.close(1008, "dropped by the server"), out.send_all
-    )
+
+    def hangup() -> None:
+        out.close(1008, "dropped by the server")
+
+    client = DotsClient(connect, registry, out.send, hangup, out.send_all, command_as)
     await run_socket(websocket, client.on_frame, client.close, out, client.frame_now, lambda: client.started)

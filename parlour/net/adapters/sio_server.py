@@ -179,6 +179,7 @@ class UnoSocketIO:
         a Socket.IO room (encoded once for all); other connections get it through their peer.
         False (nothing attached) when its address already holds as many connections as it may."""
         state = self.state = scope["app"].state
+        self.directory.names = state.names  # shared by every node in a cluster (store/names.py)
         address = client_key(scope)
         if not state.limits.connect(address):
             return False

@@ -26,6 +26,7 @@ from typing import Any
 from parlour.net.adapters.link import Bridge, Connector, Message
 from parlour.net.adapters.plain_socket import Peer
 from parlour.net.adapters.uno_numbers import card_to_number, number_to_card
+from parlour.store.names import LocalNames, Names
 
 NO_ROOM = ["error", 0, 0]
 NAME_LIMIT = 16
@@ -33,14 +34,36 @@ RESEAT_LIMIT = 10_000
 """Dropped seats remembered for re-seating; the oldest are forgotten first (grace is short anyway)."""
 
 
-class Directory:
-    """Process-wide lookups shared by all Socket.IO connections."""
+SIDS = "tutorial-sid"
+"""``Names`` kind: "<room code>:<member id>" → the socket id of that member's tutorial client."""
+SID_SECONDS = 86_400.0
+"""How long a socket id stays known in a cluster if its node dies without forgetting it."""
 
-    def __init__(self) -> None:
+
+class Directory:
+    """Lookups shared by all Socket.IO connections: this process's, over the ``Names`` every node
+    shares (one process: its own)."""
+
+    def __init__(self, names: Names | None = None) -> None:
+        self.names: Names = names if names is not None else LocalNames()
         self.sids: dict[tuple[str, str], str] = {}
-        """(room code, member id) → socket id, for ``turnPlayer`` (member ids are per room)."""
+        """(room code, member id) → socket id of the tutorial clients here (member ids are per room)."""
         self.reseat: dict[tuple[str, str], str] = {}
-        """(browser cookie, lower-cased name) → session token of a dropped tutorial client."""
+        """(browser cookie, lower-cased name) → session token of a dropped tutorial client. Kept in
+        this process only: a session token is never stored outside it."""
+
+    async def remember(self, code: str, member: str, sid: str) -> None:
+        self.sids[code, member] = sid
+        await self.names.put(SIDS, f"{code}:{member}", sid, SID_SECONDS)
+
+    async def forget(self, code: str, member: str, sid: str) -> None:
+        if self.sids.get((code, member)) == sid:  # not a newer socket's entry
+            del self.sids[code, member]
+            await self.names.drop(SIDS, f"{code}:{member}", sid)
+
+    async def socket_of(self, code: str, member: str) -> str | None:
+        """The member's socket id: here, else on another node; None if it has no tutorial client."""
+        return self.sids.get((code, member)) or await self.names.get(SIDS, f"{code}:{member}")
 
 
 class TutorialClient:
@@ -129,7 +152,7 @@ class TutorialClient:
     async def close(self) -> None:
         """Socket gone: keep the seat for the grace period and remember the name for re-seating."""
         self._stop_ticker()
-        self._forget_sid()
+        await self._forget_sid()
         if self.code is not None and self.name and self.token and self.browser:
             reseat = self.directory.reseat
             reseat[self._reseat_key()] = self.token
@@ -179,14 +202,14 @@ class TutorialClient:
             self.bridge.post("rematch")
         elif kind in ("kicked", "room_closed"):
             self._stop_ticker()
-            self._forget_sid()
+            await self._forget_sid()
             self.code, self.members, self.seats, self.view = None, {}, {}, {}
 
     async def _seated(self, room: Message) -> None:
         """A snapshot: on quick play, after a re-seat, and when the room reopens after a game."""
         self.code = room["code"]
         self.me = room["you"]["member"]
-        self.directory.sids[self.code, self.me] = self.sid
+        await self.directory.remember(self.code, self.me, self.sid)
         self.state = room["state"]
         self.capacity = room["capacity"]
         self.members = {m["id"]: m for m in room["members"]}
@@ -214,13 +237,13 @@ class TutorialClient:
                 turn = event["seat"]
         await self._hand()
         if turn is not None:
-            await self.emit("turnPlayer", self._socket_of(turn))
+            await self.emit("turnPlayer", await self._socket_of(turn))
 
     async def _table(self) -> None:
         """The tutorial's start-of-game trio: haveCard, turnPlayer, sendCard."""
         await self._hand()
         if self.view.get("turn") is not None:
-            await self.emit("turnPlayer", self._socket_of(self.view["turn"]))
+            await self.emit("turnPlayer", await self._socket_of(self.view["turn"]))
         if self.view.get("top"):
             await self.emit("sendCard", card_to_number(self.view["top"]["id"]))
 
@@ -251,11 +274,9 @@ class TutorialClient:
 
     # --- helpers -------------------------------------------------------------
 
-    def _forget_sid(self) -> None:
+    async def _forget_sid(self) -> None:
         if self.code is not None and self.me is not None:
-            key = (self.code, self.me)
-            if self.directory.sids.get(key) == self.sid:  # not a newer socket's entry
-                del self.directory.sids[key]
+            await self.directory.forget(self.code, self.me, self.sid)
 
     def _reseat_key(self) -> tuple[str, str]:
         return (self.browser or "", (self.name or "").lower())
@@ -288,11 +309,12 @@ class TutorialClient:
     def _my_seat(self) -> int | None:
         return next((seat for seat, mid in self.seats.items() if mid == self.me), None)
 
-    def _socket_of(self, seat: int) -> str | None:
+    async def _socket_of(self, seat: int) -> str | None:
+        """The socket id of the player in ``seat``; a member on another protocol by its member id."""
         member = self.seats.get(seat)
         if member is None or self.code is None:
             return None
-        return self.directory.sids.get((self.code, member), member)
+        return await self.directory.socket_of(self.code, member) or member
 
     def _most_held_color(self, played: int) -> str:
         counts = Counter(c["color"] for c in self.view["hand"] if c["id"] != played and c["color"] != "wild")

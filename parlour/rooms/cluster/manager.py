@@ -23,6 +23,7 @@ from typing import Any
 import orjson
 
 from parlour.bots.catalog import get_game
+from parlour.rooms import messages
 from parlour.rooms.cluster.bus import Bus, Item
 from parlour.rooms.cluster.remote import RemoteRoom, RemoteSink
 from parlour.rooms.commands import Command, CommandError
@@ -63,6 +64,9 @@ class ClusterManager(Manager):
         self._loops: list[asyncio.Task[None]] = []
         self._nodes: set[str] = set()
         self._closing = False
+        self._attaches = itertools.count(1)
+        self._held: dict[str, str] = {}
+        """Session → the stamp of its attach to a connection here (see ``_hold``)."""
 
     # --- lifecycle -------------------------------------------------------------------
 
@@ -152,13 +156,52 @@ class ClusterManager(Manager):
 
     # --- sessions ----------------------------------------------------------------------
 
+    async def identify(
+        self, sink: Sink, raw_name: str, profile: tuple[str, str] | None = None, with_profile: bool = False
+    ) -> tuple[Session, str, dict[str, str] | None]:
+        session, token, reply = await super().identify(sink, raw_name, profile, with_profile)
+        await self._hold(session.id)
+        return session, token, reply
+
     async def resume(self, sink: Sink, token: str) -> Session:
+        """``Manager.resume``; a connection of the session on another node is told ``replaced``
+        and closed by that node, as a connection here would be."""
         session = await super().resume(sink, token)
+        previous = await self._hold(session.id)
+        if previous is not None:
+            node = previous.split("|", 1)[0]
+            if node != self.node:
+                self._post(node, ["replaced", session.id, previous])
         if session.id not in self.session_rooms:
             code = await self.store.session_room(session.id)
             if code is not None and code not in self.rooms:
                 self.session_rooms[session.id] = RemoteRoom(self, code)  # type: ignore[assignment]
         return session
+
+    async def _hold(self, session: str) -> str | None:
+        """Record that this node holds ``session``'s connection now (``conn:<session>``, a stamp
+        unique to this attach); returns the stamp of the attach before it, wherever it was."""
+        stamp = f"{self.node}|{next(self._attaches)}"
+        self._held[session] = stamp
+        previous = await self.store.redis.set(self.store.key("conn", session), stamp, get=True)
+        return text(previous) if isinstance(previous, (bytes, str)) else None
+
+    def _replaced(self, session_id: str, stamp: str) -> None:
+        """Our connection of ``session_id`` was resumed on another node: tell it and close it, unless
+        it is a newer attach than the one that was replaced."""
+        session = self.sessions.get(session_id)
+        if session is None or self._held.get(session_id) != stamp:
+            return
+        del self._held[session_id]
+        old, session.sink = session.sink, None
+        if old is not None:
+            old.send(messages.replaced())
+            old.close(4000, "session resumed elsewhere")
+
+    def connection_lost(self, session: Session, sink: Sink) -> None:
+        super().connection_lost(session, sink)
+        if session.sink is None:
+            self._held.pop(session.id, None)
 
     async def _check_free(self, session: Session) -> None:
         """``_require_free``, after checking a remote membership against what its owner committed."""
@@ -246,6 +289,11 @@ class ClusterManager(Manager):
             password = payload.pop("password")  # the owner's handler checks the sender is host
             payload["password_hash"] = await asyncio.to_thread(hash_password, password) if password else None
         await room.submit(Command(kind, session.id, payload, sink, request_id))
+
+    async def command_as(self, code: str, session: str, kind: str, payload: dict[str, Any]) -> str | None:
+        if code in self.rooms:
+            return await super().command_as(code, session, kind, payload)
+        return await RemoteRoom(self, code).submit(Command(kind, session, payload))
 
     # --- forwarding (this node holds the connection) -------------------------------------
 
@@ -384,6 +432,8 @@ class ClusterManager(Manager):
                 sink.close(item[2], item[3])
         elif op in ("cmd", "join", "quick"):
             self._serve(item)
+        elif op == "replaced":
+            self._replaced(item[1], item[2])
         elif op == "claimed":
             self._on_claimed(item[1], item[2])
         elif op == "released":
