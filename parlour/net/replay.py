@@ -21,6 +21,7 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
+from parlour.dumps import json_bytes
 from parlour.net import history
 from parlour.rooms import Manager
 from parlour.rooms.game_record import public_players
@@ -54,11 +55,12 @@ class ReplayService:
 
     async def serve(self, request: Request) -> Response:
         try:
-            return JSONResponse(await self._serve(request))
+            body = await self._serve(request)
+            return Response(body, media_type="application/json", headers={"Cache-Control": "no-cache"})
         except Refused as refused:
             return refused.response()
 
-    async def _serve(self, request: Request) -> dict[str, Any]:
+    async def _serve(self, request: Request) -> bytes:
         record = await self.manager.store.game(request.path_params["game_id"])
         profile = await history.viewer(self.manager, request)
         if record is None or not history.visible(record, profile):
@@ -79,7 +81,8 @@ class ReplayService:
         viewer: int | str | None,
         mine: int | None,
         log: bool,
-    ) -> dict[str, Any]:
+    ) -> bytes:
+        """The answer, encoded here in the worker thread (a chunk of big views is most of the work)."""
         with self._lock:
             try:
                 replay = self.replays.get(record)
@@ -88,7 +91,7 @@ class ReplayService:
             if not 0 <= first < replay.total:
                 raise Refused(400, "bad_step", f"step must be between 0 and {replay.total - 1}")
             steps = [s.json() for s in replay.read(first, count, viewer)]
-            return _answer(record, replay, viewer, mine, steps, log)
+            return json_bytes(_answer(record, replay, viewer, mine, steps, log))
 
 
 def _answer(
