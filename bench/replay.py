@@ -1,6 +1,6 @@
 """Server CPU per replay step on a 50×50-dot Dots game (docs/benchmarks.md, "Replays").
 
-    .venv/bin/python bench/replay.py [--size 50] [--jumps 200]
+    .venv/bin/python bench/replay.py [--size 50] [--jumps 200] [--browser 100]
 
 Two easy bots play a whole game with the engine alone (``parlour.bots.simulate.run``); its moves are
 written as the room stores them (a ``GameRecord`` whose log went through JSON), and the replay core
@@ -14,13 +14,20 @@ to JSON. Process CPU time (psutil), so other load on the machine does not count:
 * jump to the end, after the cursor was sent back to the deal;
 * from the start (the reference): rebuilding the game from its seed up to a random step for each
   request, what serving a step costs without clones or a cursor.
+
+With ``--browser N`` the record is also stored in a fresh data directory, ``parlour serve`` serves it,
+and headless Chromium opens ``/g/<id>`` at 1280×800 and presses → N times from the middle of the
+game, then ← N times: per step, the wall time until the board shows it and how many DOM nodes the
+page added (a MutationObserver over the table) — rebuilding the 50×50 board would add ~12,000.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import random
 import sys
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -37,6 +44,7 @@ from parlour.dumps import json_bytes  # noqa: E402
 from parlour.rooms.game_flow import outcome_json  # noqa: E402
 from parlour.rooms.replay import Replay  # noqa: E402
 from parlour.store import GameRecord  # noqa: E402
+from parlour.store.sqlite import SQLiteStore  # noqa: E402
 
 
 def dots_record(size: int, seed: int = 7) -> GameRecord:
@@ -55,9 +63,8 @@ def dots_record(size: int, seed: int = 7) -> GameRecord:
         for i, (s, a) in enumerate(moves, 1)
     ]
     result = outcome_json(outcome)
-    return GameRecord(
-        "BENCH", 1, "dots", settings, seed, players, result, 0.0, 1.0, orjson.loads(orjson.dumps(log))
-    )
+    log = orjson.loads(orjson.dumps(log))
+    return GameRecord("BENCH", 1, "dots", settings, seed, players, result, 0.0, 1.0, log, private=False)
 
 
 def cpu() -> float:
@@ -96,6 +103,7 @@ def main() -> None:
     )
     parser.add_argument("--size", type=int, default=50)
     parser.add_argument("--jumps", type=int, default=200)
+    parser.add_argument("--browser", type=int, default=0, help="also step N times in Chromium")
     args = parser.parse_args()
     record = dots_record(args.size)
     rng = random.Random(1)
@@ -136,6 +144,79 @@ def main() -> None:
     print(f"  {label:<34}{args.jumps:>6} requests {1000 * spent / args.jumps:>9.3f} ms/request")
     some = targets[: max(10, args.jumps // 4)]
     measure("reference: from the start", len(some), lambda: sum(from_the_start(record, n) for n in some))
+    if args.browser:
+        browser(record, args.browser)
+
+
+async def store(data_dir: str, record: GameRecord) -> None:
+    """Keep ``record`` as a closed room's finished game, the way the room would have."""
+    db = SQLiteStore(data_dir)
+    await db.open()
+    await db.create_room(record.room, {"code": record.room, "game": record.game, "capacity": 2})
+    await db.append(record.room, {"k": "terminate", "s": None, "p": {}, "t": 1.0}, record)
+    await db.close_room(record.room, "terminated")
+    await db.close()
+
+
+STEP = """async ([key, count]) => {
+  const lines = () => document.querySelectorAll('#stage line.drawn').length;
+  let added = 0;
+  const tally = (records) => {
+    for (const r of records) {
+      for (const n of r.addedNodes) added += 1 + (n.querySelectorAll?.('*').length ?? 0);
+    }
+  };
+  const observer = new MutationObserver(tally);
+  observer.observe(document.querySelector('#stage'), { childList: true, subtree: true });
+  const times = [];
+  for (let i = 0; i < count; i++) {
+    const before = lines(), start = performance.now();
+    document.dispatchEvent(new KeyboardEvent('keydown', { key, bubbles: true }));
+    while (lines() === before) await new Promise((done) => requestAnimationFrame(done));
+    await new Promise((done) => requestAnimationFrame(done)); // drawn on screen
+    times.push(performance.now() - start);
+  }
+  tally(observer.takeRecords());
+  observer.disconnect();
+  return { times, added };
+}"""
+
+
+def browser(record: GameRecord, steps: int) -> None:
+    """Step through ``record``'s replay in Chromium and print what each step cost the page."""
+    from playwright.sync_api import sync_playwright
+
+    sys.path.insert(0, str(ROOT / "bench"))
+    sys.path.insert(0, str(ROOT / "tests" / "browser"))
+    from conftest import CHROMIUM, CHROMIUM_ARGS
+    from web_dots import start_server
+
+    with tempfile.TemporaryDirectory() as data_dir:
+        asyncio.run(store(data_dir, record))
+        proc, base = start_server(data_dir)
+        try:
+            with sync_playwright() as pw:
+                chromium = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+                context = chromium.new_context(viewport={"width": 1280, "height": 800}, bypass_csp=True)
+                page = context.new_page()
+                page.goto(f"{base}/g/{record.id}")
+                page.wait_for_function("document.body.dataset.ready")
+                middle = len(record.log) // 2
+                page.locator("#slider").fill(str(middle))
+                page.wait_for_function(f"document.querySelectorAll('#stage line.drawn').length === {middle}")
+                page.wait_for_timeout(500)
+                for key, label in (("ArrowRight", "step forward"), ("ArrowLeft", "step back")):
+                    result = page.evaluate(STEP, [key, steps])
+                    times = sorted(result["times"])
+                    median, worst, nodes = times[len(times) // 2], times[-1], result["added"] / steps
+                    print(
+                        f"  browser, {label:<13}{steps:>5} steps  median {median:6.1f} ms"
+                        f"  max {worst:6.1f} ms  {nodes:7.1f} nodes added/step"
+                    )
+                chromium.close()
+        finally:
+            proc.terminate()
+            proc.wait(timeout=10)
 
 
 if __name__ == "__main__":

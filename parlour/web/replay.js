@@ -30,8 +30,8 @@ const R = {
   chunk: MAX_CHUNK,
   playing: false,
   timer: null,
-  logCount: 0, // log entries written up to the step shown
-  logItems: [],
+  logFrom: 0, // the slice of the game's log the list shows
+  logTo: 0,
 };
 
 // --- Fetching ---------------------------------------------------------------------
@@ -182,13 +182,15 @@ function showError(err) {
     err.status === 404 ? "This game is not available: it is unknown, still being played, or from a private room you did not play in." : `The replay could not be loaded: ${err.message}`;
 }
 
-// --- The game log: drawn once, then marked as the replay moves -----------------------
+// --- The game log: a window of it around the current move ------------------------------
+// A 50×50 game writes ~7,000 lines; the list holds at most LOG_WINDOW of them, drawn again only when
+// the replay moves near the window's edge, so a step changes the classes of a few lines.
+
+const LOG_WINDOW = 240;
+const LOG_MARGIN = 40;
 
 function drawLog() {
-  renderLog({ play: {}, log: R.info.log }, context());
-  R.logItems = [...$("#game-log").children];
-  for (const item of R.logItems) item.classList.add("future");
-  R.logCount = 0;
+  R.logFrom = R.logTo = 0;
   $("#game-log").addEventListener("click", (e) => {
     const item = e.target.closest("li[data-id^='log-']");
     if (!item) return;
@@ -200,21 +202,38 @@ function drawLog() {
   });
 }
 
+/** The number of log entries written up to step `n` (entries are in step order). */
+function entriesUpTo(n) {
+  const log = R.info.log;
+  let lo = 0;
+  let hi = log.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (log[mid].step <= n) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 /** Entries up to step `n` are history, the step's own are current, later ones are still to come. */
 function markLog(n) {
   const log = R.info.log;
-  let count = R.logCount;
-  while (count < log.length && log[count].step <= n) R.logItems[count++]?.classList.remove("future");
-  while (count > 0 && log[count - 1].step > n) R.logItems[--count]?.classList.add("future");
-  R.logCount = count;
-  for (const item of $("#game-log").querySelectorAll(".current")) item.classList.remove("current");
-  let last = null;
-  for (let i = count - 1; i >= 0 && log[i].step === n; i--) {
-    R.logItems[i]?.classList.add("current");
-    last ??= R.logItems[i];
+  const count = entriesUpTo(n);
+  const nearEdge = (count < R.logFrom + LOG_MARGIN && R.logFrom > 0) || (count > R.logTo - LOG_MARGIN && R.logTo < log.length);
+  if (R.logTo === 0 || nearEdge) {
+    R.logFrom = Math.max(0, Math.min(count - LOG_WINDOW / 2, log.length - LOG_WINDOW));
+    R.logTo = Math.min(log.length, R.logFrom + LOG_WINDOW);
+    renderLog({ play: {}, log: log.slice(R.logFrom, R.logTo) }, context());
   }
   const list = $("#game-log");
-  const target = last ?? R.logItems[Math.max(0, count - 1)];
+  let target = null;
+  [...list.children].forEach((item, i) => {
+    const entry = log[R.logFrom + i];
+    if (!entry) return;
+    item.classList.toggle("future", entry.step > n);
+    item.classList.toggle("current", entry.step === n);
+    if (entry.step <= n) target = item;
+  });
   if (target && list.clientHeight) list.scrollTop = target.offsetTop - list.offsetTop - list.clientHeight / 2;
 }
 
