@@ -595,6 +595,7 @@ class Cheat:
     score_label = "cards left"
     secret_fields: tuple[str, ...] = ("hand",)
     revealing_events: tuple[str, ...] = ("called",)  # a call shows the placed cards to everyone
+    has_catches = False
     stat_labels: tuple[tuple[str, str], ...] = (
         ("calls", "Cheat calls"),
         ("calls_right", "Calls that caught a lie"),

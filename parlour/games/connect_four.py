@@ -117,6 +117,7 @@ class ConnectFour:
     score_label = "wins"
     secret_fields: tuple[str, ...] = ()  # nothing is hidden
     revealing_events: tuple[str, ...] = ()
+    has_catches = False
     stat_labels: tuple[tuple[str, str], ...] = (("discs", "Discs dropped"),)
     stat_rates: tuple[tuple[str, str, str, str], ...] = ()
 

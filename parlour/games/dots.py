@@ -276,6 +276,7 @@ class DotsGame:
     score_label = "boxes"
     secret_fields: tuple[str, ...] = ()  # Dots & Boxes hides nothing
     revealing_events: tuple[str, ...] = ()
+    has_catches = False
     stat_labels: tuple[tuple[str, str], ...] = (("boxes", "Boxes"),)
     stat_rates: tuple[tuple[str, str, str, str], ...] = ()
 

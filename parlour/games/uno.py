@@ -446,6 +446,7 @@ class Uno:
     score_label = "points"
     secret_fields: tuple[str, ...] = ("hand",)
     revealing_events: tuple[str, ...] = ("dealer_draw",)  # cards turned to pick the dealer
+    has_catches = True
     stat_labels: tuple[tuple[str, str], ...] = (("points", "UNO points"),)
     stat_rates: tuple[tuple[str, str, str, str], ...] = ()
 
