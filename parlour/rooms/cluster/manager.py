@@ -27,6 +27,7 @@ from parlour.rooms import messages
 from parlour.rooms.cluster.bus import Bus, Item
 from parlour.rooms.cluster.remote import RemoteRoom, RemoteSink
 from parlour.rooms.commands import Command, CommandError
+from parlour.rooms.enums import CLOSED
 from parlour.rooms.manager import Manager, Session
 from parlour.rooms.members import Message, Sink
 from parlour.rooms.room import Room
@@ -211,7 +212,7 @@ class ClusterManager(Manager):
             if code is None:
                 self.session_rooms.pop(session.id, None)
             elif code != room.code:
-                self.session_rooms[session.id] = RemoteRoom(self, code)  # type: ignore[assignment]
+                self.session_rooms[session.id] = RemoteRoom(self, code)
         self._require_free(session)
 
     # --- rooms -------------------------------------------------------------------------
@@ -549,7 +550,7 @@ class ClusterManager(Manager):
             self._spawn(self.store.close_room(code, "recovery_failed"))
             return
         self.store.membership.pop(code, None)  # the replay re-derived what Redis already holds
-        if room.state == "closed":
+        if room.state is CLOSED:
             self._spawn(self.store.close_room(code, room.config.get("closed_reason", "closed")))
             return
         self.rooms[code] = room
