@@ -273,6 +273,8 @@ class NativeClient:
         # What a room remembers of the address (to make a kick stick), never the address itself.
         self.origin = "a:" + hashlib.sha256(address.encode()).hexdigest()[:16]
         self.limits = limits
+        self.profiles = protocol == "native"
+        """Guest profiles are the native client's: a seed protocol's players have none."""
         allowance = allowance or Allowance.for_config(config, protocol)
         self.bucket, self.patience, self.chat = allowance.bucket, allowance.patience, allowance.chat
         self._request_id: RequestId = None  # of the frame being handled, for internal_error replies
@@ -394,7 +396,7 @@ class NativeClient:
                     raise CommandError("too_many_sessions", "too many new sessions from your address; wait")
                 given = (msg.profile.id, msg.profile.secret) if msg.profile else None
                 self.session, token, profile = await manager.identify(
-                    conn, msg.name, given, with_profile=True
+                    conn, msg.name, given, with_profile=self.profiles
                 )
             else:
                 self.session, token = await manager.resume(conn, msg.token), msg.token

@@ -119,6 +119,21 @@ async def test_a_socketio_flood_loses_the_whole_connection(server_with: Any) -> 
     assert "event=flood_closed path=/socket.io" in _log(proc)
 
 
+async def test_a_raised_socketio_rate_holds_at_the_socketio_gate(server_with: Any) -> None:
+    """PARLOUR_PROTOCOL_RATES=socketio=... raises the gate per Engine.IO connection too: 60 events
+    at once (each answered by the gate itself) pass where the default 1/s, burst 5 would cut them."""
+    slow = {"PARLOUR_RATE_BURST": "5", "PARLOUR_RATE_PER_SECOND": "1"}
+    proc = server_with({**slow, "PARLOUR_PROTOCOL_RATES": "socketio=1000/1000"})
+    client = await SioClient.open(proc, name="Quick")
+    await client.expect("rooms-list")
+    for _ in range(60):
+        await client.sio.emit("create-room", ({}, {}))  # two arguments: refused by the gate, with a reply
+    for i in range(60):
+        assert "one argument" in (await client.expect("error"))["message"], i
+    assert client.sio.connected
+    await client.close()
+
+
 def _eio3_packets(body: str) -> list[str]:
     """A v3 polling body's packets (``<length>:<packet>``; ASCII here, so lengths are characters)."""
     out = []

@@ -56,20 +56,23 @@ async def finished_game(
     return [host, guest], room["code"]
 
 
-async def play_against_bot(host: Client, game: str) -> Message:
-    """``host`` plays the game of ``game`` just started in its room against its bot(s), to the end."""
-    while host.game_over is None:
-        await host.wait_for(
-            lambda m: host.game_over is not None or (host.turn or {}).get("seat") == host.seat,
-            20,
-            from_start=True,
-        )
-        if host.game_over is not None:
+async def play_with_bots(humans: list[Client], max_moves: int = 3000) -> Message:
+    """``humans`` play the game just started in their room (first legal move) beside its bots, which
+    play their own seats, until it is over."""
+    for _ in range(max_moves):
+        leader = max(humans, key=lambda c: c.seq)
+        if leader.game_over is not None:
             break
-        seq = host.seq
-        reply = await host.request("action", action=first_legal(host.view or {}))
-        assert reply["type"] == "ok", reply
-        await host.wait_for(
-            lambda m, seq=seq: host.seq > seq or host.game_over is not None, 20, from_start=True
-        )
-    return host.game_over
+        seat = (leader.turn or {}).get("seat")
+        actor = next((c for c in humans if c.seat == seat), None)
+        seq = leader.seq
+        if actor is not None:
+            await actor.wait_seq(seq)
+            reply = await actor.request("action", action=first_legal(actor.view or {}))
+            assert reply["type"] in ("ok", "error"), reply  # a bot's call may overtake the move
+        await leader.wait_for(lambda m, c=leader, seq=seq: c.seq > seq or c.game_over is not None, 20, True)
+    else:
+        raise AssertionError("game did not finish")
+    for client in humans:
+        await client.wait_for(lambda m, c=client: c.game_over is not None, 20, from_start=True)
+    return humans[0].game_over or {}

@@ -81,6 +81,8 @@ class CheatClient:
         self.state = WAITING
         self.members: dict[str, Message] = {}
         self.seats: dict[int, str] = {}
+        self._seat_memo: tuple[dict[int, str], str | None, int | None] | None = None
+        """(seats, me, my seat): asked several times per message, recomputed when either changes."""
         self.seat_names: dict[int, str] = {}
         self.view: Message = {}
         self.previous_rank: int | None = None
@@ -419,7 +421,11 @@ class CheatClient:
         return ids
 
     def _my_seat(self) -> int | None:
-        return next((seat for seat, mid in self.seats.items() if mid == self.me), None)
+        seats, me = self.seats, self.me
+        memo = self._seat_memo
+        if memo is None or memo[0] is not seats or memo[1] != me:
+            memo = self._seat_memo = (seats, me, next((s for s, mid in seats.items() if mid == me), None))
+        return memo[2]
 
     def _seat_name(self, seat: int | None) -> str:
         return self.seat_names.get(seat, "A player") if seat is not None else "A player"
@@ -466,5 +472,11 @@ async def serve(websocket: WebSocket, connect: Connector) -> None:
     out = outbound(websocket)
     client = CheatClient(connect, out.send, lambda: out.close(1008, "dropped by the server"), out.send_all)
     await run_socket(
-        websocket, client.on_frame, client.close, out, client.frame_now, lambda: client.bridge is not None
+        websocket,
+        client.on_frame,
+        client.close,
+        out,
+        client.frame_now,
+        lambda: client.bridge is not None,
+        "cheat",
     )

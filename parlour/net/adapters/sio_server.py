@@ -77,7 +77,7 @@ class _GatedServer(socketio.AsyncServer):  # type: ignore[misc]
 
     async def _handle_eio_connect(self, eio_sid: str, environ: dict[str, Any]) -> None:
         config = environ["asgi.scope"]["app"].state.config
-        self.allowances[eio_sid] = Allowance(config.rate_per_second, config.rate_burst)
+        self.allowances[eio_sid] = Allowance(*config.rate_for("socketio"))
         await super()._handle_eio_connect(eio_sid, environ)
 
     async def _handle_eio_message(self, eio_sid: str, data: Any) -> None:

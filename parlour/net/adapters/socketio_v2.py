@@ -111,7 +111,7 @@ class SocketIOv2:
 
     async def opened(self, session: Session, scope: Scope) -> None:
         config = scope["app"].state.config
-        self.allowances[session.sid] = Allowance(config.rate_per_second, config.rate_burst)
+        self.allowances[session.sid] = Allowance(*config.rate_for("socketio"))
         query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
         name = (query.get("name") or [None])[0]
         token = (query.get("token") or [None])[0]
