@@ -223,7 +223,8 @@ function markLog(n) {
   if (R.logTo === 0 || nearEdge) {
     R.logFrom = Math.max(0, Math.min(count - LOG_WINDOW / 2, log.length - LOG_WINDOW));
     R.logTo = Math.min(log.length, R.logFrom + LOG_WINDOW);
-    renderLog({ play: {}, log: log.slice(R.logFrom, R.logTo) }, context());
+    // In the viewer's own words ("You played …") only for the seat they played, whichever seat is shown.
+    renderLog({ play: {}, log: log.slice(R.logFrom, R.logTo) }, { ...context(), seat: R.info.you ?? null });
   }
   const list = $("#game-log");
   let target = null;
