@@ -4,7 +4,7 @@
 // one watches. Keys: ←/→ one move, Home/End first/last, space play/pause.
 
 import "./theme.js";
-import { GAMES, TABLES, loadCatalog, title } from "./catalog.js";
+import { TABLES, loadCatalog, title } from "./catalog.js";
 import { renderLog, toggleLog } from "./gamelog.js";
 import { profileHeaders } from "./identity.js";
 import { $, el, fill, morph } from "./ui.js";
@@ -344,7 +344,6 @@ async function start() {
   );
   $("#all-hands-label").hidden = !first.secret_fields?.length;
   $("#log-toggle").hidden = false;
-  document.body.dataset.game = GAMES[first.game]?.name ?? first.game;
   drawLog();
   wireControls();
   await go(0);
