@@ -173,6 +173,7 @@ async function identifyAs(name) {
 function onWelcome(msg) {
   store.token = msg.token;
   keepProfile(msg.profile);
+  if (msg.profile) Object.assign($("#my-stats"), { href: `/p/${msg.profile.id}`, hidden: false });
   S.session = { name: msg.name, session: msg.session, profile: msg.profile?.id ?? null };
   $("#name").value = msg.name;
   conn.request("lobby_subscribe").catch(() => {});
