@@ -37,6 +37,9 @@ def clone(state: State) -> State:
         active=list(state.active),
         pile=list(state.pile),
         last_play=None if lp is None else dataclasses.replace(lp, cards=list(lp.cards)),
+        calls=list(state.calls),
+        calls_right=list(state.calls_right),
+        caught=list(state.caught),
     )
 
 
