@@ -54,10 +54,10 @@ from parlour.games.base import (
     InvalidSettings,
     Outcome,
     ReadOnlyDict,
+    SchemaSettings,
     Setting,
     clone_rng,
     number,
-    read_settings,
     seats,
     shared_event,
 )
@@ -302,7 +302,7 @@ def _int_field(raw: dict[str, Any], key: str) -> int:
     return value
 
 
-class DotsGame:
+class DotsGame(SchemaSettings):
     """The Dots & Boxes engine (see the module docstring for coordinates and ids)."""
 
     name = "dots"
@@ -314,24 +314,13 @@ class DotsGame:
     min_players = 2
     max_players = _MAX_SEATS
     settings_schema = SCHEMA
+    settings_type = Settings
     score_label = "boxes"
     secret_fields: tuple[str, ...] = ()  # Dots & Boxes hides nothing
     revealing_events: tuple[str, ...] = ()
     has_catches = False
     stat_labels: tuple[tuple[str, str], ...] = (("boxes", "Boxes"),)
     stat_rates: tuple[tuple[str, str, str, str], ...] = ()
-
-    def settings(self, raw: dict[str, Any] | None) -> Settings:
-        """Validate raw settings: only known keys, integers (not bools) within range."""
-        settings: Settings = read_settings(SCHEMA, raw, Settings)
-        return settings
-
-    def default_capacity(self, settings: Settings) -> int:
-        """The room offers ``max_players`` seats."""
-        return settings.max_players
-
-    def turn_timer(self, settings: Settings) -> int:
-        return settings.turn_timer
 
     def setup(self, settings: Settings, players: int, rng: random.Random) -> State:
         """An empty board; seat 0 (the first to join) draws first."""

@@ -148,6 +148,7 @@ class Outbound(RoomState):
             "table": table,
             "outcome": self.outcome,
             "scoreboard": scoreboard.as_list(self.scoreboard),
+            "recent_games": list(self.recent_games),
         }
 
     def meta(self) -> Message:
