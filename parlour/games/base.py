@@ -341,3 +341,8 @@ class Game(Protocol):
     def describe_event(self, event: dict[str, Any], names: Sequence[str]) -> str | None:
         """One line of a game log for ``event`` as a recipient received it (``Event.for_seat``), with
         seats named by ``names[seat]``; None for bookkeeping not worth a line (whose turn it is)."""
+
+    def slip_target(self, action: Action) -> int | None:
+        """The seat an optional action punishes for a slip it could still mend (UNO's ``catch`` of a
+        missing UNO call), else None: a bot holds such an action back for the room's
+        ``bot_catch_delay`` after that seat last acted, so a human has the time to mend it."""

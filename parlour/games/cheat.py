@@ -674,6 +674,9 @@ class Cheat:
             "caught_lying": state.caught[seat],
         }
 
+    def slip_target(self, action: Any) -> int | None:
+        return None  # nothing to catch anyone out on
+
     def describe_event(self, event: dict[str, Any], names: Sequence[str]) -> str | None:
         return describe_event(event, names)
 

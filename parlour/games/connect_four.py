@@ -247,6 +247,9 @@ class ConnectFour(SchemaSettings):
         columns = [discs.copy() for discs in state.columns]
         return State(state.settings, clone_rng(state.rng), columns, state.turn, state.last, result, line)
 
+    def slip_target(self, action: Any) -> int | None:
+        return None  # nothing to catch anyone out on
+
     def describe_event(self, event: dict[str, Any], names: Sequence[str]) -> str | None:
         kind = event["type"]
         if kind == "drop":

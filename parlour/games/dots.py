@@ -503,6 +503,9 @@ class DotsGame(SchemaSettings):
         )
         return copy
 
+    def slip_target(self, action: Any) -> int | None:
+        return None  # nothing to catch anyone out on
+
     def describe_event(self, event: dict[str, Any], names: Sequence[str]) -> str | None:
         kind = event["type"]
         if kind == "line":

@@ -1081,6 +1081,13 @@ class Uno:
             setup_events=st.setup_events.copy(),
         )
 
+    def slip_target(self, action: Any) -> int | None:
+        """A ``catch`` punishes its target's missing UNO call, which the target may still make."""
+        if isinstance(action, dict) and action.get("type") == "catch":
+            target = action.get("target")
+            return target if type(target) is int else None
+        return None
+
     def describe_event(self, event: dict[str, Any], names: Sequence[str]) -> str | None:
         return describe_event(event, names)
 
