@@ -6,8 +6,9 @@ on every change of owner. Every write a room makes (log append, close, the sessi
 is a Lua script that first checks the lease still holds this node's token: a paused or partitioned
 former owner can never write after another node claimed the room (it gets ``Fenced`` instead).
 
-Appends made in one event-loop tick go to Redis in one pipeline (one round trip); each caller's
-await resolves once its script ran. Finished games are kept in Redis lists: run Redis with AOF
+Appends made in one event-loop tick go to Redis as one script call, in the node's shared pipeline
+(store/pipeline.py: the bus's publishes ride in the same round trips); each caller's await
+resolves once the script ran. Finished games are kept in Redis lists: run Redis with AOF
 (``appendonly yes``) for them to survive a Redis restart (docs/scaling.md, "Durability").
 """
 
@@ -29,32 +30,45 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from parlour.dumps import json_bytes
 from parlour.store.base import GameRecord, RoomRecord, SessionRecord
+from parlour.store.pipeline import Pipeliner
 
 log = logging.getLogger("parlour.store")
 
 _CHECKPOINT = b'{"k":"checkpoint"'
 
-# KEYS: lease, log, games, sroom, applied
-# ARGV: lease value, record, is_checkpoint, game or "", membership, code, append id
-# The append id makes a retried append (its reply lost with the connection) apply once.
+# All the appends of one loop tick, in one call.
+# KEYS: sroom, applied, then for each append: lease, log, games
+# ARGV: for each append: lease value, record, is_checkpoint, game or "", membership, code, append id
+# Returns 1 (appended) or 0 (fenced: the lease is another node's) per append. The append id makes
+# a retried call (its reply lost with the connection) apply each append once.
 _APPEND = """
-if redis.call('HGET', KEYS[5], ARGV[6]) == ARGV[7] then return 1 end
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
-redis.call('HSET', KEYS[5], ARGV[6], ARGV[7])
-local id = redis.call('XADD', KEYS[2], '*', 'd', ARGV[2])
-if ARGV[3] == '1' then redis.call('XTRIM', KEYS[2], 'MINID', id) end
-if ARGV[4] ~= '' then redis.call('RPUSH', KEYS[3], ARGV[4]) end
-if ARGV[5] ~= '' then
-  local pairs_ = cjson.decode(ARGV[5])
-  for i = 1, #pairs_, 2 do
-    if pairs_[i + 1] == '' then
-      if redis.call('HGET', KEYS[4], pairs_[i]) == ARGV[6] then redis.call('HDEL', KEYS[4], pairs_[i]) end
-    else
-      redis.call('HSET', KEYS[4], pairs_[i], pairs_[i + 1])
+local out = {}
+for n = 1, (#KEYS - 2) / 3 do
+  local k, a = n * 3, (n - 1) * 7
+  local code, aid = ARGV[a + 6], ARGV[a + 7]
+  if redis.call('HGET', KEYS[2], code) == aid then
+    out[n] = 1
+  elseif redis.call('GET', KEYS[k]) ~= ARGV[a + 1] then
+    out[n] = 0
+  else
+    redis.call('HSET', KEYS[2], code, aid)
+    local id = redis.call('XADD', KEYS[k + 1], '*', 'd', ARGV[a + 2])
+    if ARGV[a + 3] == '1' then redis.call('XTRIM', KEYS[k + 1], 'MINID', id) end
+    if ARGV[a + 4] ~= '' then redis.call('RPUSH', KEYS[k + 2], ARGV[a + 4]) end
+    if ARGV[a + 5] ~= '' then
+      local pairs_ = cjson.decode(ARGV[a + 5])
+      for i = 1, #pairs_, 2 do
+        if pairs_[i + 1] == '' then
+          if redis.call('HGET', KEYS[1], pairs_[i]) == code then redis.call('HDEL', KEYS[1], pairs_[i]) end
+        else
+          redis.call('HSET', KEYS[1], pairs_[i], pairs_[i + 1])
+        end
+      end
     end
+    out[n] = 1
   end
 end
-return 1
+return out
 """
 
 # KEYS: room, open, fence, lease   ARGV: config, node, lease ms
@@ -161,6 +175,8 @@ class RedisStore:
         self.lease_ms = int(lease_seconds * 1000)
         self.prefix = prefix
         self.redis: aioredis.Redis = aioredis.Redis.from_url(url, socket_connect_timeout=2.0)
+        self.pipeliner = Pipeliner(url)
+        """The hot path's round trips: log appends here, the bus's publishes (rooms/cluster/bus.py)."""
         self.tokens: dict[str, int] = {}
         """Fencing token of every room this node owns."""
         self.on_fenced: Callable[[str], None] | None = None
@@ -201,6 +217,8 @@ class RedisStore:
             self._flush()
         if self._tasks:
             await asyncio.gather(*self._tasks, return_exceptions=True)
+        await self.pipeliner.idle()
+        self.pipeliner.connection.close()
         await self.redis.aclose()
 
     # --- sessions ------------------------------------------------------------
@@ -242,52 +260,48 @@ class RedisStore:
         await done
 
     def _flush(self) -> None:
-        """Send this tick's appends as one pipeline."""
+        """This tick's appends, as one call of the append script."""
         self._flush_scheduled = False
         batch, self._pending = self._pending, []
-        if batch:
-            task = asyncio.get_running_loop().create_task(self._write(batch))
-            self._tasks.add(task)
-            task.add_done_callback(self._tasks.discard)
-
-    async def _write(self, batch: list[_Pending]) -> None:
-        """One pipeline of EVALSHA calls. Not redis-py's script objects: in a pipeline they send a
-        SCRIPT EXISTS round trip before every batch. A Redis that lost its scripts (restarted)
-        answers NOSCRIPT: the script is loaded again and the batch retried once."""
-        calls = []
+        if not batch:
+            return
+        keys = [self.key("sroom"), self.key("applied")]
+        args: list[Any] = []
         for code, data, game, _ in batch:
             self._appends += 1
             changes = self.membership.pop(code, None)
             flat = [x for pair in changes.items() for x in pair] if changes else None
-            calls.append(
-                (
-                    self.key("lease", code),
-                    self.key("log", code),
-                    self.key("games", code),
-                    self.key("sroom"),
-                    self.key("applied"),
-                    self.lease_value(code),
-                    data,
-                    "1" if data.startswith(_CHECKPOINT) else "0",
-                    b"" if game is None else json_bytes(_game_dict(game)),
-                    json_bytes(flat) if flat else b"",
-                    code,
-                    f"{self.node}:{self._appends}",
-                )
-            )
+            keys += [self.key("lease", code), self.key("log", code), self.key("games", code)]
+            args += [
+                self.lease_value(code),
+                data,
+                "1" if data.startswith(_CHECKPOINT) else "0",
+                b"" if game is None else json_bytes(_game_dict(game)),
+                json_bytes(flat) if flat else b"",
+                code,
+                f"{self.node}:{self._appends}",
+            ]
+        task = asyncio.get_running_loop().create_task(self._write(batch, keys, args))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _write(self, batch: list[_Pending], keys: list[str], args: list[Any]) -> None:
+        """EVALSHA, not redis-py's script objects: in a pipeline they send a SCRIPT EXISTS round
+        trip first. A Redis that lost its scripts (restarted) answers NOSCRIPT: load it again."""
         # A connection error leaves it unknown whether Redis applied the batch: never report it as
         # failed (the room would drop a record that may be in the log). Retry the same appends
         # until Redis answers; the append ids make a repeat harmless, and a room whose lease ran
         # out meanwhile gets Fenced.
         while True:
             try:
-                results = await self._run_appends(calls)
-                if any(isinstance(r, NoScriptError) for r in results):
+                if self._append_sha is None:
                     self._append_sha = await self.redis.script_load(_APPEND)
-                    results = await self._run_appends(calls)
+                results = await self.pipeliner.call("EVALSHA", self._append_sha, len(keys), *keys, *args)
                 break
+            except NoScriptError:
+                self._append_sha = None
             except (ConnectionError, OSError, RedisConnectionError, RedisTimeoutError):
-                log.warning("event=append_retry rooms=%d", len(calls))
+                log.warning("event=append_retry rooms=%d", len(batch))
                 await asyncio.sleep(0.2)
             except Exception as exc:
                 for *_, done in batch:
@@ -297,21 +311,11 @@ class RedisStore:
         for (code, *_, done), result in zip(batch, results, strict=True):
             if done.done():
                 continue
-            if isinstance(result, Exception):
-                done.set_exception(result)
-            elif result == 1:
+            if result == 1:
                 done.set_result(None)
             else:
                 done.set_exception(Fenced(code))
                 self._lost(code)
-
-    async def _run_appends(self, calls: list[tuple[Any, ...]]) -> list[Any]:
-        if self._append_sha is None:
-            self._append_sha = await self.redis.script_load(_APPEND)
-        pipe = self.redis.pipeline(transaction=False)
-        for call in calls:
-            pipe.evalsha(self._append_sha, 5, *call)
-        return await pipe.execute(raise_on_error=False)
 
     def _lost(self, code: str) -> None:
         if self.tokens.pop(code, None) is not None and self.on_fenced is not None:
