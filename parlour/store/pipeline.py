@@ -21,6 +21,7 @@ from parlour.store.resp import RespConnection
 log = logging.getLogger("parlour.store")
 
 _Call = tuple[tuple[Any, ...], "asyncio.Future[Any] | None"]
+_SKIP = ("CLIENT", "REPLY", "SKIP")
 
 
 class Pipeliner:
@@ -39,7 +40,8 @@ class Pipeliner:
         return future
 
     def send(self, *args: Any) -> None:
-        """Queue one command whose reply nobody waits for (a failure is logged)."""
+        """Queue one command whose reply nobody waits for (``CLIENT REPLY SKIP``: Redis sends none,
+        so a batch of these costs no read at all); only a broken connection is logged."""
         self._queue.append((args, None))
         self._start()
 
@@ -59,8 +61,14 @@ class Pipeliner:
                 self._start()
 
     async def _execute(self, batch: list[_Call]) -> None:
+        commands: list[tuple[Any, ...]] = []
+        for args, future in batch:
+            if future is None:  # nobody reads the reply: Redis sends none (and we wait for none)
+                commands.append(_SKIP)
+            commands.append(args)
+        waited = [(args, future) for args, future in batch if future is not None]
         try:
-            results = await self.connection.run([args for args, _ in batch])
+            results = await self.connection.run(commands, len(waited))
         except Exception as exc:
             self.connection.close()
             unwaited = 0
@@ -72,11 +80,8 @@ class Pipeliner:
             if unwaited:
                 log.warning("event=redis_batch_failed dropped=%d error=%r", unwaited, exc)
             return
-        for (args, future), result in zip(batch, results, strict=True):
-            if future is None:
-                if isinstance(result, Exception):
-                    log.warning("event=redis_command_failed command=%s error=%r", args[0], result)
-            elif not future.done():
+        for (_, future), result in zip(waited, results, strict=True):
+            if future is not None and not future.done():
                 if isinstance(result, Exception):
                     future.set_exception(result)
                 else:

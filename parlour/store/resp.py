@@ -68,16 +68,20 @@ class RespConnection:
                 self.close()
                 raise reply
 
-    async def run(self, commands: list[tuple[Any, ...]]) -> list[Any]:
-        """Send ``commands`` in one write and return their replies, in order."""
+    async def run(self, commands: list[tuple[Any, ...]], replies: int | None = None) -> list[Any]:
+        """Send ``commands`` in one write and return their replies, in order: ``replies`` of them
+        when some commands have none (after ``CLIENT REPLY SKIP``)."""
         if self._writer is None:
             await self.open()
         self.send(commands)
-        return [await self.read() for _ in commands]
+        return [await self.read() for _ in range(len(commands) if replies is None else replies)]
 
     def send(self, commands: list[tuple[Any, ...]]) -> None:
-        if self._writer is None:
+        if self._writer is None or self._reader is None:
             raise RedisConnectionError("not connected to Redis")
+        if self._writer.is_closing() or self._reader.at_eof():  # found out without a read to wait on
+            self.close()
+            raise RedisConnectionError("connection to Redis lost")
         self._writer.write(b"".join(encode(c) for c in commands))
 
     async def read(self) -> Any:
