@@ -215,7 +215,7 @@ async def _failover(
     """
     from redis import asyncio as aioredis
 
-    from tests.server.client import Client, dots_move  # the tests' native client
+    from tests.server.client import Client, first_legal  # the tests' native client
 
     redis = aioredis.Redis.from_url(redis_url)
     times = []
@@ -238,7 +238,7 @@ async def _failover(
             leader = max(players, key=lambda c: c.seq)
             actor = next(c for c in players if c.seat == leader.turn["seat"])
             try:
-                reply = await actor.request("action", timeout=1, action=dots_move(actor.view, actor.seat))
+                reply = await actor.request("action", timeout=1, action=first_legal(actor.view))
             except TimeoutError:
                 continue
             if reply["type"] == "ok":

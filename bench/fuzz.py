@@ -3,14 +3,17 @@ invariant checked after every frame (tests/fuzz/harness.py).
 
     .venv/bin/python bench/fuzz.py --frames 1000000
 
-Prints the frames sent per endpoint, how often the server closed the victim's connection (and
-with which codes), invariant failures (each is fatal: the run stops and shows the frame),
-tracebacks, the bystander's ping round trip (p50/p99) and the server's CPU seconds.
+Endpoints take turns in rounds of ``--round`` frames each, so a run stopped early (``--seconds``,
+or SIGINT/SIGTERM) has covered every endpoint alike and still prints its totals: the frames sent
+per endpoint, how often the server closed the victim's connection (and with which codes),
+invariant failures (each is fatal: the run stops and shows the frame), tracebacks, the bystander's
+ping round trip (p50/p99) and the server's CPU seconds.
 """
 
 from __future__ import annotations
 
 import argparse
+import signal
 import statistics
 import sys
 import tempfile
@@ -69,7 +72,11 @@ def main() -> int:
     parser.add_argument(
         "--moves-every", type=int, default=1, help="bystander tables move after every Nth frame (default 1)"
     )
+    parser.add_argument("--round", type=int, default=2000, help="frames per endpoint per turn (default 2000)")
+    parser.add_argument("--seconds", type=float, default=0, help="stop after this long (default: no limit)")
     args = parser.parse_args()
+    # SIGTERM stops the run like Ctrl-C: the totals so far are still printed.
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
     endpoints = args.endpoints.split(",")
     data = Path(tempfile.mkdtemp(prefix="parlour-fuzz-"))
     server = ServerProcess(data, {**FAST_ENV, "PARLOUR_LOG_LEVEL": "info"})
@@ -83,10 +90,18 @@ def main() -> int:
     sent: Counter[str] = Counter()
     started = time.monotonic()
     per_endpoint = args.frames // len(endpoints)
+    stopped = "all frames sent"
     try:
-        for endpoint in endpoints:
-            run_endpoint(loop, fuzz, endpoint, max(1, per_endpoint // PER_EXAMPLE), args.moves_every, sent)
-            print(f"{endpoint}: {sent[endpoint]} frames, {time.monotonic() - started:.0f} s", flush=True)
+        while min(sent[e] for e in endpoints) < per_endpoint:
+            for endpoint in endpoints:
+                frames = min(args.round, per_endpoint - sent[endpoint])
+                run_endpoint(loop, fuzz, endpoint, max(1, frames // PER_EXAMPLE), args.moves_every, sent)
+                print(f"{endpoint}: {sent[endpoint]} frames, {time.monotonic() - started:.0f} s", flush=True)
+            if args.seconds and time.monotonic() - started > args.seconds:
+                stopped = f"stopped after {args.seconds:.0f} s"
+                break
+    except KeyboardInterrupt:
+        stopped = "stopped by a signal"
     finally:
         seconds = time.monotonic() - started
         cpu_used = sum(cpu.cpu_times()[:2]) - cpu_before if server.alive() else float("nan")
@@ -95,7 +110,7 @@ def main() -> int:
         alive = server.alive()
         server.stop()
     lat = sorted(fuzz.latencies)
-    print(f"frames sent: {sum(sent.values())} ({dict(sent)}) in {seconds:.0f} s")
+    print(f"frames sent: {sum(sent.values())} ({dict(sent)}) in {seconds:.0f} s ({stopped})")
     print(f"server alive at the end: {alive}; invariant failures: 0; tracebacks: 0")
     for endpoint, victim in fuzz.victims.items():
         codes = dict(Counter(victim.close_codes))

@@ -45,6 +45,7 @@ class Listing:
             "score_label": game.score_label,
             "bots": [level for level in LEVELS if level in self.bots],  # offered to hosts
             "settings": [s.describe() for s in game.settings_schema],
+            "has_catches": game.has_catches,  # the host may set how long bots wait to catch a human
         }
 
 

@@ -234,6 +234,9 @@ class Game(Protocol):
     Keeping secrets provable: ``secret_fields`` are the ``seat_view`` keys only that seat may see (each
     a list of items no other recipient's view or event may hold), ``revealing_events`` the event types
     whose public part the rules show to everyone even though it holds such items (a Cheat call).
+
+    ``has_catches``: players may catch one another out (UNO's missed call, a ``catch`` action); the
+    room then holds bots back for its ``bot_catch_delay`` and the host may set that delay.
     """
 
     name: str
@@ -245,6 +248,13 @@ class Game(Protocol):
     score_label: str
     secret_fields: tuple[str, ...]
     revealing_events: tuple[str, ...]
+    has_catches: bool
+    stat_labels: tuple[tuple[str, str], ...]
+    """``(key, label)`` of each count ``player_stats`` returns, in the order a profile page shows them
+    (games played and won are counted for every game, outside the engine)."""
+    stat_rates: tuple[tuple[str, str, str, str], ...]
+    """``(key, label, numerator, denominator)``: rates a profile page shows, each the ratio of two of
+    the totals of ``stat_labels`` keys (Cheat's call accuracy)."""
 
     def settings(self, raw: dict[str, Any] | None) -> Any:
         """Validate raw settings into the engine's Settings; raise InvalidSettings."""
@@ -297,6 +307,10 @@ class Game(Protocol):
 
     def outcome(self, state: Any) -> Outcome | None:
         """The result once the game is over, else None."""
+
+    def player_stats(self, state: Any, outcome: Outcome, seat: int) -> dict[str, int]:
+        """What ``seat`` did in a finished game, one count per ``stat_labels`` key: counts that add up
+        over games (a player's totals are their sums)."""
 
     def clone(self, state: Any) -> Any:
         """An independent copy of ``state`` (its random generator included): changing one never

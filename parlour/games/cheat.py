@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from parlour.games.base import (
@@ -137,6 +137,12 @@ class State:
     winner: int | None = None
     reason: str | None = None
     """Why the game ended; None while it is being played."""
+    calls: list[int] = field(default_factory=list)
+    """Per seat: how often they called Cheat (for their stats)."""
+    calls_right: list[int] = field(default_factory=list)
+    """Per seat: calls that exposed a lie."""
+    caught: list[int] = field(default_factory=list)
+    """Per seat: how often a call exposed their lie."""
 
 
 def allowed_ranks(state: State) -> list[int]:
@@ -199,6 +205,9 @@ def setup(settings: Settings, players: int, rng: random.Random) -> State:
         pile=[],
         first=first,
         turn=first,
+        calls=[0] * players,
+        calls_right=[0] * players,
+        caught=[0] * players,
     )
 
 
@@ -324,6 +333,10 @@ def _call(state: State, seat: int) -> list[Event]:
         raise IllegalAction("nothing_to_call", "that play can no longer be challenged")
     truthful = all(card_rank(c) == play.rank for c in play.cards)
     loser = seat if truthful else play.seat
+    state.calls[seat] += 1
+    if not truthful:
+        state.calls_right[seat] += 1
+        state.caught[play.seat] += 1
     pile, state.pile = state.pile, []
     state.hands[loser].extend(pile)
     state.last_play = None
@@ -393,6 +406,11 @@ def legal_plays(state: State, seat: int) -> list[dict[str, Any]]:
                 if size > 1 or rank != up:  # single cards as ``up`` are listed above
                     plays.append({"type": "play", "cards": cards[:size], "rank": rank})
     return plays
+
+
+def format_action(action: dict[str, Any]) -> dict[str, Any]:
+    """Engine actions are the wire form already: a copy (its card list too)."""
+    return {**action, "cards": list(action["cards"])} if "cards" in action else dict(action)
 
 
 def legal_actions(state: State, seat: int) -> list[dict[str, Any]]:
@@ -499,6 +517,7 @@ def seat_view(state: State, seat: int | None) -> dict[str, Any]:
         "seat": seat,
         "hand": [card_dict(c) for c in sorted(state.hands[seat], key=_by_rank)],
         "can_call": seat in _callers(state),
+        "legal": [format_action(a) for a in legal_actions(state, seat)],
     }
 
 
@@ -521,6 +540,9 @@ def clone(state: State) -> State:
         active=state.active.copy(),
         pile=state.pile.copy(),
         last_play=None if play is None else replace(play, cards=play.cards.copy()),
+        calls=state.calls.copy(),
+        calls_right=state.calls_right.copy(),
+        caught=state.caught.copy(),
     )
 
 
@@ -573,6 +595,15 @@ class Cheat:
     score_label = "cards left"
     secret_fields: tuple[str, ...] = ("hand",)
     revealing_events: tuple[str, ...] = ("called",)  # a call shows the placed cards to everyone
+    has_catches = False
+    stat_labels: tuple[tuple[str, str], ...] = (
+        ("calls", "Cheat calls"),
+        ("calls_right", "Calls that caught a lie"),
+        ("caught_lying", "Caught lying"),
+    )
+    stat_rates: tuple[tuple[str, str, str, str], ...] = (
+        ("call_accuracy", "Call accuracy", "calls_right", "calls"),
+    )
 
     def settings(self, raw: dict[str, Any] | None) -> Settings:
         return parse_settings(raw)
@@ -595,8 +626,7 @@ class Cheat:
         return parse_action(raw)
 
     def format_action(self, action: dict[str, Any]) -> dict[str, Any]:
-        """Engine actions are the wire form already: a copy (its card list too)."""
-        return {**action, "cards": list(action["cards"])} if "cards" in action else dict(action)
+        return format_action(action)
 
     def legal_actions(self, state: State, seat: int) -> list[dict[str, Any]]:
         return legal_actions(state, seat)
@@ -627,6 +657,13 @@ class Cheat:
 
     def clone(self, state: State) -> State:
         return clone(state)
+
+    def player_stats(self, state: State, outcome: Outcome, seat: int) -> dict[str, int]:
+        return {
+            "calls": state.calls[seat],
+            "calls_right": state.calls_right[seat],
+            "caught_lying": state.caught[seat],
+        }
 
     def describe_event(self, event: dict[str, Any], names: Sequence[str]) -> str | None:
         return describe_event(event, names)

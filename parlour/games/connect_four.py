@@ -13,9 +13,10 @@ Refusals (``IllegalAction.code``)
 Events (all public)
     ``drop`` {seat, column, row}; ``turn`` {seat}; ``game_over`` {winners, tie, reason, line}, the
     reason "four_in_a_row", "board_full" (a tie) or "opponent_left", ``line`` the winning cells.
-View (the same for every seat and spectators)
+View (the same for every seat and spectators, but for ``legal``)
     width, height, cells (rows from the top, each cell a seat or None), turn (None once over),
-    last ([column, row] of the latest disc), over, winners, tie, reason, line.
+    last ([column, row] of the latest disc), over, winners, tie, reason, line; a seat's view adds
+    ``legal``, its wire actions (a drop per open column for the seat on turn, else none).
 
 Leaving hands the game to the other player; running out of time drops a disc for the seat on the
 clock in the free column nearest the middle.
@@ -116,6 +117,9 @@ class ConnectFour:
     score_label = "wins"
     secret_fields: tuple[str, ...] = ()  # nothing is hidden
     revealing_events: tuple[str, ...] = ()
+    has_catches = False
+    stat_labels: tuple[tuple[str, str], ...] = (("discs", "Discs dropped"),)
+    stat_rates: tuple[tuple[str, str, str, str], ...] = ()
 
     def settings(self, raw: dict[str, Any] | None) -> Settings:
         settings: Settings = read_settings(SCHEMA, raw, Settings)
@@ -195,7 +199,7 @@ class ConnectFour:
         return [] if state.result is not None else [state.turn]
 
     def view(self, state: State, seat: int | None) -> dict[str, Any]:
-        return self.public_view(state)
+        return {**self.public_view(state), **self.seat_view(state, seat)}
 
     def public_view(self, state: State) -> dict[str, Any]:
         width, height = state.settings.width, state.settings.height
@@ -218,7 +222,10 @@ class ConnectFour:
         }
 
     def seat_view(self, state: State, seat: int | None) -> dict[str, Any]:
-        return {}
+        """A seat's wire actions (``legal``); spectators get none."""
+        if seat is None:
+            return {}
+        return {"legal": [self.format_action(c) for c in self.legal_actions(state, seat)]}
 
     def on_leave(self, state: State, seat: int) -> list[Event]:
         if state.result is not None or seat not in (0, 1):
@@ -236,6 +243,9 @@ class ConnectFour:
 
     def outcome(self, state: State) -> Outcome | None:
         return state.result
+
+    def player_stats(self, state: State, outcome: Outcome, seat: int) -> dict[str, int]:
+        return {"discs": sum(column.count(seat) for column in state.columns)}
 
     def clone(self, state: State) -> State:
         result = state.result

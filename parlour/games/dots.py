@@ -20,9 +20,10 @@ Events (all public)
     ``line`` {seat, x, y, d}; ``capture`` {seat, x, y}, one per box, right after its line;
     ``turn`` {seat}, only when the turn passes (never after a capture);
     ``game_over`` {winners, scores, tie, reason} with reason "finished" or "last_player".
-View (the same for every seat and spectators)
+View (the same for every seat and spectators, but for ``legal``)
     width, height, lines [[x, y, d]...], captures [[x, y, seat]...], scores (list by seat),
-    players, active (seats still playing), turn (None once over), over, winners, tie, reason.
+    players, active (seats still playing), turn (None once over), over, winners, tie, reason;
+    a seat's view adds ``legal``, its wire actions (every free line for the seat on turn, else none).
 
 Leaving removes a seat from the rotation (its boxes stay on the board and in ``scores``, but only
 seats still playing can win); with one seat left it wins ("last_player"). A timeout draws for the
@@ -51,6 +52,7 @@ from parlour.games.base import (
     IllegalAction,
     InvalidSettings,
     Outcome,
+    ReadOnlyDict,
     Setting,
     clone_rng,
     number,
@@ -88,6 +90,19 @@ def line_xyd(lid: int) -> tuple[int, int, int]:
     if (d == 0 and x >= MAX_DOTS - 1) or (d == 1 and y >= MAX_DOTS - 1):
         raise ValueError(f"not a line id: {lid!r}")
     return x, y, d
+
+
+def _wire_action(lid: int) -> dict[str, Any]:
+    try:
+        x, y, d = line_xyd(lid)
+    except ValueError:
+        return {}
+    return ReadOnlyDict(type="line", x=x, y=y, d=d)
+
+
+_WIRE = [_wire_action(lid) for lid in range(MAX_LINE_ID + 1)]
+"""Every line's wire action (``format_action``) by id, read-only: a line's id is the same on every board,
+so one table (about 1 MB) serves every view's ``legal`` without building a dict per free line."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -261,6 +276,9 @@ class DotsGame:
     score_label = "boxes"
     secret_fields: tuple[str, ...] = ()  # Dots & Boxes hides nothing
     revealing_events: tuple[str, ...] = ()
+    has_catches = False
+    stat_labels: tuple[tuple[str, str], ...] = (("boxes", "Boxes"),)
+    stat_rates: tuple[tuple[str, str, str, str], ...] = ()
 
     def settings(self, raw: dict[str, Any] | None) -> Settings:
         """Validate raw settings: only known keys, integers (not bools) within range."""
@@ -363,12 +381,18 @@ class DotsGame:
         return [] if state.result is not None else [state.turn]
 
     def view(self, state: State, seat: int | None) -> dict[str, Any]:
-        """The whole board: Dots & Boxes hides nothing, so players and spectators see the same."""
-        return self.public_view(state)
+        """The whole board (Dots & Boxes hides nothing) and, for a seat, its legal moves."""
+        return {**self.public_view(state), **self.seat_view(state, seat)}
 
     def seat_view(self, state: State, seat: int | None) -> dict[str, Any]:
-        """Nothing depends on the recipient."""
-        return {}
+        """A seat's wire actions: every free line for the seat on turn (the only seat whose list is
+        not empty, so one list per action is built), nothing for spectators."""
+        if seat is None:
+            return {}
+        if seat != state.turn or state.result is not None:
+            return {"legal": []}
+        wire = _WIRE
+        return {"legal": [wire[lid] for lid in state.free]}
 
     def public_view(self, state: State) -> dict[str, Any]:
         board = state.board
@@ -418,6 +442,9 @@ class DotsGame:
     def outcome(self, state: State) -> Outcome | None:
         """The result once every box is taken or fewer than two players remain."""
         return state.result
+
+    def player_stats(self, state: State, outcome: Outcome, seat: int) -> dict[str, int]:
+        return {"boxes": state.owner.count(seat)}
 
     def clone(self, state: State) -> State:
         """A copy sharing only what never changes (the board's tables, the frozen settings)."""

@@ -446,6 +446,9 @@ class Uno:
     score_label = "points"
     secret_fields: tuple[str, ...] = ("hand",)
     revealing_events: tuple[str, ...] = ("dealer_draw",)  # cards turned to pick the dealer
+    has_catches = True
+    stat_labels: tuple[tuple[str, str], ...] = (("points", "UNO points"),)
+    stat_rates: tuple[tuple[str, str, str, str], ...] = ()
 
     def __init__(self) -> None:
         self.settings_schema = SCHEMA  # set here: mypyc takes only literals as class-level defaults
@@ -1079,6 +1082,10 @@ class Uno:
 
     def describe_event(self, event: dict[str, Any], names: Sequence[str]) -> str | None:
         return describe_event(event, names)
+
+    def player_stats(self, state: State, outcome: Outcome, seat: int) -> dict[str, int]:
+        """Points are the game's score: what the others held when this seat went out, over its rounds."""
+        return {"points": state.scores[seat]}
 
     def outcome(self, state: State) -> Outcome | None:
         if not state.over:

@@ -24,7 +24,7 @@ from starlette.staticfiles import StaticFiles
 from parlour.bots.catalog import describe as describe_catalog
 from parlour.config import Config
 from parlour.games.compiled import compiled_modules
-from parlour.net import native
+from parlour.net import history, native
 from parlour.net.invite import routes_for
 from parlour.net.limits import AddressLimits
 from parlour.net.metrics import FailureCounter, Metrics
@@ -156,6 +156,7 @@ def create_app(config: Config, store: Store | None = None) -> Starlette:
         Route("/metrics", metrics_page),
         Route("/api/rooms", rooms),
         Route("/api/catalog", catalog),
+        *history.routes(manager),
         Route("/", index),
         Route("/r/{code}", index),
         *_adapter_routes(manager),

@@ -38,8 +38,16 @@ class _Msg(msgspec.Struct, tag_field="type", kw_only=True):
     id: RequestId = None
 
 
+class ProfileCredentials(msgspec.Struct):
+    """A guest profile's id and secret, as the browser keeps them."""
+
+    id: Annotated[str, msgspec.Meta(max_length=64)]
+    secret: Annotated[str, msgspec.Meta(max_length=64)]
+
+
 class Identify(_Msg, tag="identify"):
     name: str
+    profile: ProfileCredentials | None = None
 
 
 class Resume(_Msg, tag="resume"):
@@ -388,15 +396,21 @@ class NativeClient:
             if isinstance(msg, Identify):
                 if self.limits is not None and not self.limits.new_session(self.address):
                     raise CommandError("too_many_sessions", "too many new sessions from your address; wait")
-                self.session, token = await manager.identify(conn, msg.name)
+                given = (msg.profile.id, msg.profile.secret) if msg.profile else None
+                self.session, token, profile = await manager.identify(
+                    conn, msg.name, given, with_profile=True
+                )
             else:
                 self.session, token = await manager.resume(conn, msg.token), msg.token
-            welcome = {
+                profile = {"id": self.session.profile} if self.session.profile else None
+            welcome: dict[str, Any] = {
                 "type": "welcome",
                 "token": token,
                 "session": self.session.id,
                 "name": self.session.name,
             }
+            if profile is not None:
+                welcome["profile"] = profile
             conn.send({**welcome, "id": msg.id} if msg.id is not None else welcome)
             if isinstance(msg, Resume):
                 await manager.reattach(self.session)

@@ -37,6 +37,15 @@ TAKEOVER_LEVEL = "hard"
 """A bot standing in for a dropped player plays their hand as well as it can: it is still their game."""
 
 
+def bot_level(game: str, requested: str | None, default: str = DEFAULT_LEVEL) -> str:
+    """The level a bot asked for at ``requested`` plays ``game`` at (the default, or the game's first)."""
+    levels = bot_levels(game)
+    level = requested or default
+    if level not in levels:
+        level = default if default in levels or not levels else levels[0]
+    return level
+
+
 class BotDriver:
     """The sink of one bot member: remembers what its seat saw and acts when the seat may."""
 
@@ -115,10 +124,7 @@ class BotDriver:
     def _ensure_bot(self, seat: int) -> Bot:
         if self.bot is None or self.bot.seat != seat:
             default = DEFAULT_LEVEL if self.member.bot else TAKEOVER_LEVEL
-            levels = bot_levels(self.room.game_name)
-            level = self.member.bot_options.get("level") or default
-            if level not in levels:
-                level = default if default in levels else levels[0]
+            level = bot_level(self.room.game_name, self.member.bot_options.get("level"), default)
             self.bot = make_bot(self.room.game_name, level, seat, self.rng)
         return self.bot
 

@@ -37,6 +37,7 @@ class Checkpoints(RoomState):
                     "bot_options": m.bot_options,
                     "replaced": m.replaced,
                     "origin": m.origin,
+                    "profile": m.profile,
                 }
                 for m in self.members.values()
             ],

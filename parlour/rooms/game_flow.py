@@ -6,6 +6,7 @@ from typing import Any
 
 from parlour.games import Event
 from parlour.rooms import messages, scoreboard
+from parlour.rooms.bot_seats import bot_level
 from parlour.rooms.commands import Command, CommandError
 from parlour.rooms.enums import BEFORE_START, COUNTDOWN, FINISHED, PLAYING, WAITING, CountdownKind
 from parlour.rooms.members import Message
@@ -59,11 +60,15 @@ class GameFlow(RoomState):
                 "not_enough_players", f"{self.game_name} needs {self.engine.min_players} players"
             )
         seed = cmd.payload.setdefault("seed", secrets.randbits(63))
-        self.seats, self.seat_sessions = [], []
+        self.seats, self.seat_sessions, self.seat_tags = [], [], {}
         for seat, member in enumerate(players):
             member.seat, member.ready = seat, False
             self.seats.append({"seat": seat, "member": member.id, "name": member.name})
             self.seat_sessions.append(member.session)
+            if member.bot:
+                self.seat_tags[seat] = {"bot": bot_level(self.game_name, member.bot_options.get("level"))}
+            elif member.profile is not None:
+                self.seat_tags[seat] = {"profile": member.profile}
         self.game = self.engine.setup(self.rules, len(players), random.Random(seed))
         self.seed, self.started_at, self.seq = seed, cmd.at, 0
         self.games_played += 1
@@ -102,6 +107,9 @@ class GameFlow(RoomState):
             return
         self.outcome = outcome_json(outcome)
         self.end_game(at, self.outcome)
+        if self._record is not None:  # finished by the rules: what each seat did counts in its stats
+            for player in self._record.players:
+                player["stats"] = self.engine.player_stats(self.game, outcome, player["seat"])
         scoreboard.record(self.scoreboard, self.game_name, self.seats, self.outcome)
         self.broadcast(messages.game_over(self.outcome, self.seats, scoreboard.as_list(self.scoreboard)))
         self.release_replaced(at)
@@ -110,6 +118,8 @@ class GameFlow(RoomState):
         """Leave ``playing`` and keep the game's record (saved with this command's log entry)."""
         self.state, self.turn = FINISHED, None
         players = [{**s, "session": sess} for s, sess in zip(self.seats, self.seat_sessions, strict=True)]
+        for seat, tags in self.seat_tags.items():
+            players[seat].update(tags)
         self._record = GameRecord(
             self.code,
             self.games_played,
@@ -121,12 +131,13 @@ class GameFlow(RoomState):
             self.started_at,
             at,
             [],
+            private=self.password_hash is not None or not self.public,
         )
 
     def to_waiting(self) -> None:
         """Back to the waiting room (rematch, reset): seats renumbered, everyone unready."""
         self.state, self.countdown, self.turn = WAITING, None, None
-        self.game, self.outcome, self.seats, self.seat_sessions = None, None, [], []
+        self.game, self.outcome, self.seats, self.seat_sessions, self.seat_tags = None, None, [], [], {}
         for seat, member in enumerate(self.players()):
             member.seat, member.ready = seat, member.bot
         self._checkpoint_due = True

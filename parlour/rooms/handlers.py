@@ -73,7 +73,7 @@ def join(room: Room, cmd: Command) -> bool | None:
         if len(room.players()) >= room.capacity:
             raise CommandError("room_full", "no free seat")
     member = room.add_member(cmd.session or "", cmd.payload["name"], role)
-    member.sink, member.origin = cmd.sink, origin
+    member.sink, member.origin, member.profile = cmd.sink, origin, cmd.payload.get("profile")
     room.broadcast(messages.member_joined(member, room.host), exclude=member)
     room.update_countdown(cmd.at, joined=role == PLAYER)
     room.update_idle(cmd.at)

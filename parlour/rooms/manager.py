@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import secrets
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -29,10 +30,12 @@ from parlour.rooms.validate import (
     hash_password,
     hash_token,
     new_code,
+    new_profile_id,
     new_token,
     normalize_code,
+    secrets_match,
 )
-from parlour.store import SessionRecord, Store
+from parlour.store import ProfileRecord, SessionRecord, Store
 
 log = logging.getLogger("parlour.rooms")
 
@@ -55,6 +58,15 @@ class Session:
     name: str
     token_hash: str
     sink: Sink | None = None
+    profile: str | None = None
+    """The id of the guest profile it identified with (None for the seed protocols' players)."""
+
+    def join_payload(self, **fields: Any) -> dict[str, Any]:
+        """A ``join`` command's payload: name and, when there is one, the profile (kept in game records)."""
+        payload: dict[str, Any] = {"name": self.name, **fields}
+        if self.profile is not None:
+            payload["profile"] = self.profile
+        return payload
 
 
 class Manager:
@@ -148,16 +160,45 @@ class Manager:
 
     # --- sessions ----------------------------------------------------------------------
 
-    async def identify(self, sink: Sink, raw_name: str) -> tuple[Session, str]:
-        """A new guest session; returns it with its token (shown once, stored only as a hash)."""
-        import secrets
+    async def identify(
+        self, sink: Sink, raw_name: str, profile: tuple[str, str] | None = None, with_profile: bool = False
+    ) -> tuple[Session, str, dict[str, str] | None]:
+        """A new guest session; returns it with its token (shown once, stored only as a hash).
 
+        With ``with_profile`` the session belongs to a guest profile: the one ``profile`` (id, secret)
+        names when the secret matches, else a new one. The third value is the profile for the reply:
+        its id, and its secret only when it was just made (the secret is never shown again).
+        """
         name = clean_name(raw_name)
+        reply = await self.guest_profile(name, profile) if with_profile else None
         token = new_token()
         session = Session(f"s_{secrets.token_hex(8)}", name, hash_token(token), sink)
-        await self.store.save_session(SessionRecord(session.id, name, session.token_hash, time.time()))
+        session.profile = reply["id"] if reply else None
+        record = SessionRecord(session.id, name, session.token_hash, time.time(), session.profile)
+        await self.store.save_session(record)
         self.sessions[session.id] = self._by_token[session.token_hash] = session
-        return session, token
+        return session, token, reply
+
+    async def guest_profile(self, name: str, credentials: tuple[str, str] | None) -> dict[str, str]:
+        """The profile ``credentials`` prove (renamed to ``name``), or a new one with its secret."""
+        if credentials is not None:
+            found = await self.profile(*credentials)
+            if found is not None:
+                if found.name != name:
+                    found.name = name
+                    await self.store.save_profile(found)
+                return {"id": found.id}
+        secret = new_token()
+        created = ProfileRecord(new_profile_id(), name, hash_token(secret), time.time())
+        await self.store.save_profile(created)
+        return {"id": created.id, "secret": secret}
+
+    async def profile(self, profile_id: str, secret: str) -> ProfileRecord | None:
+        """The profile ``profile_id`` if ``secret`` is its secret, else None."""
+        found = await self.store.find_profile(profile_id)
+        if found is None or not secrets_match(secret, found.secret_hash):
+            return None
+        return found
 
     async def resume(self, sink: Sink, token: str) -> Session:
         """Re-attach a session to a new connection; the previous connection is told and closed."""
@@ -167,7 +208,9 @@ class Manager:
             record = await self.store.find_session(digest)
             if record is None:
                 raise CommandError("invalid_token", "unknown or expired token")
-            session = self.sessions.setdefault(record.id, Session(record.id, record.name, record.token_hash))
+            session = self.sessions.setdefault(
+                record.id, Session(record.id, record.name, record.token_hash, profile=record.profile)
+            )
             self._by_token[digest] = session
         old, session.sink = session.sink, sink
         if old is not None and old is not sink:
@@ -214,7 +257,7 @@ class Manager:
         room = await self._open_room(
             game, settings, public, password, capacity, quick_play, bots_take_over, bot_catch_delay, owner
         )
-        payload: dict[str, Any] = {"name": session.name, "creator": True}
+        payload = session.join_payload(creator=True)
         if origin is not None:
             payload["origin"] = origin
         await room.submit(Command("join", session.id, payload, sink, request_id))
@@ -294,7 +337,7 @@ class Manager:
         room = self.rooms.get(normalize_code(code))
         if room is None:
             raise CommandError("room_not_found", f"no room with code {code.strip().upper()}")
-        payload: dict[str, Any] = {"name": session.name, "role": role}
+        payload = session.join_payload(role=role)
         if origin is not None:
             payload["origin"] = origin
         if password is not None:
@@ -350,7 +393,7 @@ class Manager:
                 room = await self._open_room(game, None, True, None, None, True, False, owner=owner)
             self._quick_pending.setdefault(room.code, set()).add(session.id)
         try:
-            await room.submit(Command("join", session.id, {"name": session.name}, sink, request_id))
+            await room.submit(Command("join", session.id, session.join_payload(), sink, request_id))
         finally:
             pending = self._quick_pending[room.code]
             pending.discard(session.id)

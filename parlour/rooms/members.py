@@ -62,6 +62,7 @@ class Member:
     bot_options: dict[str, Any] = field(default_factory=dict)
     replaced: bool = False  # a disconnected human whose seat a bot plays until they resume
     origin: str | None = None  # a hash of the client's address, so a kick holds against a new identity
+    profile: str | None = None  # the guest profile id a human joined with (kept in game records)
     sink: Sink | None = None
 
     @property

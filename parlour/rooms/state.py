@@ -116,6 +116,8 @@ class RoomState:
         self.game: Any = None
         self.seats: list[Message] = []
         self.seat_sessions: list[str] = []
+        self.seat_tags: dict[int, dict[str, str]] = {}
+        """Seat → ``{"bot": level}`` or ``{"profile": id}`` in the current game (for its ``GameRecord``)."""
         self.seq = 0
         self.games_played = 0
         self.seed = 0

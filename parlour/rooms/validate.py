@@ -90,6 +90,16 @@ def hash_token(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
+def secrets_match(secret: str, digest: str) -> bool:
+    """Whether ``secret`` hashes to ``digest`` (compared in constant time)."""
+    return hmac.compare_digest(hash_token(secret), digest)
+
+
+def new_profile_id() -> str:
+    """A guest profile's public id (it names the profile in URLs and game records; not a secret)."""
+    return f"p_{secrets.token_hex(8)}"
+
+
 CATCH_DELAY_MAX = 30.0
 
 

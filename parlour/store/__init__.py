@@ -1,8 +1,27 @@
 """Persistence behind one interface (``Store``); SQLite is the embedded default."""
 
-from parlour.store.base import GameRecord, RoomRecord, SessionRecord, Store, game_id
+from parlour.store.base import (
+    GameQuery,
+    GameRecord,
+    PlayerTotals,
+    ProfileRecord,
+    RoomRecord,
+    SessionRecord,
+    Store,
+    game_id,
+)
 
-__all__ = ["GameRecord", "RoomRecord", "SessionRecord", "Store", "game_id", "open_store"]
+__all__ = [
+    "GameQuery",
+    "GameRecord",
+    "PlayerTotals",
+    "ProfileRecord",
+    "RoomRecord",
+    "SessionRecord",
+    "Store",
+    "game_id",
+    "open_store",
+]
 
 
 async def open_store(data_dir: str, redis_url: str = "", lease_seconds: float = 3.0) -> Store:

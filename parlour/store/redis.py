@@ -20,7 +20,7 @@ import os
 import socket
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import orjson
 from redis import asyncio as aioredis
@@ -29,7 +29,17 @@ from redis.exceptions import NoScriptError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from parlour.dumps import json_bytes
-from parlour.store.base import GameRecord, RoomRecord, SessionRecord
+from parlour.store.base import (
+    GameQuery,
+    GameRecord,
+    PlayerTotals,
+    ProfileRecord,
+    RoomRecord,
+    SessionRecord,
+    decode_cursor,
+    encode_cursor,
+    player_games,
+)
 from parlour.store.pipeline import Pipeliner
 
 log = logging.getLogger("parlour.store")
@@ -37,14 +47,16 @@ log = logging.getLogger("parlour.store")
 _CHECKPOINT = b'{"k":"checkpoint"'
 
 # All the appends of one loop tick, in one call.
-# KEYS: sroom, applied, then for each append: lease, log, games
-# ARGV: for each append: lease value, record, is_checkpoint, game or "", membership, code, append id
+# KEYS: sroom, applied, gids, then for each append: lease, log, games
+# ARGV: for each append: lease value, record, is_checkpoint, game or "", membership, code, append id,
+#       game id, index or ""
 # Returns 1 (appended) or 0 (fenced: the lease is another node's) per append. The append id makes
-# a retried call (its reply lost with the connection) apply each append once.
+# a retried call (its reply lost with the connection) apply each append once. A game is pushed on
+# its room's list and found by its public id through ``gids`` (id → "<room>|<index>").
 _APPEND = """
 local out = {}
-for n = 1, (#KEYS - 2) / 3 do
-  local k, a = n * 3, (n - 1) * 7
+for n = 1, (#KEYS - 3) / 3 do
+  local k, a = n * 3 + 1, (n - 1) * 9
   local code, aid = ARGV[a + 6], ARGV[a + 7]
   if redis.call('HGET', KEYS[2], code) == aid then
     out[n] = 1
@@ -54,7 +66,22 @@ for n = 1, (#KEYS - 2) / 3 do
     redis.call('HSET', KEYS[2], code, aid)
     local id = redis.call('XADD', KEYS[k + 1], '*', 'd', ARGV[a + 2])
     if ARGV[a + 3] == '1' then redis.call('XTRIM', KEYS[k + 1], 'MINID', id) end
-    if ARGV[a + 4] ~= '' then redis.call('RPUSH', KEYS[k + 2], ARGV[a + 4]) end
+    if ARGV[a + 4] ~= '' then
+      local count = redis.call('RPUSH', KEYS[k + 2], ARGV[a + 4])
+      redis.call('HSET', KEYS[3], ARGV[a + 8], code .. '|' .. (count - 1))
+    end
+    if ARGV[a + 9] ~= '' then
+      local g = cjson.decode(ARGV[a + 9])
+      for _, entry in ipairs(g.sets) do redis.call('ZADD', entry, g.score, ARGV[a + 8]) end
+      for _, s in ipairs(g.totals) do
+        redis.call('HSET', s.key, 'name', s.name, 'bot', s.bot)
+        local played = redis.call('HINCRBY', s.key, 'played', 1)
+        local won = redis.call('HINCRBY', s.key, 'won', s.won)
+        for key, v in pairs(s.stats) do redis.call('HINCRBY', s.key, 'stat:' .. key, v) end
+        redis.call('ZADD', s.board, won * 1000000 + math.floor(won * 999999 / played), s.profile)
+        redis.call('SADD', s.mine, s.game)
+      end
+    end
     if ARGV[a + 5] ~= '' then
       local pairs_ = cjson.decode(ARGV[a + 5])
       for i = 1, #pairs_, 2 do
@@ -224,7 +251,14 @@ class RedisStore:
     # --- sessions ------------------------------------------------------------
 
     async def save_session(self, session: SessionRecord) -> None:
-        data = json_bytes({"id": session.id, "name": session.name, "created_at": session.created_at})
+        data = json_bytes(
+            {
+                "id": session.id,
+                "name": session.name,
+                "created_at": session.created_at,
+                "profile": session.profile,
+            }
+        )
         await self.redis.set(self.key("session", session.token_hash), data)
 
     async def find_session(self, token_hash: str) -> SessionRecord | None:
@@ -232,7 +266,20 @@ class RedisStore:
         if raw is None:
             return None
         data = orjson.loads(raw)
-        return SessionRecord(data["id"], data["name"], token_hash, data["created_at"])
+        return SessionRecord(data["id"], data["name"], token_hash, data["created_at"], data.get("profile"))
+
+    # --- profiles ------------------------------------------------------------
+
+    async def save_profile(self, profile: ProfileRecord) -> None:
+        data = {"name": profile.name, "secret_hash": profile.secret_hash, "created_at": profile.created_at}
+        await self.redis.hset(self.key("profile", profile.id), mapping=data)  # type: ignore[arg-type]
+
+    async def find_profile(self, profile_id: str) -> ProfileRecord | None:
+        raw = await self.redis.hgetall(self.key("profile", profile_id))
+        if not raw:
+            return None
+        data = {text(k): text(v) for k, v in raw.items()}
+        return ProfileRecord(profile_id, data["name"], data["secret_hash"], float(data["created_at"]))
 
     async def session_room(self, session: str) -> str | None:
         """The room ``session`` is a member of, as its owner last committed it."""
@@ -265,7 +312,7 @@ class RedisStore:
         batch, self._pending = self._pending, []
         if not batch:
             return
-        keys = [self.key("sroom"), self.key("applied")]
+        keys = [self.key("sroom"), self.key("applied"), self.key("gids")]
         args: list[Any] = []
         for code, data, game, _ in batch:
             self._appends += 1
@@ -280,6 +327,8 @@ class RedisStore:
                 json_bytes(flat) if flat else b"",
                 code,
                 f"{self.node}:{self._appends}",
+                "" if game is None else game.id,
+                b"" if game is None else json_bytes(self._index(game)),
             ]
         task = asyncio.get_running_loop().create_task(self._write(batch, keys, args))
         self._tasks.add(task)
@@ -348,6 +397,139 @@ class RedisStore:
         rows = await self.redis.lrange(self.key("games", room), 0, -1)
         return [GameRecord(**orjson.loads(row)) for row in rows]
 
+    # --- history ---------------------------------------------------------------
+
+    def _index(self, game: GameRecord) -> dict[str, Any]:
+        """What the append script writes with a game: the sorted sets listing it and its players'
+        totals (``hist:`` sets score by end time; ``board:<game>`` by wins, then win rate)."""
+        visibility = "priv" if game.private else "pub"
+        sets = [self.key("hist", "room", game.room)]
+        if not game.private:
+            sets += [self.key("hist", "pub"), self.key("hist", "pub", game.game)]
+        totals = []
+        for seat in player_games(game):
+            sets += [
+                self.key("hist", "player", seat.profile, visibility),
+                self.key("hist", "player", seat.profile, visibility, game.game),
+            ]
+            if seat.counted:
+                totals.append(
+                    {
+                        "key": self.key("totals", game.game, seat.profile),
+                        "board": self.key("board", game.game),
+                        "mine": self.key("played", seat.profile),
+                        "profile": seat.profile,
+                        "game": game.game,
+                        "name": seat.name,
+                        "bot": seat.bot or "",
+                        "won": int(seat.won),
+                        "stats": seat.stats or {"_": 0},  # an empty object would reach Lua as an array
+                    }
+                )
+        # The score as text: Lua would print a number with 14 digits, losing the end time's fraction.
+        return {"score": repr(game.ended_at), "sets": list(dict.fromkeys(sets)), "totals": totals}
+
+    async def list_games(self, query: GameQuery) -> tuple[list[GameRecord], str | None]:
+        start = decode_cursor(query.before, str, (float("inf"), "~"))
+        want = query.limit + 1
+        suffix = (query.game,) if query.game is not None else ()
+        if query.room is not None:
+            sources = [self.key("hist", "room", query.room)]
+        elif query.player is not None:
+            sources = [self.key("hist", "player", query.player, "pub", *suffix)]
+            if query.viewer is not None:
+                sources.append(self.key("hist", "player", query.player, "priv", *suffix))
+        else:
+            sources = [self.key("hist", "pub", *suffix)]
+            if query.viewer is not None:
+                sources.append(self.key("hist", "player", query.viewer, "priv", *suffix))
+        found: list[GameRecord] = []
+        position = start
+        while len(found) < want:
+            batch = await self._page(sources, position, want)
+            if not batch:
+                break
+            records = await self._records([gid for _, gid in batch])
+            for (score, gid), record in zip(batch, records, strict=True):
+                position = (score, gid)
+                if record is not None and _matches(record, query):
+                    record.log = []
+                    found.append(record)
+                    if len(found) == want:
+                        break
+        page = found[: query.limit]
+        last = page[-1] if len(found) > query.limit else None
+        return page, (encode_cursor(last.ended_at, last.id) if last is not None else None)
+
+    async def _page(self, keys: list[str], start: tuple[float, str], want: int) -> list[tuple[float, str]]:
+        """The next ``want`` ids after ``start`` over the sorted sets ``keys``, newest first."""
+        ended_at, last = start
+        high = "+inf" if ended_at == float("inf") else repr(ended_at)
+        pipe = self.redis.pipeline(transaction=False)
+        for key in keys:
+            pipe.zrevrangebyscore(key, high, "-inf", start=0, num=want + 64, withscores=True)
+        merged: dict[str, float] = {}
+        for rows in await pipe.execute():
+            for member, score in rows:
+                gid = text(member)
+                if score < ended_at or (score == ended_at and gid < last):
+                    merged[gid] = score
+        ordered = sorted(((score, gid) for gid, score in merged.items()), reverse=True)
+        return ordered[:want]
+
+    async def _records(self, gids: list[str]) -> list[GameRecord | None]:
+        if not gids:
+            return []
+        places = await self.redis.hmget(self.key("gids"), gids)
+        pipe = self.redis.pipeline(transaction=False)
+        for place in places:
+            room, index = text(place or b"|0").rsplit("|", 1)
+            pipe.lindex(self.key("games", room), int(index))
+        rows = await pipe.execute()
+        return [
+            GameRecord(**orjson.loads(row)) if row and place else None
+            for row, place in zip(rows, places, strict=True)
+        ]
+
+    async def player_totals(self, profile: str) -> list[PlayerTotals]:
+        games = sorted(text(g) for g in await self.redis.smembers(self.key("played", profile)))
+        pipe = self.redis.pipeline(transaction=False)
+        for game in games:
+            pipe.hgetall(self.key("totals", game, profile))
+        return [_totals(profile, game, raw) for game, raw in zip(games, await pipe.execute(), strict=True)]
+
+    async def leaderboard(self, game: str, min_played: int, limit: int) -> list[PlayerTotals]:
+        """Read down the board (scored by wins, then a rounded win rate) until ``limit`` profiles with
+        enough games are found and the score drops below theirs; ties are then ordered exactly, by
+        win rate and then profile, as the SQLite store orders them."""
+        board, offset, chunk = self.key("board", game), 0, max(limit * 2, 50)
+        found: list[tuple[float, PlayerTotals]] = []
+        while True:
+            reply = await self.redis.zrevrange(board, offset, offset + chunk - 1, withscores=True)
+            rows = [(text(member), float(score)) for member, score in cast(list[tuple[bytes, float]], reply)]
+            if not rows:
+                break
+            offset += chunk
+            pipe = self.redis.pipeline(transaction=False)
+            for member, _ in rows:
+                pipe.hgetall(self.key("totals", game, member))
+            for (member, score), raw in zip(rows, await pipe.execute(), strict=True):
+                totals = _totals(member, game, raw)
+                if totals.played >= min_played:
+                    found.append((score, totals))
+            if len(found) >= limit and rows[-1][1] < found[limit - 1][0]:
+                break
+        ranked = sorted((t for _, t in found), key=lambda t: (-t.won, -t.won / t.played, t.profile))
+        return ranked[:limit]
+
+    async def game(self, game_id: str) -> GameRecord | None:
+        where = await self.redis.hget(self.key("gids"), game_id)
+        if where is None:
+            return None
+        room, index = text(where).rsplit("|", 1)
+        row = await self.redis.lindex(self.key("games", room), int(index))
+        return None if row is None else GameRecord(**orjson.loads(row))
+
     # --- ownership -----------------------------------------------------------
 
     async def owner(self, code: str) -> str | None:
@@ -401,6 +583,30 @@ class RedisStore:
         await self._release(keys=[self.key("lease", code)], args=[value])
 
 
+def _matches(record: GameRecord, query: GameQuery) -> bool:
+    """The filters a sorted set did not already apply, and who may see a private game."""
+    if query.game is not None and record.game != query.game:
+        return False
+    profiles = {seat.profile for seat in player_games(record)}
+    if query.player is not None and query.player not in profiles:
+        return False
+    return not record.private or (query.viewer is not None and query.viewer in profiles)
+
+
+def _totals(profile: str, game: str, raw: dict[Any, Any]) -> PlayerTotals:
+    data = {text(k): text(v) for k, v in raw.items()}
+    stats = {k[5:]: int(v) for k, v in data.items() if k.startswith("stat:") and k != "stat:_"}
+    return PlayerTotals(
+        profile,
+        game,
+        data.get("name", ""),
+        data.get("bot") or None,
+        int(data.get("played", 0)),
+        int(data.get("won", 0)),
+        stats,
+    )
+
+
 def _game_dict(game: GameRecord) -> dict[str, Any]:
     return {
         "room": game.room,
@@ -413,4 +619,5 @@ def _game_dict(game: GameRecord) -> dict[str, Any]:
         "started_at": game.started_at,
         "ended_at": game.ended_at,
         "log": game.log,
+        "private": game.private,
     }

@@ -23,13 +23,25 @@ from typing import IO, Any
 import orjson
 
 from parlour.dumps import json_bytes
-from parlour.store.base import GameRecord, RoomRecord, SessionRecord
+from parlour.store import sqlite_history as history
+from parlour.store.base import (
+    GameQuery,
+    GameRecord,
+    PlayerTotals,
+    ProfileRecord,
+    RoomRecord,
+    SessionRecord,
+    game_id,
+)
 
 log = logging.getLogger("parlour.store")
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS sessions (
-    id TEXT PRIMARY KEY, name TEXT NOT NULL, token_hash TEXT NOT NULL UNIQUE, created_at REAL NOT NULL);
+    id TEXT PRIMARY KEY, name TEXT NOT NULL, token_hash TEXT NOT NULL UNIQUE, created_at REAL NOT NULL,
+    profile TEXT);
+CREATE TABLE IF NOT EXISTS profiles (
+    id TEXT PRIMARY KEY, name TEXT NOT NULL, secret_hash TEXT NOT NULL, created_at REAL NOT NULL);
 CREATE TABLE IF NOT EXISTS rooms (
     code TEXT PRIMARY KEY, config TEXT NOT NULL, created_at REAL NOT NULL,
     closed_at REAL, closed_reason TEXT);
@@ -40,9 +52,14 @@ CREATE TABLE IF NOT EXISTS checkpoints (room TEXT PRIMARY KEY, log_id INTEGER NO
 CREATE TABLE IF NOT EXISTS games (
     id INTEGER PRIMARY KEY AUTOINCREMENT, room TEXT NOT NULL, number INTEGER NOT NULL, game TEXT NOT NULL,
     settings TEXT NOT NULL, seed INTEGER NOT NULL, players TEXT NOT NULL, result TEXT NOT NULL,
-    started_at REAL NOT NULL, ended_at REAL NOT NULL, log TEXT NOT NULL);
+    started_at REAL NOT NULL, ended_at REAL NOT NULL, log TEXT NOT NULL, gid TEXT,
+    private INTEGER NOT NULL DEFAULT 1);
 CREATE INDEX IF NOT EXISTS games_room ON games (room, id);
 """
+_INDEXES = """
+CREATE UNIQUE INDEX IF NOT EXISTS games_gid ON games (gid);
+"""
+_GAME_COLUMNS = "room, number, game, settings, seed, players, result, started_at, ended_at, log, private"
 
 _CHECKPOINT = '{"k":"checkpoint"'
 _Pending = tuple[str, str, GameRecord | None, "asyncio.Future[None]"]
@@ -97,6 +114,9 @@ class SQLiteStore:
         db.execute("PRAGMA synchronous=NORMAL")
         db.execute("PRAGMA wal_autocheckpoint=0")  # checkpoints (with their fsyncs) run off the loop
         db.executescript(_SCHEMA)
+        _migrate(db)
+        db.executescript(_INDEXES)
+        db.executescript(history.SCHEMA)
         self._db = db
         self._checkpointer = _Checkpointer(self.path)
 
@@ -130,17 +150,32 @@ class SQLiteStore:
 
     async def save_session(self, session: SessionRecord) -> None:
         self._exec(
-            "INSERT INTO sessions (id, name, token_hash, created_at) VALUES (?, ?, ?, ?) "
+            "INSERT INTO sessions (id, name, token_hash, created_at, profile) VALUES (?, ?, ?, ?, ?) "
             "ON CONFLICT (id) DO UPDATE SET name = excluded.name",
-            (session.id, session.name, session.token_hash, session.created_at),
+            (session.id, session.name, session.token_hash, session.created_at, session.profile),
         )
 
     async def find_session(self, token_hash: str) -> SessionRecord | None:
         rows = self._query(
-            "SELECT id, name, token_hash, created_at FROM sessions WHERE token_hash = ?",
+            "SELECT id, name, token_hash, created_at, profile FROM sessions WHERE token_hash = ?",
             (token_hash,),
         )
         return SessionRecord(*rows[0]) if rows else None
+
+    # --- profiles ------------------------------------------------------------
+
+    async def save_profile(self, profile: ProfileRecord) -> None:
+        self._exec(
+            "INSERT INTO profiles (id, name, secret_hash, created_at) VALUES (?, ?, ?, ?) "
+            "ON CONFLICT (id) DO UPDATE SET name = excluded.name",
+            (profile.id, profile.name, profile.secret_hash, profile.created_at),
+        )
+
+    async def find_profile(self, profile_id: str) -> ProfileRecord | None:
+        rows = self._query(
+            "SELECT id, name, secret_hash, created_at FROM profiles WHERE id = ?", (profile_id,)
+        )
+        return ProfileRecord(*rows[0]) if rows else None
 
     # --- rooms ---------------------------------------------------------------
 
@@ -192,9 +227,9 @@ class SQLiteStore:
                     )
             for _, _, game, _ in batch:
                 if game is not None:
-                    db.execute(
-                        "INSERT INTO games (room, number, game, settings, seed, players, result, started_at,"
-                        " ended_at, log) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    cursor = db.execute(
+                        f"INSERT INTO games ({_GAME_COLUMNS}, gid) VALUES ({', '.join('?' * 12)})"
+                        " ON CONFLICT (gid) DO NOTHING",
                         (
                             game.room,
                             game.number,
@@ -206,8 +241,12 @@ class SQLiteStore:
                             game.started_at,
                             game.ended_at,
                             json_bytes(game.log).decode(),
+                            game.private,
+                            game.id,
                         ),
                     )
+                    if cursor.rowcount == 1:  # a game stored once is counted once
+                        history.write_game(db, cursor.lastrowid or 0, game)
 
     async def close_room(self, code: str, reason: str) -> None:
         self._exec(
@@ -242,26 +281,21 @@ class SQLiteStore:
         return list(rooms.values())
 
     async def games(self, room: str) -> list[GameRecord]:
-        rows = self._query(
-            "SELECT room, number, game, settings, seed, players, result, started_at, ended_at, log FROM games"
-            " WHERE room = ? ORDER BY id",
-            (room,),
-        )
-        return [
-            GameRecord(
-                r[0],
-                r[1],
-                r[2],
-                orjson.loads(r[3]),
-                r[4],
-                orjson.loads(r[5]),
-                orjson.loads(r[6]),
-                r[7],
-                r[8],
-                orjson.loads(r[9]),
-            )
-            for r in rows
-        ]
+        rows = self._query(f"SELECT {_GAME_COLUMNS} FROM games WHERE room = ? ORDER BY id", (room,))
+        return [_game_record(r) for r in rows]
+
+    async def game(self, game_id: str) -> GameRecord | None:
+        rows = self._query(f"SELECT {_GAME_COLUMNS} FROM games WHERE gid = ?", (game_id,))
+        return _game_record(rows[0]) if rows else None
+
+    async def list_games(self, query: GameQuery) -> tuple[list[GameRecord], str | None]:
+        return history.list_games(self._require(), query)
+
+    async def player_totals(self, profile: str) -> list[PlayerTotals]:
+        return history.player_totals(self._require(), profile)
+
+    async def leaderboard(self, game: str, min_played: int, limit: int) -> list[PlayerTotals]:
+        return history.leaderboard(self._require(), game, min_played, limit)
 
     # --- helpers ------------------------------------------------------------------
 
@@ -275,3 +309,36 @@ class SQLiteStore:
 
     def _query(self, sql: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
         return self._require().execute(sql, params).fetchall()
+
+
+def _game_record(r: tuple[Any, ...]) -> GameRecord:
+    return GameRecord(
+        r[0],
+        r[1],
+        r[2],
+        orjson.loads(r[3]),
+        r[4],
+        orjson.loads(r[5]),
+        orjson.loads(r[6]),
+        r[7],
+        r[8],
+        orjson.loads(r[9]),
+        bool(r[10]),
+    )
+
+
+def _migrate(db: sqlite3.Connection) -> None:
+    """Bring a database written by an older version up to this schema (columns added since)."""
+    if "profile" not in {row[1] for row in db.execute("PRAGMA table_info(sessions)")}:
+        db.execute("ALTER TABLE sessions ADD COLUMN profile TEXT")
+    columns = {row[1] for row in db.execute("PRAGMA table_info(games)")}
+    if "private" not in columns:  # whether an old game's room was public is not known: keep it private
+        db.execute("ALTER TABLE games ADD COLUMN private INTEGER NOT NULL DEFAULT 1")
+    if "gid" not in columns:
+        with db:
+            db.execute("BEGIN")
+            db.execute("ALTER TABLE games ADD COLUMN gid TEXT")
+            rows = db.execute("SELECT id, room, number, seed FROM games").fetchall()
+            db.executemany(
+                "UPDATE games SET gid = ? WHERE id = ?", [(game_id(r, n, s), i) for i, r, n, s in rows]
+            )

@@ -3,7 +3,8 @@
 
 import "./theme.js"; // first: the page takes its theme before anything waits
 import { TABLES, loadCatalog } from "./catalog.js";
-import { noteEntries, resetLog, toggleLog } from "./gamelog.js";
+import { noteEntries, personal, resetLog, toggleLog } from "./gamelog.js";
+import { keepProfile, profileField } from "./identity.js";
 import { initLobby, presetCode, renderRooms } from "./lobby.js";
 import { Connection } from "./net.js";
 import { appendChat, renderRoom, tableContext, updateTimers } from "./room.js";
@@ -48,6 +49,7 @@ function normalise(msg) {
     has_password: msg.has_password,
     capacity: msg.capacity,
     bots_take_over: msg.bots_take_over,
+    bot_catch_delay: msg.bot_catch_delay,
     quick_play: msg.quick_play,
     state: msg.state,
     host: msg.host,
@@ -158,7 +160,7 @@ async function identify() {
 
 async function identifyAs(name) {
   try {
-    onWelcome(await conn.request("identify", { name }));
+    onWelcome(await conn.request("identify", { name, ...profileField() }));
     return true;
   } catch (err) {
     toast(err.message, "bad");
@@ -169,7 +171,8 @@ async function identifyAs(name) {
 
 function onWelcome(msg) {
   store.token = msg.token;
-  S.session = { name: msg.name, session: msg.session };
+  keepProfile(msg.profile);
+  S.session = { name: msg.name, session: msg.session, profile: msg.profile?.id ?? null };
   $("#name").value = msg.name;
   conn.request("lobby_subscribe").catch(() => {});
 }
@@ -286,7 +289,7 @@ const handlers = {
     render();
   },
   settings_changed(msg) {
-    Object.assign(S.room, { settings: msg.settings, public: msg.public, capacity: msg.capacity, has_password: msg.has_password, bots_take_over: msg.bots_take_over });
+    Object.assign(S.room, { settings: msg.settings, public: msg.public, capacity: msg.capacity, has_password: msg.has_password, bots_take_over: msg.bots_take_over, bot_catch_delay: msg.bot_catch_delay });
     toast("Room settings changed");
     render();
   },
@@ -453,18 +456,21 @@ function updateTitle() {
 
 /** Screen readers hear the table's news (the game log's words) and their turn. */
 function announce(entries, myTurn) {
-  const words = entries.map((e) => e.text);
+  const ctx = tableContext(S.room, app);
+  const words = entries.map((e) => personal(e, ctx.seat, ctx.seat === null ? null : ctx.name(ctx.seat)));
   if (myTurn) words.push("Your turn.");
   if (words.length) fill($("#announce"), words.slice(-4).join(". "));
 }
 
-/** After an action the control pressed may be gone (a played card, a hidden screen): focus never
- * falls back to <body>, it goes to the next sensible control. */
+/** After an action the control pressed may be gone (a played card, a hidden screen) or disabled (Place,
+ * a Connect Four column, once the turn has passed; the browser would blur it): focus never falls back
+ * to <body>, it goes to the next sensible control. */
 function keepFocus() {
   const active = document.activeElement;
-  if (active && active !== document.body && active.isConnected && active.offsetParent !== null) return;
+  if (active && active !== document.body && active.isConnected && active.offsetParent !== null && !active.disabled) return;
   if ($("#dialog").open) return;
-  const next = $('#stage [data-testid="hand"] button:not([disabled])') ?? $("#stage button:not([disabled])") ?? $("#copy-link");
+  // Last, the table itself (tabindex -1): the next Tab goes on from there, not from the top of the page.
+  const next = $('#stage [data-testid="hand"] button:not([disabled])') ?? $("#stage button:not([disabled])") ?? $("#stage");
   next?.focus({ preventScroll: true });
 }
 

@@ -89,7 +89,7 @@ export function render(stage, view, ctx) {
       ),
     );
   }
-  const seats = [0, 1].map((s) => el("span", {}, el("i", { style: `background: ${seatColour(s)}` }), ctx.name(s), s === ctx.seat ? " (you)" : ""));
+  const seats = [0, 1].map((s) => el("span", {}, el("i", { style: `background: ${seatColour(s)}` }), ctx.name(s), s === ctx.seat ? " (you)" : "", ctx.presence(s)));
   stage.append(
     el(
       "div",

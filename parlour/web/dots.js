@@ -1,5 +1,7 @@
 // Dots & Boxes board: an SVG that scales from 2×2 to 50×50 dots.
 // Mouse: hover previews, click draws. Touch: first tap previews, second tap draws.
+// Phones: a big board is drawn large enough to tap (and its frame pans); "Whole board" shows all of it,
+// and a tap on it zooms back in around that spot.
 // Keyboard: arrows move the cursor, Space turns it, Enter draws.
 
 import { el, fill, initials, seatColour, svg } from "./ui.js";
@@ -8,13 +10,14 @@ const GAP = 10; // user units between dots
 const PAD = 4;
 
 // `turn`: the lines and boxes of the last turn (a run of captures is one turn), marked in its player's colour.
-const local = { cursor: { x: 0, y: 0, d: 0 }, armed: null, turn: { seat: null, lines: new Set(), boxes: new Set() } };
+const local = { cursor: { x: 0, y: 0, d: 0 }, armed: null, turn: { seat: null, lines: new Set(), boxes: new Set() }, whole: false };
 let builds = 0;
 
 export function reset() {
   local.cursor = { x: 0, y: 0, d: 0 };
   local.armed = null;
   local.turn = { seat: null, lines: new Set(), boxes: new Set() };
+  local.whole = false;
 }
 
 export function onEvent(event, names) {
@@ -35,6 +38,10 @@ export function render(stage, view, ctx) {
   const { width: w, height: h } = view;
   const drawn = new Set(view.lines.map(([x, y, d]) => key({ x, y, d })));
   const myTurn = view.turn === ctx.seat && !view.over;
+  // At tap size (48 px between dots) wider than the screen (a phone, a big board): it can be shown whole.
+  const tapWidth = (48 / GAP) * ((w - 1) * GAP + 2 * PAD);
+  const zoomable = tapWidth > window.innerWidth;
+  const whole = local.whole && zoomable;
   if (!valid(local.cursor, w, h)) local.cursor = { x: 0, y: 0, d: 0 };
   // The board element survives re-renders (ui.morph), and with it the keyboard focus and cursor.
   const cursor = document.activeElement?.classList?.contains("dots-board") ? key(local.cursor) : null;
@@ -50,8 +57,8 @@ export function render(stage, view, ctx) {
     viewBox: `${-PAD} ${-PAD} ${(w - 1) * GAP + 2 * PAD} ${(h - 1) * GAP + 2 * PAD}`,
     class: `dots-board ${myTurn ? "mine" : ""}`,
     // As wide as the panel allows (and the screen's height); on a phone a big board keeps lines at
-    // least 48 px apart (--min-board; a line's tap area is then about 34 × 29 px) and its frame scrolls, so one can zoom in and pan.
-    style: `--min-board: ${48 * (w - 1) + 20}px; --aspect: ${((w - 1) * GAP + 2 * PAD) / ((h - 1) * GAP + 2 * PAD)}`,
+    // least 48 px apart (--min-board; a line's tap area is then 33.6 px square) and its frame scrolls, to pan.
+    style: `--min-board: ${tapWidth}px; --aspect: ${((w - 1) * GAP + 2 * PAD) / ((h - 1) * GAP + 2 * PAD)}`,
     role: "application",
     tabindex: "0",
     "aria-label": `Dots and Boxes board, ${w} by ${h} dots. ${myTurn ? "Your turn: arrows move, Space turns, Enter draws." : "Waiting for the other player."}`,
@@ -60,6 +67,10 @@ export function render(stage, view, ctx) {
     "data-keep": kept ? shape : `${shape}:new:${++builds}`,
     // One listener for every line: a 50×50 board has 4,900 of them.
     onpointerup: (e) => {
+      if (e.currentTarget.closest(".board-wrap.whole")) {
+        zoomIn(e, ctx);
+        return;
+      }
       const line = e.target.closest("[data-line]");
       if (line && e.currentTarget.classList.contains("mine")) tap(e, line.dataset.line, ctx);
     },
@@ -75,8 +86,9 @@ export function render(stage, view, ctx) {
       "div",
       { class: "dots-table" },
       scoreboard(view, ctx),
-      el("div", { class: "board-wrap" }, board),
-      el("p", { class: "muted hint" }, myTurn ? "Your turn — draw a line. On touch screens, tap a line twice." : view.over ? "" : `${ctx.name(view.turn)} is thinking…`),
+      zoomToggle(zoomable, ctx),
+      el("div", { class: `board-wrap ${whole ? "whole" : ""}` }, board),
+      el("p", { class: "muted hint" }, whole ? "Tap the board where you want to play to zoom in." : myTurn ? "Your turn — draw a line. On touch screens, tap a line twice." : view.over ? "" : `${ctx.name(view.turn)} is thinking…`),
     ),
   );
   // Once morph has run (before the next paint): key the board in place so the next render can update
@@ -89,6 +101,32 @@ export function render(stage, view, ctx) {
     placed.dataset.keep = shape;
     placed.shown = { lines: marks.drawn, boxes: new Set(view.captures.map(([x, y]) => `${x},${y}`)) };
   });
+}
+
+/** On a phone, a board wider than the screen at tap size can be shown whole (styles.css hides this elsewhere). */
+function zoomToggle(zoomable, ctx) {
+  // Always there (hidden when the board fits), so the board keeps its place among its siblings and
+  // ui.morph keeps the board element too.
+  const hidden = !zoomable;
+  const toggle = () => {
+    local.whole = !local.whole;
+    ctx.rerender();
+  };
+  return el("button", { class: "small zoom-toggle", hidden, "aria-pressed": String(local.whole), onclick: toggle }, local.whole ? "Zoom in" : "Whole board");
+}
+
+/** A tap on the whole board: back to tap size, the frame scrolled so the tapped spot is in its middle. */
+function zoomIn(event, ctx) {
+  const at = event.currentTarget.getBoundingClientRect();
+  const fx = (event.clientX - at.left) / at.width;
+  const fy = (event.clientY - at.top) / at.height;
+  local.whole = false;
+  ctx.rerender();
+  const wrap = document.querySelector("#stage .board-wrap");
+  const board = wrap?.querySelector(".dots-board")?.getBoundingClientRect();
+  if (!board) return;
+  wrap.scrollLeft = fx * board.width - wrap.clientWidth / 2;
+  wrap.scrollTop = fy * board.height - wrap.clientHeight / 2;
 }
 
 /** Every child of a board: hatch patterns, captured boxes, lines (drawn, or free for a player), dots. */
@@ -167,7 +205,8 @@ function markTurn(board, turn) {
 function freeLine(k, marks) {
   const [x, y, d] = k.split(",").map(Number);
   const [x2, y2] = lineEnd(x, y, d);
-  const hit = d === 0 ? { x: x * GAP + 1.5, y: y * GAP - 3, width: GAP - 3, height: 6 } : { x: x * GAP - 3, y: y * GAP + 1.5, width: 6, height: GAP - 3 };
+  // 7 × 7 units: at a phone's 48 px between dots (--min-board) a tap target is 33.6 px square.
+  const hit = d === 0 ? { x: x * GAP + 1.5, y: y * GAP - 3.5, width: GAP - 3, height: 7 } : { x: x * GAP - 3.5, y: y * GAP + 1.5, width: 7, height: GAP - 3 };
   return svg(
     "g",
     { class: `free ${k === marks.armed ? "armed" : ""} ${k === marks.cursor ? "cursor" : ""}`, "data-line": k },

@@ -15,6 +15,29 @@ const ICONS = {
 
 const local = { unread: 0, open: false, back: null };
 
+// The seats an entry's event may name; the viewer's name is only rewritten when their seat is one.
+const SEAT_KEYS = ["seat", "target", "caller", "placer", "picked_up_by", "winner", "offender", "dealer", "first"];
+// A third-person verb after the viewer's name, in the second person.
+const VERBS = { is: "are", was: "were", wins: "win", deals: "deal", picks: "pick", starts: "start" };
+
+/**
+ * The entry's line as the viewer at `seat` (named `name`) reads it: "You played …", "… on you",
+ * "your Wild Draw Four". The server writes every line in the third person, because one log is
+ * shared by every player and spectator.
+ */
+export function personal(entry, seat, name) {
+  const event = entry.event ?? {};
+  if (seat === null || !name || !(SEAT_KEYS.some((k) => event[k] === seat) || event.winners?.includes(seat))) return entry.text;
+  const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  const mention = new RegExp(`(?<![\\p{L}\\p{N}])${escaped}('s)?(?![\\p{L}\\p{N}])( (\\w+))?`, "gu");
+  const text = entry.text.replace(mention, (_, possessive, gap, word, at) => {
+    const you = possessive ? "your" : "you";
+    const after = gap ? ` ${(!possessive && VERBS[word]) || word}` : "";
+    return (at === 0 ? you[0].toUpperCase() + you.slice(1) : you) + after;
+  });
+  return text.startsWith("You ") ? text.replace(/ and wins$/, " and win") : text;
+}
+
 /** A new room snapshot: remember where the history stood, to mark "while you were away". */
 export function resetLog(entries, resumed) {
   local.back = resumed && entries.length ? entries[entries.length - 1].n : null;
@@ -32,7 +55,7 @@ function item(entry, ctx) {
     "li",
     { class: `log-entry ${entry.kind}`, dataset: { id: `log-${entry.n}`, kind: entry.kind } },
     el("span", { class: "log-icon", "aria-hidden": "true", style: entry.seat === null ? null : `--seat:${seatColour(entry.seat)}` }, ICONS[entry.kind] ?? "•"),
-    el("span", { class: "log-text" }, entry.text),
+    el("span", { class: "log-text" }, personal(entry, ctx.seat, ctx.seat === null ? null : ctx.name(ctx.seat))),
     card ? el("span", { class: `log-card ${card.color}`, "aria-hidden": "true" }, card.color === "wild" ? entry.event.color : card.color) : null,
     entry.kind === "called" && entry.event?.cards ? el("button", { class: "small", onclick: () => showReveal(entry.event, ctx), "aria-label": "Show the revealed cards" }, "Show cards") : null,
   );

@@ -1,7 +1,7 @@
 // Start screen: name, join by code, create with settings, quick play, public rooms.
 
 import { GAMES, title } from "./catalog.js";
-import { capacityField, readSettings, settingsFields } from "./settings.js";
+import { capacityField, catchDelayField, readCatchDelay, readSettings, settingsFields } from "./settings.js";
 import { $, $$, el, fill } from "./ui.js";
 
 const STATE_WORDS = { waiting: "waiting", countdown: "starting", playing: "playing", finished: "finished" };
@@ -23,7 +23,7 @@ export function initLobby(app) {
   const create = $("#create-form");
   const showSettings = () => {
     const game = create.elements.game.value;
-    fill($("#game-settings"), capacityField(game), settingsFields(game));
+    fill($("#game-settings"), capacityField(game), settingsFields(game), catchDelayField(game));
   };
   for (const radio of $$('input[name="game"]', create)) radio.addEventListener("change", showSettings);
   showSettings();
@@ -37,6 +37,7 @@ export function initLobby(app) {
       capacity: Number(create.elements.capacity.value),
       public: create.elements.public.checked,
       bots_take_over: create.elements.bots_take_over.checked,
+      bot_catch_delay: readCatchDelay(create),
     };
     if (create.elements.password.value) fields.password = create.elements.password.value;
     app.enter("create_room", fields);

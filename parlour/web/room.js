@@ -3,7 +3,7 @@
 
 import { GAMES, TABLES, title } from "./catalog.js";
 import { renderLog } from "./gamelog.js";
-import { capacityField, describeSettings, readSettings, settingsFields } from "./settings.js";
+import { capacityField, catchDelayField, describeSettings, readCatchDelay, readSettings, settingsFields } from "./settings.js";
 import { $, choose, confirmDialog, el, fill, morph } from "./ui.js";
 
 const STATE_TEXT = { waiting: "Waiting for players", countdown: "Starting soon", playing: "Playing", finished: "Game over" };
@@ -16,11 +16,12 @@ export function tableContext(room, app) {
     seat: mine ? mine.seat : null, // null: watching (spectator, or seated after this game began)
     name: (seat) => seats.find((s) => s.seat === seat)?.name ?? `Seat ${seat + 1}`,
     act: (action) => app.act(action),
-    /** "offline" / "bot playing" on a seat chip, so nobody has to look at the side panel. */
+    /** "bot", "offline" or "bot playing" on a seat chip, so nobody has to look at the side panel. */
     presence: (seat) => {
       const id = seats.find((s) => s.seat === seat)?.member;
       const m = room.members?.find((x) => x.id === id);
-      if (!m || m.bot) return null;
+      if (!m) return null;
+      if (m.bot) return el("span", { class: "badge bot" }, "bot");
       if (m.replaced) return el("span", { class: "badge bot", title: "A bot plays this seat until they are back" }, "bot playing");
       return m.connected ? null : el("span", { class: "badge off" }, "offline");
     },
@@ -69,7 +70,8 @@ function renderMembers(room, app) {
     m.bot ? el("span", { class: "badge bot" }, "bot") : null,
     !m.connected && !m.bot ? offline(m, room) : null,
     m.replaced ? el("span", { class: "badge bot", title: "A bot plays this seat until they are back" }, "bot playing") : null,
-    m.role === "player" && ["waiting", "countdown"].includes(room.state)
+    // Quick play starts on its own clock: nobody readies up, so no "not ready" either.
+    m.role === "player" && !room.quick_play && ["waiting", "countdown"].includes(room.state)
       ? el("span", { class: `badge ${m.ready ? "ready" : "unready"}` }, m.ready ? "✓ ready" : "not ready")
       : null,
     m.role === "player" && turnSeat === m.seat ? el("span", { class: "badge turn" }, "to play") : null,
@@ -132,7 +134,7 @@ function waiting(room, app) {
     "div",
     { class: "panel waiting" },
     el("h2", {}, `${game.title} — ${players.length}/${room.capacity} players`),
-    el("p", { class: "settings-summary" }, describeSettings(room.kind, room.settings)),
+    el("p", { class: "settings-summary" }, describeSettings(room.kind, room.settings, room.bot_catch_delay)),
     el("p", { class: "muted" }, `${room.public ? "Public" : "Private"} room${room.has_password ? " · password" : ""}${room.bots_take_over ? " · bots replace dropouts" : ""}`),
     countdown
       ? el("p", { class: "countdown", role: "timer" }, "Starting in ", el("strong", { class: "timer-text", dataset: { deadline: countdown.localDeadline } }, ""), " s")
@@ -200,6 +202,7 @@ async function editSettings(room, app) {
     { class: "settings-grid" },
     capacityField(room.kind, room.capacity),
     settingsFields(room.kind, room.settings),
+    catchDelayField(room.kind, room.bot_catch_delay),
     el("label", { class: "check" }, el("input", { type: "checkbox", name: "public", checked: room.public }), " Public"),
     el("label", { class: "check" }, el("input", { type: "checkbox", name: "bots_take_over", checked: room.bots_take_over !== false }), " A bot plays for anyone who drops out"),
     el("label", {}, "New password ", el("input", { type: "password", name: "password", maxlength: 64, placeholder: room.has_password ? "unchanged" : "none" })),
@@ -213,6 +216,7 @@ async function editSettings(room, app) {
     capacity: Number(form.elements.capacity.value),
     public: form.elements.public.checked,
     bots_take_over: form.elements.bots_take_over.checked,
+    bot_catch_delay: readCatchDelay(form),
   };
   if (form.elements.nopassword?.checked) fields.password = "";
   else if (form.elements.password.value) fields.password = form.elements.password.value;

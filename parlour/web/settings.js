@@ -41,8 +41,25 @@ export function capacityField(game, value) {
   return el("label", {}, "Seats ", el("input", { type: "number", name: "capacity", min: g.min_players, max: g.max_players, value: value ?? g.default_capacity, required: true }));
 }
 
+/** The room's delay before a bot may catch a human (games with catches only: UNO's missed call). */
+export function catchDelayField(game, value) {
+  if (!GAMES[game].has_catches) return null;
+  return el(
+    "label",
+    { title: "How long after a play bots wait before catching a missed UNO (humans may catch at once)" },
+    "Bot catch delay (s) ",
+    el("input", { type: "number", name: "bot_catch_delay", min: 0, max: 30, step: 0.5, value: value ?? 2, required: true }),
+  );
+}
+
+/** The catch delay the form holds, or undefined for a game without catches. */
+export function readCatchDelay(form) {
+  const input = form.elements.bot_catch_delay;
+  return input ? Number(input.value) : undefined;
+}
+
 /** A one-line human summary of the settings, for everyone in the waiting room. */
-export function describeSettings(game, settings = {}) {
+export function describeSettings(game, settings = {}, catchDelay = undefined) {
   const parts = [];
   for (const f of shown(game)) {
     const value = settings[f.key] ?? f.default;
@@ -53,5 +70,6 @@ export function describeSettings(game, settings = {}) {
       parts.push(`${f.label}: ${option ? option[1] : value}`);
     }
   }
+  if (GAMES[game].has_catches && catchDelay !== undefined) parts.push(`Bots catch after ${catchDelay} s`);
   return parts.join(" · ");
 }

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from tests.server.client import MOVES, Client
+from tests.server.client import Client, first_legal
 from tests.server.conftest import server_factory  # noqa: F401  (the real-process fixture)
 
 
@@ -33,7 +33,7 @@ async def test_one_human_and_bots_play_to_the_end_over_the_server(
             break
         if human.turn is not None and human.turn["seat"] == human.seat:
             seq = human.seq
-            reply = await human.request("action", action=MOVES[game](human.view or {}, human.seat or 0))
+            reply = await human.request("action", action=first_legal(human.view or {}))
             if reply["type"] == "ok":
                 await human.wait_for(
                     lambda m, s=seq: m.get("type") != "game" or m["seq"] > s, from_start=True

@@ -56,8 +56,8 @@ def _parlour() -> list[str]:
 class Server:
     """One ``parlour serve`` subprocess on a free port; ``kill`` is ``kill -9``, ``start`` again recovers."""
 
-    def __init__(self, data: Path) -> None:
-        self.data = data
+    def __init__(self, data: Path, host: str = "127.0.0.1") -> None:
+        self.data, self.host = data, host
         self.port = _free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.proc: subprocess.Popen[bytes] | None = None
@@ -69,7 +69,7 @@ class Server:
                     *_parlour(),
                     "serve",
                     "--host",
-                    "127.0.0.1",
+                    self.host,
                     "--port",
                     str(self.port),
                     "--data-dir",

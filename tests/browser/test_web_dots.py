@@ -11,6 +11,7 @@ from browser_helpers import (
     drive,
     join_room,
     no_horizontal_scroll,
+    shot,
     shots,
     start_game,
     wait_room,
@@ -116,6 +117,23 @@ def test_dots_large_board_fits_a_phone(open_page):
     assert frame["width"] <= PHONE["width"]
     box = ada.locator('[data-testid="dots-board"]').bounding_box()
     assert box["width"] / 19 >= 32
+    # Every line's tap target is at least 32 × 32 px.
+    targets = ada.locator("g.free rect.hit").evaluate_all(
+        "rs => rs.map(r => { const b = r.getBoundingClientRect(); return [b.width, b.height]; })"
+    )
+    assert len(targets) == 19 * 14 + 20 * 13
+    assert min(min(w, h) for w, h in targets) >= 32, min(targets, key=min)
+    # "Whole board" shows all of it; a tap there zooms back in around the tapped spot (drawing nothing).
+    ada.get_by_role("button", name="Whole board").click()
+    whole = ada.locator('[data-testid="dots-board"]').bounding_box()
+    assert whole["width"] <= frame["width"]
+    shot(ada, "dots-whole-board")
+    spot = {"x": whole["width"] * 0.8, "y": whole["height"] * 0.5}
+    ada.locator('[data-testid="dots-board"]').click(position=spot)
+    ada.get_by_role("button", name="Whole board").wait_for()
+    assert ada.locator('[data-testid="dots-board"]').bounding_box()["width"] / 19 >= 32
+    assert ada.locator(".board-wrap").evaluate("w => w.scrollLeft") > 0
+    assert ada.locator("line.drawn").count() == 0
     shots(ada, "dots-large-board")
 
     # A move changes a few nodes of a board, not thousands: the other free lines are the same elements.

@@ -9,6 +9,8 @@ import pytest
 from browser_helpers import create_room, shots
 from conftest import Server
 
+from parlour.net.invite import lan_addresses
+
 pytestmark = pytest.mark.browser
 zxingcpp = pytest.importorskip("zxingcpp")
 numpy = pytest.importorskip("numpy")
@@ -35,6 +37,13 @@ def public_server(tmp_path, monkeypatch) -> Iterator[Server]:
     proc.stop()
 
 
+@pytest.fixture
+def lan_server(tmp_path) -> Iterator[Server]:
+    proc = Server(tmp_path, host="0.0.0.0").start()
+    yield proc
+    proc.stop()
+
+
 def decode_qr(page) -> str:
     image = page.evaluate(PIXELS, page.locator('[data-testid="qr"]').element_handle())
     grey = numpy.array(image["grey"], dtype=numpy.uint8).reshape(image["h"], image["w"])
@@ -57,9 +66,26 @@ def test_qr_code_decodes_to_the_public_invite_link(open_page, public_server):
 def test_loopback_server_says_only_this_computer_can_join(open_page, server):
     ada = open_page()
     code = create_room(ada, "Ada", "dots")
-    ada.locator('[data-testid="local-only"]').wait_for()
+    notice = ada.locator('[data-testid="local-only"]')
+    notice.wait_for()
+    assert notice.inner_text().startswith("Only this computer can join: start the server with --host 0.0.0.0")
     assert decode_qr(ada) == f"{server}/r/{code}"
     # Link previews and a favicon.
     assert ada.locator('meta[property="og:title"]').count() == 1
     icon = ada.locator('link[rel="icon"]').get_attribute("href")
     assert ada.request.get(server + icon).headers["content-type"].startswith("image/svg+xml")
+
+
+def test_server_on_all_interfaces_invites_by_its_lan_address(open_page, lan_server):
+    """Opened on this very machine, the room's link must use an address a friend can reach."""
+    lan = lan_addresses()
+    if not lan:
+        pytest.skip("this machine has no network address other than loopback")
+    ada = open_page(base=lan_server.base)
+    code = create_room(ada, "Ada", "uno")
+    url = ada.locator('[data-testid="invite-url"]')
+    url.wait_for()
+    expected = f"http://{lan[0]}:{lan_server.port}/r/{code}"
+    assert url.inner_text() == expected
+    assert decode_qr(ada) == expected
+    assert ada.locator('[data-testid="local-only"]').count() == 0

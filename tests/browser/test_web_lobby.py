@@ -199,3 +199,26 @@ def test_public_list_shows_only_rooms_with_a_connected_human(open_page):
     assert ada.locator(f'#public-rooms [data-code="{mine}"]').count() == 0
     bo.close()  # Bo's tab closes: nobody who could welcome a visitor is there any more
     listed.wait_for(state="detached")
+
+
+def test_quick_play_panel_says_one_thing_at_a_time(open_page):
+    first, second = open_page(), open_page(viewport=PHONE)
+    first.fill("#name", "Quick1")
+    first.click('[data-quick="dots"]')
+    code = wait_room(first)
+    panel = first.locator("#stage .waiting")
+    panel.locator('[data-testid="quick-note"]').wait_for()
+    alone = panel.inner_text()
+    assert "Starting in" not in alone
+    second.fill("#name", "Quick2")
+    second.click('[data-quick="dots"]')
+    assert wait_room(second) == code
+    for page in (first, second):
+        counting = page.locator("#stage .waiting")
+        counting.locator(".countdown .timer-text", has_text=re.compile(r"^\d+$")).wait_for()
+        text = counting.inner_text()
+        assert "Starting in" in text
+        for stale in ("I'm ready", "Ready — click to unready", "Waiting for the host", "Start game"):
+            assert stale not in text and stale not in alone, (stale, text)
+        assert "ready" not in page.locator("#players").inner_text()  # no ready badges either
+    shots(second, "quick-play-countdown")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from browser_helpers import PHONE, shot
+from browser_helpers import PHONE, shot, shots
 from wire import Wire
 
 pytestmark = pytest.mark.browser
@@ -65,3 +65,67 @@ def test_log_shows_wild_draw_four_colour_and_draw_in_order_after_reload(open_pag
     assert page.locator("#game-log .log-back").count() == 1  # "while you were away"
     assert page.locator("#game-log .log-card.wild").count() >= 1
     shot(page, "log-drawer")
+
+
+def test_log_says_you_for_the_viewers_own_moves(open_page, server):
+    ada, bo = Wire(server, "Ada"), Wire(server, "Bo")
+    code = ada.request("create_room", game="connect_four", capacity=2)["code"]
+    bo.request("join", code=code)
+    ada.request("start")
+    bo.until(lambda m: m["type"] == "game_started")
+    ada_first = ada.view["turn"] == 0
+    if not ada_first:
+        bo.request("action", action={"type": "drop", "column": 0})
+
+    page = open_page("/")  # Ada's page takes her session over
+    page.evaluate(
+        "t => { localStorage.setItem('parlour.token', t); localStorage.setItem('parlour.name', 'Ada'); }",
+        ada.token,
+    )
+    page.reload()
+    page.locator(".table-host").wait_for()
+    page.locator(f'.c4-col[data-column="{0 if ada_first else 1}"]').click()
+    if ada_first:
+        bo.until(lambda m: m["type"] == "game")
+        bo.request("action", action={"type": "drop", "column": 1})
+    page.locator("#game-log .log-entry").nth(1).wait_for()
+    order = ["Ada", "Bo"] if ada_first else ["Bo", "Ada"]
+    lines = [f"{name} dropped a disc in column {c}" for c, name in enumerate(order, 1)]
+    assert _texts(page) == [line.replace("Ada", "You") for line in lines]
+    shots(page, "log-you")
+    # The server's log stays in the third person: one log is shared by everyone.
+    bo.catch_up(2)
+    assert [e["text"] for e in bo.log] == lines
+    bo.close()
+
+
+PERSONAL = """async (cases) => {
+    const { personal } = await import("/gamelog.js");
+    return cases.map(([text, event]) => personal({ text, event }, 0, "Ada"));
+}"""
+
+
+def test_you_in_every_kind_of_line(open_page):
+    """The client's rewrite of the server's lines, in the page's own module: verbs agree with "You",
+    a possessive becomes "your", and a line that names someone else's seat is left alone."""
+    page = open_page()
+    cases = [
+        ("Ada is skipped", {"seat": 0}, "You are skipped"),
+        (
+            "Bo challenged Ada's Wild Draw Four: guilty",
+            {"seat": 1, "offender": 0},
+            "Bo challenged your Wild Draw Four: guilty",
+        ),
+        (
+            "Bo called Cheat on Ada: it was a lie; Ada picks up 5 cards",
+            {"caller": 1, "placer": 0, "picked_up_by": 0},
+            "Bo called Cheat on you: it was a lie; you pick up 5 cards",
+        ),
+        ("Ada got rid of every card and wins", {"winner": 0}, "You got rid of every card and win"),
+        ("Round 2: Ada deals", {"dealer": 0}, "Round 2: you deal"),
+        ("Ada and Bo tie with 4 boxes", {"winners": [0, 1]}, "You and Bo tie with 4 boxes"),
+        ("Adam played Red 5", {"seat": 0}, "Adam played Red 5"),  # another name that starts the same
+        ("Bo played Red 5", {"seat": 1}, "Bo played Red 5"),
+    ]
+    got = page.evaluate(PERSONAL, [[text, event] for text, event, _ in cases])
+    assert got == [want for _, _, want in cases]

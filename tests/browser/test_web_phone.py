@@ -4,8 +4,11 @@ never falls back to <body>."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
-from browser_helpers import PHONE, create_room, join_room, shot, start_game
+from browser_helpers import PHONE, create_room, join_room, shot, shots, start_game
+from wire import Wire
 
 pytestmark = pytest.mark.browser
 
@@ -73,3 +76,32 @@ def test_cheat_button_stands_apart_from_place(open_page):
     same_row = abs(place["y"] - cheat["y"]) < place["height"]
     assert not same_row or cheat["x"] - (place["x"] + place["width"]) >= 24
     shot(pages[0], "cheat-phone-dock")
+
+
+def test_seat_chips_show_offline_and_bot_badges(open_page, server):
+    ada, bo = Wire(server, "Ada"), Wire(server, "Bo")
+    code = ada.request("create_room", game="dots", settings={"width": 6, "height": 6}, capacity=3)["code"]
+    bo.request("join", code=code)
+    ada.request("add_bot", level="easy")
+    ada.request("start")
+    bo.until(lambda m: m["type"] == "game_started")
+    page = open_page("/", PHONE)  # Ada's page takes her session over
+    page.evaluate(
+        "t => { localStorage.setItem('parlour.token', t); localStorage.setItem('parlour.name', 'Ada'); }",
+        ada.token,
+    )
+    page.reload()
+    chips = page.locator(".table-host .seats .seat")
+    chips.first.wait_for()
+
+    def chip(name: str):
+        return chips.filter(has=page.locator(".seat-name", has_text=re.compile(f"^{name}$")))
+
+    names = chips.locator(".seat-name").all_inner_texts()
+    robot = next(n for n in names if n not in ("Ada", "Bo"))
+    assert chip(robot).locator(".badge.bot").inner_text() == "bot"
+    assert chip("Bo").locator(".badge.off").count() == 0
+    bo.close()  # Bo's page closes: his chip says so on the table, not only in the side panel
+    chip("Bo").locator(".badge.off", has_text="offline").wait_for()
+    assert page.locator(".table-host .seats .badge.off").count() == 1
+    shots(page, "dots-seat-badges")

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from browser_helpers import create_room, shot, start_game
+from browser_helpers import create_room, shot, shots, start_game
 from conftest import Server
 
 pytestmark = pytest.mark.browser
@@ -65,7 +65,7 @@ def test_armed_or_prompt_uno_is_never_caught_by_a_bot(open_page, quick_bot_serve
             else:
                 _play_one(ada)  # not armed: press UNO! right after the card lands
                 ada.locator('[data-testid="uno"]:not([disabled])').click()
-                ada.locator("#game-log .log-text", has_text="Ada called UNO").first.wait_for()
+                ada.locator("#game-log .log-text", has_text="You called UNO").first.wait_for()
                 done["prompt"] = True
                 ours = 2
             # The bot moves next (by then it has had every chance to catch), unless Ada's card was a
@@ -87,5 +87,28 @@ def test_armed_or_prompt_uno_is_never_caught_by_a_bot(open_page, quick_bot_serve
             ada.locator('button[data-testid="draw"]').first.click()
         ada.wait_for_timeout(60)
     assert all(done.values()), f"Ada did not hold two cards with a playable one twice: {done}"
-    caught = [t for t in _log(ada) if "caught Ada" in t]
+    caught = [t for t in _log(ada) if "caught you" in t]
     assert not caught, caught
+
+
+def test_host_sets_the_bots_catch_delay_in_the_room_settings(open_page, server):
+    ada = open_page()
+    ada.fill("#name", "Ada")
+    ada.evaluate("document.querySelector('#create-form .create-options').open = true")
+    field = ada.locator('#create-form [name="bot_catch_delay"]')
+    assert field.input_value() == "2"  # the server's default
+    shots(ada, "create-uno-options")
+    ada.evaluate("document.querySelector('#create-form .create-options').open = true")
+    ada.check('#create-form input[name="game"][value="dots"]')
+    assert field.count() == 0, "Dots has no catches: no catch delay to set"
+    create_room(ada, "Ada", "uno", {"target_score": 0})  # back to UNO; the field returns
+    ada.locator(".settings-summary", has_text="Bots catch after 2 s").wait_for()
+
+    ada.get_by_role("button", name="Settings…").click()
+    dialog = ada.locator("dialog[open]")
+    dialog.locator('[name="bot_catch_delay"]').fill("4.5")
+    shots(ada, "settings-catch-delay")
+    dialog.get_by_role("button", name="Save").click()
+    ada.locator(".settings-summary", has_text="Bots catch after 4.5 s").wait_for()
+    reply = ada.request.get(f"{server}/api/catalog").json()
+    assert [g["name"] for g in reply["games"] if g["has_catches"]] == ["uno"]

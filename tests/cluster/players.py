@@ -16,7 +16,7 @@ from typing import Any
 
 import websockets
 
-from tests.server.client import Chooser, Client
+from tests.server.client import Client, first_legal
 
 Message = dict[str, Any]
 LOST = (TimeoutError, ConnectionError, OSError, websockets.ConnectionClosed)
@@ -66,8 +66,8 @@ class Player:
                 await asyncio.sleep(0.05)
 
 
-async def drive(players: list[Player], choose: Chooser, urls: Callable[[], list[str]]) -> Message:
-    """Play until every player has seen ``game_over``."""
+async def drive(players: list[Player], urls: Callable[[], list[str]]) -> Message:
+    """Play (each its first legal move) until every player has seen ``game_over``."""
     deadline = asyncio.get_running_loop().time() + 200  # a bound for a hung cluster, not a timing
     while asyncio.get_running_loop().time() < deadline:
         for p in players:
@@ -91,7 +91,7 @@ async def drive(players: list[Player], choose: Chooser, urls: Callable[[], list[
             await client.wait_seq(leader.seq, timeout=1.0)
         if client.seq < leader.seq or client.view is None:
             continue
-        action = choose(client.view, client.seat or 0)
+        action = first_legal(client.view)
         try:
             reply = await client.request("action", timeout=4.0, action=action)
         except LOST:

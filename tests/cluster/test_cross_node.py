@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from tests.server.client import MOVES, Client, close_all, play_game
+from tests.server.client import Client, close_all, play_game
 
 TABLES = [
     ("dots", 3, {"width": 3, "height": 3, "max_players": 3}),
@@ -36,7 +36,7 @@ async def test_players_on_two_nodes_play_every_game(cluster) -> None:
         await seated[0].ok("start")
         for client in [*seated, watcher]:
             await client.wait_for(lambda m: m.get("type") == "game_started", from_start=True)
-        over = await play_game(seated, MOVES[game])
+        over = await play_game(seated)
         assert over["outcome"]["winners"] or over["outcome"]["tie"]
         await watcher.wait_for(lambda m: m.get("type") == "game_over", from_start=True)
         # Every client on node b saw the same game as the host on node a.

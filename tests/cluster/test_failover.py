@@ -19,7 +19,6 @@ from redis import asyncio as aioredis
 
 from parlour.bots.catalog import get_game
 from tests.cluster.players import Player, drive
-from tests.server.client import MOVES
 
 KILLS = 20
 TABLES = [
@@ -85,7 +84,7 @@ async def test_kill_owner_20_times_every_game_finishes_no_accepted_move_lost(clu
                 continue
             for p in seated:
                 p.client.game_over = None
-            await drive(seated, MOVES[game], live)
+            await drive(seated, live)
             finished += 1
             if not killing:
                 return finished

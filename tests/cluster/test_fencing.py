@@ -14,7 +14,7 @@ import signal
 from redis import asyncio as aioredis
 
 from parlour.store.redis import Fenced, RedisStore
-from tests.server.client import Client, dots_move
+from tests.server.client import Client, first_legal
 
 
 async def test_a_paused_owner_cannot_append_after_another_node_claimed(redis_server) -> None:
@@ -82,7 +82,7 @@ async def test_sigstop_owner_past_its_lease_then_sigcont_steps_down(cluster) -> 
             actor = next(c for c in players if c.seat == leader.turn["seat"])
             await actor.wait_seq(leader.seq)
             try:
-                reply = await actor.request("action", timeout=2, action=dots_move(actor.view, actor.seat))
+                reply = await actor.request("action", timeout=2, action=first_legal(actor.view))
             except TimeoutError:
                 continue
             if reply["type"] == "ok":

@@ -17,7 +17,6 @@ from redis import asyncio as aioredis
 
 from tests.cluster.conftest import LEASE
 from tests.cluster.players import Player, drive
-from tests.server.client import MOVES
 
 
 async def _spread_room(urls: list[str], game: str, players: int, settings: dict) -> tuple[list[Player], str]:
@@ -44,7 +43,7 @@ async def test_graceful_shutdown_hands_rooms_over_without_waiting_for_the_lease(
         await asyncio.sleep(0.02)
     # a's shutdown took part of that time; the claim itself did not wait for the lease.
     assert await redis.pttl(f"pl:lease:{code}") > 0
-    over = await drive(seated, MOVES["dots"], lambda: [b.ws])
+    over = await drive(seated, lambda: [b.ws])
     assert over["outcome"]
     await redis.aclose()
 
@@ -56,16 +55,13 @@ async def test_redis_restart_under_load_no_crash_games_finish(cluster) -> None:
         await _spread_room(urls, "uno", 2, {"target_score": 0}),
         await _spread_room(urls, "cheat", 3, {}),
     ]
-    games = ["uno", "cheat"]
 
     async def restart() -> None:
         await asyncio.sleep(0.5)
         await asyncio.to_thread(cluster.redis.restart, 1.0)
 
     results = await asyncio.wait_for(
-        asyncio.gather(
-            restart(), *(drive(s, MOVES[g], lambda: urls) for (s, _), g in zip(rooms, games, strict=True))
-        ),
+        asyncio.gather(restart(), *(drive(s, lambda: urls) for s, _ in rooms)),
         timeout=120,
     )
     assert all(r["outcome"] for r in results[1:])

@@ -10,7 +10,7 @@ import sys
 import time
 import urllib.request
 
-from tests.server.client import MOVES, close_all, open_table, play_game
+from tests.server.client import close_all, open_table, play_game
 from tests.server.conftest import FAST_ENV, free_port
 
 
@@ -52,7 +52,7 @@ async def test_two_workers_share_one_port_and_one_set_of_rooms(redis_server, tmp
         assert len(seen) == 2, (tmp_path / "workers.log").read_text()[-2000:]
         url = f"ws://127.0.0.1:{port}/api/ws"
         seated, watchers, _ = await open_table(url, "dots", 3, {"width": 3, "height": 3, "max_players": 3})
-        over = await play_game(seated, MOVES["dots"])
+        over = await play_game(seated)
         assert over["outcome"]
         await close_all(seated, watchers)
     finally:

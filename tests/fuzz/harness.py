@@ -25,7 +25,7 @@ from typing import Any
 import socketio
 import websockets
 
-from tests.server.client import MOVES
+from tests.server.client import first_legal
 
 Message = dict[str, Any]
 BAD_CLOSES = {1006, 1011}  # abnormal closure (the server died or aborted us) and internal error
@@ -160,7 +160,7 @@ class Table:
             if actor.seq >= leader.seq:
                 break
             await asyncio.sleep(0.005)
-        reply = await actor.request("action", action=MOVES[self.game](actor.view or {}, actor.seat or 0))
+        reply = await actor.request("action", action=first_legal(actor.view or {}))
         if reply["type"] != "ok":
             raise InvariantBroken(f"{self.game}: the player on turn could not move: {reply}")
         self.moves += 1
@@ -202,10 +202,13 @@ class Victim:
             self.reader = asyncio.get_running_loop().create_task(self._read())
 
     async def _read(self) -> None:
-        with contextlib.suppress(websockets.ConnectionClosed):
-            async for _ in self.ws:
-                self.replies += 1
-                self.arrived.set()
+        try:
+            with contextlib.suppress(websockets.ConnectionClosed):
+                async for _ in self.ws:
+                    self.replies += 1
+                    self.arrived.set()
+        finally:
+            self.arrived.set()  # a probe waiting for an answer learns of the close at once
 
     def closed(self) -> int | bool | None:
         """False while open, else the close code the server gave."""
@@ -246,6 +249,8 @@ class Victim:
             await self.ws.send(json.dumps(probe))
             deadline = time.monotonic() + PROBE_TIMEOUT
             while self.replies <= before:
+                if self.reader is not None and self.reader.done():
+                    raise ConnectionError(f"{self.endpoint}: closed by the server during the probe")
                 self.arrived.clear()
                 left = deadline - time.monotonic()
                 if left <= 0:
@@ -302,7 +307,12 @@ class Fuzzer:
         if code is False:
             try:
                 await victim.probe()
-            except (websockets.ConnectionClosed, socketio.exceptions.SocketIOError, TimeoutError) as exc:
+            except (
+                websockets.ConnectionClosed,
+                socketio.exceptions.SocketIOError,
+                TimeoutError,
+                ConnectionError,
+            ) as exc:
                 code = victim.closed()
                 if code is False:
                     raise InvariantBroken(f"{endpoint}: no answer to the probe after {frame!r:.200}") from exc

@@ -35,5 +35,8 @@ def cheat_fingerprint(state: cheat.State) -> tuple[Any, ...]:
         None if lp is None else (lp.seat, tuple(lp.cards), lp.rank, lp.callable),
         state.winner,
         state.reason,
+        tuple(state.calls),
+        tuple(state.calls_right),
+        tuple(state.caught),
         state.rng.getstate(),
     )

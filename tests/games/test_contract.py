@@ -7,6 +7,7 @@ leaving, and junk (listed actions with a field changed or dropped, for a seat at
 
 * every view (each seat's and a spectator's) and every event is plain JSON, and each view is the shared
   ``public_view`` plus its ``seat_view``, without overlap (the server encodes the shared part once);
+  a seat's view carries ``legal``, its listed actions in wire form, and a spectator's none;
 * no item of a seat's ``secret_fields`` is in any other seat's view, a spectator's, or an event as they
   receive it (except in ``revealing_events``);
 * listed actions (up to 8 per seat and step, at random) round-trip the wire —
@@ -102,6 +103,9 @@ def _check_views(game: Game, state: Any, players: int) -> None:
     for seat in _recipients(players):
         part = game.seat_view(state, seat)
         assert not public.keys() & part.keys() and views[seat] == {**public, **part}
+    assert "legal" not in views[None], "a spectator has no moves"
+    for seat in range(players):  # a seat's moves, as it would send them, only in its own view
+        assert views[seat]["legal"] == [game.format_action(a) for a in game.legal_actions(state, seat)]
     for seat in range(players):
         secrets = [item for key in game.secret_fields for item in views[seat].get(key) or []]
         for other, view in views.items():

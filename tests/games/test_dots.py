@@ -464,7 +464,7 @@ def test_a_line_past_this_board_parses_but_apply_refuses_it() -> None:
 # --- view, events, legal actions --------------------------------------------------------------------------
 
 
-def test_view_is_the_whole_board_and_the_same_for_everyone() -> None:
+def test_view_is_the_whole_board_for_everyone_and_legal_moves_for_the_seat_on_turn() -> None:
     state = new(3, 2)
     draw(state, (0, 0, 0), (0, 1, 0), (0, 0, 1), (1, 0, 1))
     view = GAME.view(state, None)
@@ -482,8 +482,11 @@ def test_view_is_the_whole_board_and_the_same_for_everyone() -> None:
         "tie": False,
         "reason": None,
     }
-    assert GAME.view(state, 0) == GAME.view(state, 1) == view
-    assert json.loads(json.dumps(view)) == view
+    assert GAME.view(state, 0) == {**view, "legal": []}
+    free = [(1, 0, 0), (1, 1, 0), (2, 0, 1)]
+    assert sorted((m["x"], m["y"], m["d"]) for m in GAME.view(state, 1)["legal"]) == free
+    assert all(m["type"] == "line" for m in GAME.view(state, 1)["legal"])
+    assert json.loads(json.dumps(GAME.view(state, 1))) == GAME.view(state, 1)
 
 
 def test_view_is_a_copy() -> None:

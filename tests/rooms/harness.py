@@ -50,6 +50,9 @@ class MemoryStore:
     async def games(self, room: str) -> list[GameRecord]:
         return [g for g in self.finished if g.room == room]
 
+    async def game(self, game_id: str) -> GameRecord | None:
+        return next((g for g in self.finished if g.id == game_id), None)
+
 
 class Inbox:
     """A fake client: a session, its sink, and every message it received."""
@@ -88,7 +91,7 @@ class Harness:
 
     async def client(self, name: str) -> Inbox:
         sink = CallbackSink(lambda m: None)
-        session, token = await self.manager.identify(sink, name)
+        session, token, _ = await self.manager.identify(sink, name)
         return Inbox(self.manager, session, token)
 
     async def table(self, game: str, players: int, settings: dict[str, Any] | None = None) -> list[Inbox]:

@@ -11,7 +11,7 @@ import pytest
 from parlour.rooms import Command, Room
 from parlour.rooms import bot_seats as driver
 from tests.rooms.harness import Harness, Inbox
-from tests.server.client import MOVES
+from tests.server.client import first_legal
 
 NO_DELAY = driver.bot_factory((0.0, 0.0))
 
@@ -33,7 +33,7 @@ async def _play_with_bots(game: str, settings: dict[str, Any], levels: list[str]
         seat = room.game_seat(room.member_by_session(human.session.id)) if room.game is not None else None
         if room.state == "playing" and room.turn and room.turn[0] == seat and seat is not None:
             view = room.engine.view(room.game, seat)
-            await human.do("action", action=MOVES[game](view, seat))
+            await human.do("action", action=first_legal(view))
         await asyncio.sleep(0.001)
     state = room.state
     await harness.manager.close()
@@ -85,7 +85,7 @@ async def test_a_driver_can_play_a_humans_seat_mid_game() -> None:
             break
         seat = room.game_seat(me)
         if room.turn and room.turn[0] == seat:
-            await clients[0].do("action", action=MOVES["uno"](room.engine.view(room.game, seat), seat))
+            await clients[0].do("action", action=first_legal(room.engine.view(room.game, seat)))
         await asyncio.sleep(0.001)
     assert room.state == "finished"
     takeover = [r for r in room.game_log if r["k"] == "action" and r["s"] == clients[1].session.id]
@@ -124,7 +124,7 @@ async def _play_seat(room: Room, client: Any, until: Any = None) -> None:
         member = room.member_by_session(client.session.id)
         seat = room.game_seat(member) if member is not None else None
         if seat is not None and room.turn and room.turn[0] == seat:
-            await client.do("action", action=MOVES[room.game_name](room.engine.view(room.game, seat), seat))
+            await client.do("action", action=first_legal(room.engine.view(room.game, seat)))
         await asyncio.sleep(0.001)
     raise AssertionError("the game did not finish")
 
@@ -186,7 +186,7 @@ async def test_resuming_before_the_end_hands_the_seat_back() -> None:
                 return
             seat = room.game_seat(member)
             if room.turn and room.turn[0] == seat:
-                reply = await back.do("action", action=MOVES["uno"](room.engine.view(room.game, seat), seat))
+                reply = await back.do("action", action=first_legal(room.engine.view(room.game, seat)))
                 sent += reply["type"] == "ok"
             await asyncio.sleep(0.001)
 
@@ -255,7 +255,7 @@ async def test_a_takeover_move_still_on_its_way_when_the_human_returns_is_ignore
     away.sink = clients[1].sink  # ... and its human is back before the bot's move is handled
     while room.turn[0] != seat:
         mine = room.game_seat(room.member_by_session(clients[0].session.id))
-        await clients[0].do("action", action=MOVES["uno"](room.engine.view(room.game, mine), mine))
+        await clients[0].do("action", action=first_legal(room.engine.view(room.game, mine)))
     before = (room.seq, len(room.records))
     move = room.engine.format_action(room.engine.legal_actions(room.game, seat)[0])
     await room.submit(Command("action", away.session, {"action": move}, bot))

@@ -7,7 +7,7 @@ from typing import Any
 
 from parlour.rooms import CallbackSink, Command, Manager, Member, Room, Timings
 from tests.rooms.harness import Harness, MemoryStore
-from tests.server.client import MOVES
+from tests.server.client import first_legal
 
 
 def _room(h: Harness) -> Room:
@@ -23,7 +23,7 @@ async def _act(room: Room, clients: list, steps: int) -> None:
         seat = room.turn_info()["seat"]
         client = next(c for c in clients if room.member_by_session(c.session.id).seat == seat)
         view = room.engine.view(room.game, seat)
-        reply = await client.do("action", action=MOVES[room.game_name](view, seat))
+        reply = await client.do("action", action=first_legal(view))
         assert reply["type"] == "ok", reply
 
 
@@ -199,7 +199,7 @@ async def test_bot_members_act_through_their_sink(harness: Harness) -> None:
         if room.state == "finished":
             break
         if room.turn and room.turn[0] == 0:
-            await human.do("action", action=MOVES["dots"](room.engine.view(room.game, 0), 0))
+            await human.do("action", action=first_legal(room.engine.view(room.game, 0)))
         await asyncio.sleep(0)
     assert room.state == "finished"
     await asyncio.gather(*tasks)

@@ -2,7 +2,7 @@
 
 It records every frame (for leak scans) and tracks what a UI would: the last room snapshot,
 the current game view, whose turn it is, and the outcome. ``play_game`` drives a whole game
-between several clients with a per-game move chooser.
+between several clients, each choosing from the moves its view lists (``first_legal``).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import Any
 import websockets
 
 Message = dict[str, Any]
-Chooser = Callable[[Message, int], Message]
+Chooser = Callable[[Message], Message]
 
 
 class Client:
@@ -148,8 +148,17 @@ class Client:
         await self._reader
 
 
-async def play_game(players: list[Client], choose: Chooser, max_steps: int = 5000) -> Message:
-    """Let the seat on turn act (``choose(view, seat)``) until every player saw ``game_over``."""
+def first_legal(view: Message) -> Message:
+    """The first of the moves the seat's view lists (``legal``, in wire form): one rule for every game,
+    so a test client knows no game's rules."""
+    legal: list[Message] = view["legal"]
+    assert legal, f"no legal move in {view}"
+    return legal[0]
+
+
+async def play_game(players: list[Client], choose: Chooser = first_legal, max_steps: int = 5000) -> Message:
+    """Let the seat on turn act (``choose(view)``, by default its first legal move) until every player
+    saw ``game_over``."""
     for _ in range(max_steps):
         leader = max(players, key=lambda c: c.seq)
         if leader.game_over is not None:
@@ -159,61 +168,13 @@ async def play_game(players: list[Client], choose: Chooser, max_steps: int = 500
             continue
         actor = next(c for c in players if c.seat == leader.turn["seat"])
         await actor.wait_seq(leader.seq)
-        reply = await actor.request("action", action=choose(actor.view or {}, actor.seat or 0))
+        reply = await actor.request("action", action=choose(actor.view or {}))
         assert reply["type"] == "ok", (actor.view, reply)
     else:
         raise AssertionError("game did not finish")
     for client in players:
         await client.wait_for(lambda m, c=client: c.game_over is not None, from_start=True)
     return players[0].game_over or {}
-
-
-# --- per-game move choosers (they see only what the seat sees) --------------------
-
-
-def dots_move(view: Message, seat: int) -> Message:
-    """The first free line in reading order."""
-    drawn = {tuple(line) for line in view["lines"]}
-    for y in range(view["height"]):
-        for x in range(view["width"]):
-            for d in (0, 1):
-                if (d == 0 and x == view["width"] - 1) or (d == 1 and y == view["height"] - 1):
-                    continue
-                if (x, y, d) not in drawn:
-                    return {"type": "line", "x": x, "y": y, "d": d}
-    raise AssertionError("no free line")
-
-
-def cheat_move(view: Message, seat: int) -> Message:
-    """Play every held card of the first allowed rank (truthfully), else bluff one card."""
-    for rank in view["ranks"]:
-        cards = [c["id"] for c in view["hand"] if c["rank"] == rank][:4]
-        if cards:
-            return {"type": "play", "cards": cards, "rank": rank}
-    return {"type": "play", "cards": [view["hand"][0]["id"]], "rank": view["ranks"][0]}
-
-
-def uno_move(view: Message, seat: int) -> Message:
-    """The engine lists what this seat may do: prefer playing, calling UNO as the card goes."""
-    legal = view["legal"]
-    for kind in ("challenge", "play", "draw", "pass", "accept"):
-        for action in legal:
-            if action["type"] == kind:
-                return action
-    return legal[0]
-
-
-def connect_four_move(view: Message, seat: int) -> Message:
-    """The leftmost column with room."""
-    return {"type": "drop", "column": view["cells"][0].index(None)}
-
-
-MOVES: dict[str, Chooser] = {
-    "dots": dots_move,
-    "cheat": cheat_move,
-    "uno": uno_move,
-    "connect_four": connect_four_move,
-}
 
 
 async def open_table(

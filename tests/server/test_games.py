@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.server.client import MOVES, Client, close_all, open_table, play_game
+from tests.server.client import Client, close_all, first_legal, open_table, play_game
 from tests.server.leaks import scan
 
 
@@ -26,7 +26,7 @@ async def test_full_game_with_spectator(server, game: str, players: int, setting
     seated, watchers, _ = await open_table(
         server.ws, game, players, settings, spectators=1, password="s3cret!"
     )
-    over = await play_game(seated, MOVES[game])
+    over = await play_game(seated)
     assert over["outcome"]["reason"] in (
         "finished",
         "last_player",
@@ -60,7 +60,7 @@ async def test_cheat_calls_both_ways(server) -> None:
         want_truth = "truthful" not in outcomes
         cards = truthful[:1] if want_truth and truthful else lie[:1] if not want_truth and lie else None
         if cards is None:
-            await placer.ok("action", action=MOVES["cheat"](view, placer.seat))
+            await placer.ok("action", action=first_legal(view))
             continue
         await placer.ok("action", action={"type": "play", "cards": cards, "rank": rank})
         caller = by_seat[(placer.seat + 1) % 3]
@@ -84,7 +84,7 @@ async def test_cheat_calls_both_ways(server) -> None:
 
 async def test_rematch_after_game(server) -> None:
     seated, _, _ = await open_table(server.ws, "dots", 2, {"width": 3, "height": 3}, spectators=0, capacity=3)
-    await play_game(seated, MOVES["dots"])
+    await play_game(seated)
     late = await Client.open(server.ws, "Late")
     reply = await late.request("join", code=seated[0].room["code"])
     assert reply["type"] == "room" and reply["state"] == "finished"

@@ -9,7 +9,7 @@ import json
 import pytest
 import websockets
 
-from tests.server.client import MOVES, Client, close_all, open_table, play_game
+from tests.server.client import Client, close_all, open_table, play_game
 
 BATTERY: list[tuple[str | bytes, str]] = [
     ("null", "bad_message"),
@@ -41,7 +41,7 @@ BATTERY: list[tuple[str | bytes, str]] = [
 async def test_malformed_battery_changes_nothing(server) -> None:
     # A game in another room runs alongside the battery and must finish normally.
     seated, watchers, _ = await open_table(server.ws, "dots", 2, {"width": 4, "height": 4})
-    game = asyncio.create_task(play_game(seated, MOVES["dots"]))
+    game = asyncio.create_task(play_game(seated))
 
     victim = await Client.open(server.ws, "Victim")
     room = await victim.ok("create_room", game="dots")

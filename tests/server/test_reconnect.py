@@ -7,7 +7,7 @@ import asyncio
 import time
 from collections.abc import Callable
 
-from tests.server.client import MOVES, Client, Message, close_all, open_table, play_game
+from tests.server.client import Client, Message, close_all, first_legal, open_table, play_game
 
 
 async def test_drop_and_resume_mid_turn(server) -> None:
@@ -34,7 +34,7 @@ async def test_drop_and_resume_mid_turn(server) -> None:
     again = await other.expect("member_updated")
     assert again["member"]["connected"] is True
     seated[seated.index(on_turn)] = back
-    await play_game(seated, MOVES["uno"])
+    await play_game(seated)
     await close_all(seated, watchers)
 
 
@@ -71,7 +71,7 @@ async def test_grace_expiry_applies_leave_rule(server_factory) -> None:
     back = await Client.open(srv.ws)
     await back.ok("resume", token=gone.token)
     assert (await back.request("chat", text="hi"))["code"] == "not_in_room"
-    await play_game(seated[:2], MOVES["dots"])
+    await play_game(seated[:2])
     await close_all(seated[:2], watchers, [back])
 
 
@@ -113,7 +113,7 @@ async def _play_until(client: Client, done: Callable[[], bool]) -> None:
             return
         if client.turn is not None and client.turn["seat"] == client.seat:
             seq = client.seq
-            reply = await client.request("action", action=MOVES["uno"](client.view or {}, client.seat or 0))
+            reply = await client.request("action", action=first_legal(client.view or {}))
             if reply["type"] == "ok":
                 await client.wait_for(lambda m, s=seq: client.seq > s, from_start=True)
                 continue
@@ -162,7 +162,7 @@ async def test_resuming_before_the_end_takes_the_seat_back(server_factory) -> No
     await me.wait_for(_replaced(gone.member, replaced=False), from_start=True)
     # From here on every move of that seat is the resumed human's: play_game asserts each is accepted,
     # and the seat's turns only ever pass when its player acts.
-    over = await play_game([me, back], MOVES["uno"])
+    over = await play_game([me, back])
     assert over["outcome"]["reason"] == "finished"
     assert not any(m.get("type") == "member_left" for m in me.messages[since:])
     await close_all([me, back], watchers)

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from tests.server.client import MOVES, Client, close_all, open_table, play_game
+from tests.server.client import Client, close_all, first_legal, open_table, play_game
 
 TABLES = [
     ("dots", 3, {"width": 4, "height": 4, "max_players": 3, "turn_timer": 120}),
@@ -35,7 +35,7 @@ async def test_kill_9_mid_game_then_resume_and_finish(server_factory) -> None:
             leader = max(seated, key=lambda c: c.seq)
             actor = next(c for c in seated if c.seat == leader.turn["seat"])
             await actor.wait_seq(leader.seq)
-            await actor.ok("action", action=MOVES[game](actor.view, actor.seat))
+            await actor.ok("action", action=first_legal(actor.view))
         await seated[0].ok("chat", text=f"before the crash in {game}")
         rooms.append((game, seated, watchers, code))
 
@@ -67,7 +67,7 @@ async def test_kill_9_mid_game_then_resume_and_finish(server_factory) -> None:
             assert snap["table"]["turn"]["deadline"] == before[client.token]["table"]["turn"]["deadline"]
             resumed.append(back)
         players = resumed[: len(seated)]
-        over = await play_game(players, MOVES[game])
+        over = await play_game(players)
         assert over["outcome"]["reason"]
         await close_all(resumed)
 

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 import threading
 from pathlib import Path
 
-from parlour.store import open_store
+from parlour.store import GameRecord, game_id, open_store
 
 
 def checkpointers() -> set[threading.Thread]:
@@ -36,4 +37,41 @@ async def test_checkpoints_run_off_the_loop(tmp_path: Path) -> None:
     store = await open_store(str(tmp_path))
     new = checkpointers() - before
     assert len(new) == 1 and threading.current_thread() not in new
+    await store.close()
+
+
+def a_game(room: str = "ABCDE", number: int = 1) -> GameRecord:
+    return GameRecord(
+        room, number, "dots", {"width": 3}, 42, [{"seat": 0, "name": "Ada"}], {"winners": [0]}, 1.0, 2.0, []
+    )
+
+
+async def test_a_game_is_found_by_its_public_id(tmp_path: Path) -> None:
+    store = await open_store(str(tmp_path))
+    assert await store.create_room("ABCDE", {"game": "dots"})
+    first, second = a_game(number=1), a_game(number=2)
+    await store.append("ABCDE", {"k": "start", "s": None, "p": {}, "t": 1.0}, first)
+    await store.append("ABCDE", {"k": "start", "s": None, "p": {}, "t": 2.0}, second)
+    assert await store.game(second.id) == second and await store.game(first.id) == first
+    assert await store.game("nosuchgame") is None
+    await store.close()
+
+
+async def test_an_older_database_gets_game_ids(tmp_path: Path) -> None:
+    """A database written before games had public ids: its games are found by id after opening."""
+    db = sqlite3.connect(tmp_path / "parlour.db")
+    db.executescript(
+        "CREATE TABLE games (id INTEGER PRIMARY KEY AUTOINCREMENT, room TEXT NOT NULL,"
+        " number INTEGER NOT NULL, game TEXT NOT NULL, settings TEXT NOT NULL, seed INTEGER NOT NULL,"
+        " players TEXT NOT NULL,"
+        " result TEXT NOT NULL, started_at REAL NOT NULL, ended_at REAL NOT NULL, log TEXT NOT NULL);"
+        "INSERT INTO games (room, number, game, settings, seed, players, result, started_at, ended_at, log)"
+        " VALUES ('ABCDE', 1, 'dots', '{}', 42, '[]', '{}', 1.0, 2.0, '[]');"
+    )
+    db.commit()
+    db.close()
+    store = await open_store(str(tmp_path))
+    old = await store.game(game_id("ABCDE", 1, 42))
+    assert old is not None and old.room == "ABCDE"
+    assert old.private, "an old game's room may have been unlisted: shown to its players only"
     await store.close()

@@ -156,10 +156,12 @@ class ClusterManager(Manager):
 
     # --- sessions ----------------------------------------------------------------------
 
-    async def identify(self, sink: Sink, raw_name: str) -> tuple[Session, str]:
-        session, token = await super().identify(sink, raw_name)
+    async def identify(
+        self, sink: Sink, raw_name: str, profile: tuple[str, str] | None = None, with_profile: bool = False
+    ) -> tuple[Session, str, dict[str, str] | None]:
+        session, token, reply = await super().identify(sink, raw_name, profile, with_profile)
         await self._hold(session.id)
-        return session, token
+        return session, token, reply
 
     async def resume(self, sink: Sink, token: str) -> Session:
         """``Manager.resume``; a connection of the session on another node is told ``replaced``

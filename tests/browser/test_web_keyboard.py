@@ -1,0 +1,131 @@
+"""Every game can be played with the keyboard alone (Tab to a control, Enter, the arrows), and after a
+move the focus is still on a control (or the table), never back on <body>."""
+
+from __future__ import annotations
+
+import pytest
+from browser_helpers import seq, shots, wait_seq
+from wire import Wire
+
+pytestmark = pytest.mark.browser
+
+ON_BODY = "!document.activeElement || document.activeElement === document.body"
+
+
+def _as(open_page, wire: Wire, name: str):
+    """A page that takes over ``wire``'s session (the room's table comes with it)."""
+    page = open_page("/")
+    page.evaluate(
+        "([t, n]) => { localStorage.setItem('parlour.token', t); localStorage.setItem('parlour.name', n); }",
+        [wire.token, name],
+    )
+    page.reload()
+    page.locator(".table-host").wait_for()
+    return page
+
+
+def tab_to(page, selector: str, limit: int = 80) -> None:
+    """Press Tab until the focused element matches ``selector``."""
+    for _ in range(limit):
+        page.keyboard.press("Tab")
+        if page.evaluate("s => document.activeElement?.matches(s) ?? false", selector):
+            return
+    raise AssertionError(f"Tab never reached {selector}")
+
+
+def _moved(page, before: int) -> None:
+    wait_seq(page, before + 1)
+    # Two frames: a control the move disabled or removed has lost its focus by then.
+    page.evaluate("() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))")
+    assert not page.evaluate(ON_BODY), "focus fell back to <body>"
+
+
+def test_cheat_by_keyboard(open_page, server):
+    ada, bo, cy = (Wire(server, name) for name in ("Ada", "Bo", "Cy"))
+    code = ada.request("create_room", game="cheat", capacity=3)["code"]
+    for p in (bo, cy):
+        p.request("join", code=code)
+    ada.request("start")
+    for p in (bo, cy):
+        p.until(lambda m: m["type"] == "game_started")
+    players = [ada, bo, cy]
+    while players[0].view["turn"] != 0:  # the others play until it is Ada's turn
+        mover = players[players[0].view["turn"]]
+        card = mover.view["hand"][0]["id"]
+        mover.request("action", action={"type": "play", "cards": [card], "rank": mover.view["ranks"][0]})
+        for p in players:
+            p.catch_up(mover.seq)
+    page = _as(open_page, ada, "Ada")
+    tab_to(page, '[data-testid="hand"] button.pcard')
+    page.keyboard.press("Enter")  # select the card
+    page.locator('[data-testid="hand"] .pcard.selected').wait_for()
+    tab_to(page, '[data-testid="place"]')
+    before = seq(page)
+    page.keyboard.press("Enter")  # place it
+    _moved(page, before)
+    assert page.locator('[data-testid="pile-size"]').inner_text() != "0"
+    bo.close()
+    cy.close()
+
+
+def test_dots_by_keyboard(open_page, server):
+    ada, bo = Wire(server, "Ada"), Wire(server, "Bo")
+    code = ada.request("create_room", game="dots", settings={"width": 3, "height": 3}, capacity=2)["code"]
+    bo.request("join", code=code)
+    ada.request("start")
+    bo.until(lambda m: m["type"] == "game_started")
+    if ada.view["turn"] != 0:
+        bo.request("action", action={"type": "line", "x": 1, "y": 2, "d": 0})
+    page = _as(open_page, ada, "Ada")
+    page.locator(".dots-board.mine").wait_for()
+    tab_to(page, '[data-testid="dots-board"]')
+    page.keyboard.press("ArrowRight")  # the cursor: the line from (1, 0) to (2, 0)
+    page.keyboard.press(" ")  # turned: from (1, 0) down to (1, 1)
+    page.locator('g.free.cursor[data-line="1,0,1"]').wait_for()
+    before = seq(page)
+    page.keyboard.press("Enter")
+    page.locator('line.drawn[data-drawn="1,0,1"]').wait_for(state="attached")
+    _moved(page, before)
+    shots(page, "dots-keyboard")
+    bo.close()
+
+
+def test_connect_four_by_keyboard(open_page, server):
+    ada, bo = Wire(server, "Ada"), Wire(server, "Bo")
+    code = ada.request("create_room", game="connect_four", capacity=2)["code"]
+    bo.request("join", code=code)
+    ada.request("start")
+    bo.until(lambda m: m["type"] == "game_started")
+    if ada.view["turn"] != 0:
+        bo.request("action", action={"type": "drop", "column": 0})
+    page = _as(open_page, ada, "Ada")
+    tab_to(page, ".c4-col.playable")
+    page.keyboard.press("Tab")  # on to the second column
+    column = page.evaluate("document.activeElement.dataset.column")
+    before = seq(page)
+    page.keyboard.press("Enter")
+    page.locator(f'.c4-col[data-column="{column}"] .disc').first.wait_for()
+    _moved(page, before)
+    bo.close()
+
+
+def test_uno_by_keyboard(open_page, server):
+    ada, bo = Wire(server, "Ada"), Wire(server, "Bo")
+    code = ada.request("create_room", game="uno", capacity=2)["code"]
+    bo.request("join", code=code)
+    ada.request("start")
+    bo.until(lambda m: m["type"] == "game_started")
+    while bo.view["turn"] == 1:  # Bo plays (or draws) until it is Ada's turn
+        legal = bo.view["legal"]
+        play = next((a for a in legal if a["type"] == "play" and a["card"] < 100), None)
+        kinds = {a["type"]: a for a in legal}
+        bo.request("action", action=play or kinds.get("accept") or kinds.get("draw") or kinds.get("pass"))
+    page = _as(open_page, ada, "Ada")
+    playable = page.locator('[data-testid="hand"] button.playable').count()
+    tab_to(page, '[data-testid="hand"] button.playable' if playable else 'button[data-testid="draw"]')
+    before = seq(page)
+    page.keyboard.press("Enter")
+    if playable and page.locator("dialog[open]").count():  # a Wild: its colour by keyboard too
+        page.keyboard.press("Enter")
+    _moved(page, before)
+    bo.close()

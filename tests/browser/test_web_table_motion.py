@@ -1,0 +1,122 @@
+"""Nothing vanishes, and the table moves: toasts queue (one server message with two events shows both,
+in order, the first long enough to read), and the last UNO card slides onto the pile unless the
+visitor asked for reduced motion."""
+
+from __future__ import annotations
+
+import pytest
+from browser_helpers import DESKTOP, shots, wait_room
+from wire import Wire
+
+pytestmark = pytest.mark.browser
+
+RECORD_TOASTS = """() => {
+    window.seenToasts = [];
+    const box = document.querySelector('#toasts');
+    new MutationObserver(() => {
+        const shown = box.querySelector('.toast:not(.gone)');
+        const text = shown ? shown.textContent : null;
+        if (text && window.seenToasts.at(-1)?.text !== text) {
+            window.seenToasts.push({text, at: performance.now()});
+        }
+    }).observe(box, {childList: true, subtree: true});
+}"""
+
+
+def _uno(server: str) -> tuple[str, list[Wire]]:
+    ada, bo = Wire(server, "Ada"), Wire(server, "Bo")
+    code = ada.request("create_room", game="uno", settings={"target_score": 2000}, capacity=2)["code"]
+    bo.request("join", code=code)
+    ada.request("start")
+    bo.until(lambda m: m["type"] == "game_started")
+    return code, [ada, bo]
+
+
+def _turn(players: list[Wire]) -> Wire:
+    seq = max(p.seq for p in players)
+    for p in players:
+        p.catch_up(seq)
+    return players[players[0].view["turn"]]
+
+
+def _until_draw_two(players: list[Wire]) -> tuple[Wire, dict]:
+    """Play on (never a Draw Two) until the player on turn can play one; returns them and that play."""
+    for _ in range(3000):
+        actor = _turn(players)
+        legal = actor.view["legal"]
+        hand = {card["id"]: card for card in actor.view["hand"]}
+        plays = [a for a in legal if a["type"] == "play"]
+        two = [a for a in plays if hand[a["card"]]["type"] == "draw2"]
+        if two:
+            return actor, two[0]
+        plain = [a for a in plays if hand[a["card"]]["color"] != "wild"]
+        wild = [{**a, "color": "red"} for a in plays if hand[a["card"]]["color"] == "wild"]
+        kinds = {a["type"]: a for a in legal}
+        other = kinds.get("accept") or kinds.get("draw") or kinds.get("pass") or legal[0]
+        action = (plain or wild or [other])[0]
+        actor.request("action", action=action)
+    raise AssertionError("no Draw Two in 3,000 moves")
+
+
+def _watch(page, code: str) -> None:
+    page.fill("#name", "Watcher")
+    page.fill("#join-code", code)
+    page.click("#spectate-btn")
+    wait_room(page)
+    page.locator('[data-testid="top"]').wait_for()
+
+
+def test_two_events_in_one_message_show_two_toasts_in_order(open_page, server):
+    code, players = _uno(server)
+    actor, draw_two = _until_draw_two(players)
+    mover, victim = ("Ada", "Bo") if actor is players[0] else ("Bo", "Ada")
+    watcher = open_page()
+    _watch(watcher, code)
+    watcher.evaluate(RECORD_TOASTS)
+    actor.request("action", action=draw_two)  # one message: the play, the draw of two, the skip
+    watcher.wait_for_function("window.seenToasts.length >= 2")
+    seen = watcher.evaluate("window.seenToasts")
+    played, drew = seen[0], seen[1]
+    assert played["text"].startswith(f"{mover} played ")
+    assert played["text"].endswith("Draw Two")
+    assert drew["text"] == f"{victim} drew 2 (Draw Two)"
+    # The older toast stayed up long enough to read before the newer one took its place.
+    assert drew["at"] - played["at"] >= 1500
+    for p in players:
+        p.close()
+
+
+def test_the_last_uno_card_slides_onto_the_pile_unless_motion_is_reduced(browser, server):
+    code, players = _uno(server)
+    pages = {}
+    for motion in ("no-preference", "reduce"):
+        context = browser.new_context(viewport=DESKTOP, reduced_motion=motion, bypass_csp=True)
+        context.set_default_timeout(10_000)
+        page = context.new_page()
+        page.goto(f"{server}/r/{code}")
+        page.wait_for_function("document.body.dataset.ready")
+        _watch(page, code)
+        pages[motion] = page
+    before = {motion: page.locator('[data-testid="top"]').element_handle() for motion, page in pages.items()}
+    actor = _turn(players)
+    while not any(a["type"] == "play" for a in actor.view["legal"]):  # draw until a card can be played
+        actor.request("action", action={"type": "draw"})
+        actor = _turn(players)
+    play = next(a for a in actor.view["legal"] if a["type"] == "play")
+    actor.request("action", action={**play, "color": "red"} if play["card"] >= 100 else play)
+    for motion, page in pages.items():
+        page.locator(f'[data-testid="top"][data-id="top-{play["card"]}"]').wait_for()
+        assert not before[motion].evaluate("e => e.isConnected"), "a new top card is a new element"
+    slide = (
+        pages["no-preference"]
+        .locator('[data-testid="top"]')
+        .evaluate("e => { const s = getComputedStyle(e); return [s.animationName, s.animationDuration]; }")
+    )
+    assert slide == ["slide-onto-pile", "0.35s"]
+    still = pages["reduce"].locator('[data-testid="top"]').evaluate("e => getComputedStyle(e).animationName")
+    assert still == "none"
+    shots(pages["reduce"], "uno-watch-pile")
+    for page in pages.values():
+        page.context.close()
+    for p in players:
+        p.close()
