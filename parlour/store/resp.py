@@ -1,8 +1,8 @@
 """A plain Redis connection for a cluster node's hot path: commands out as RESP, replies parsed by hiredis.
 
-redis-py's asyncio client spends ~70 µs of Python per round trip (connection pool, retry wrapper,
-locks, encoders), ten times what the round trip itself costs over a plain asyncio stream
-(docs/benchmarks.md, "Cluster"). A node makes one to three round trips per action (log append,
+redis-py's asyncio client spends ~60-65 µs of user CPU per round trip (connection pool, retry
+wrapper, locks, encoders); this connection ~11-15 µs (``bench/redis_roundtrip.py``, docs/benchmarks.md,
+"Cluster"). A node makes one to three round trips per action (log append,
 publishes, the pub/sub read), so the hot path uses this instead: the log appends and publishes
 (``pipeline.Pipeliner``) and the node's subscription (``rooms/cluster/bus.py``). Everything else
 (leases, claims, sessions, the lobby) stays on redis-py. hiredis is Redis's own reply parser.
