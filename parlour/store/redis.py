@@ -25,7 +25,7 @@ from typing import Any, cast
 import orjson
 from redis import asyncio as aioredis
 from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import NoScriptError
+from redis.exceptions import NoScriptError, ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from parlour.dumps import json_bytes
@@ -50,10 +50,42 @@ _CHECKPOINT = b'{"k":"checkpoint"'
 # KEYS: sroom, applied, gids, then for each append: lease, log, games
 # ARGV: for each append: lease value, record, is_checkpoint, game or "", membership, code, append id,
 #       game id, index or ""
-# Returns 1 (appended) or 0 (fenced: the lease is another node's) per append. The append id makes
+# Returns per append 1 (appended), 0 (fenced: the lease is another node's) or the error of that
+# append alone (one room's failure does not fail the others in the call). The append id makes
 # a retried call (its reply lost with the connection) apply each append once. A game is pushed on
 # its room's list and found by its public id through ``gids`` (id → "<room>|<index>").
 _APPEND = """
+local function append(k, a, code, aid)
+  redis.call('HSET', KEYS[2], code, aid)
+  local id = redis.call('XADD', KEYS[k + 1], '*', 'd', ARGV[a + 2])
+  if ARGV[a + 3] == '1' then redis.call('XTRIM', KEYS[k + 1], 'MINID', id) end
+  if ARGV[a + 4] ~= '' then
+    local count = redis.call('RPUSH', KEYS[k + 2], ARGV[a + 4])
+    redis.call('HSET', KEYS[3], ARGV[a + 8], code .. '|' .. (count - 1))
+  end
+  if ARGV[a + 9] ~= '' then
+    local g = cjson.decode(ARGV[a + 9])
+    for _, entry in ipairs(g.sets) do redis.call('ZADD', entry, g.score, ARGV[a + 8]) end
+    for _, s in ipairs(g.totals) do
+      redis.call('HSET', s.key, 'name', s.name, 'bot', s.bot)
+      local played = redis.call('HINCRBY', s.key, 'played', 1)
+      local won = redis.call('HINCRBY', s.key, 'won', s.won)
+      for key, v in pairs(s.stats) do redis.call('HINCRBY', s.key, 'stat:' .. key, v) end
+      redis.call('ZADD', s.board, won * 1000000 + math.floor(won * 999999 / played), s.profile)
+      redis.call('SADD', s.mine, s.game)
+    end
+  end
+  if ARGV[a + 5] ~= '' then
+    local pairs_ = cjson.decode(ARGV[a + 5])
+    for i = 1, #pairs_, 2 do
+      if pairs_[i + 1] == '' then
+        if redis.call('HGET', KEYS[1], pairs_[i]) == code then redis.call('HDEL', KEYS[1], pairs_[i]) end
+      else
+        redis.call('HSET', KEYS[1], pairs_[i], pairs_[i + 1])
+      end
+    end
+  end
+end
 local out = {}
 for n = 1, (#KEYS - 3) / 3 do
   local k, a = n * 3 + 1, (n - 1) * 9
@@ -63,36 +95,8 @@ for n = 1, (#KEYS - 3) / 3 do
   elseif redis.call('GET', KEYS[k]) ~= ARGV[a + 1] then
     out[n] = 0
   else
-    redis.call('HSET', KEYS[2], code, aid)
-    local id = redis.call('XADD', KEYS[k + 1], '*', 'd', ARGV[a + 2])
-    if ARGV[a + 3] == '1' then redis.call('XTRIM', KEYS[k + 1], 'MINID', id) end
-    if ARGV[a + 4] ~= '' then
-      local count = redis.call('RPUSH', KEYS[k + 2], ARGV[a + 4])
-      redis.call('HSET', KEYS[3], ARGV[a + 8], code .. '|' .. (count - 1))
-    end
-    if ARGV[a + 9] ~= '' then
-      local g = cjson.decode(ARGV[a + 9])
-      for _, entry in ipairs(g.sets) do redis.call('ZADD', entry, g.score, ARGV[a + 8]) end
-      for _, s in ipairs(g.totals) do
-        redis.call('HSET', s.key, 'name', s.name, 'bot', s.bot)
-        local played = redis.call('HINCRBY', s.key, 'played', 1)
-        local won = redis.call('HINCRBY', s.key, 'won', s.won)
-        for key, v in pairs(s.stats) do redis.call('HINCRBY', s.key, 'stat:' .. key, v) end
-        redis.call('ZADD', s.board, won * 1000000 + math.floor(won * 999999 / played), s.profile)
-        redis.call('SADD', s.mine, s.game)
-      end
-    end
-    if ARGV[a + 5] ~= '' then
-      local pairs_ = cjson.decode(ARGV[a + 5])
-      for i = 1, #pairs_, 2 do
-        if pairs_[i + 1] == '' then
-          if redis.call('HGET', KEYS[1], pairs_[i]) == code then redis.call('HDEL', KEYS[1], pairs_[i]) end
-        else
-          redis.call('HSET', KEYS[1], pairs_[i], pairs_[i + 1])
-        end
-      end
-    end
-    out[n] = 1
+    local ok, err = pcall(append, k, a, code, aid)
+    out[n] = ok and 1 or (type(err) == 'table' and err.err or tostring(err))
   end
 end
 return out
@@ -362,9 +366,11 @@ class RedisStore:
                 continue
             if result == 1:
                 done.set_result(None)
-            else:
+            elif result == 0:
                 done.set_exception(Fenced(code))
                 self._lost(code)
+            else:
+                done.set_exception(ResponseError(text(result)))
 
     def _lost(self, code: str) -> None:
         if self.tokens.pop(code, None) is not None and self.on_fenced is not None:
