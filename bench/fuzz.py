@@ -30,11 +30,12 @@ from hypothesis import strategies as st
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from tests.fuzz import harness  # noqa: E402
 from tests.fuzz.harness import Fuzzer, LoopThread  # noqa: E402
 from tests.fuzz.strategies import frames_for  # noqa: E402
 from tests.server.conftest import FAST_ENV, ServerProcess  # noqa: E402
 
-ENDPOINTS = ["native", "dots", "cheat", "socketio"]
+ENDPOINTS = ["native", "dots", "cheat", "socketio", "socketio2"]
 PER_EXAMPLE = 20
 
 
@@ -74,13 +75,20 @@ def main() -> int:
     )
     parser.add_argument("--round", type=int, default=2000, help="frames per endpoint per turn (default 2000)")
     parser.add_argument("--seconds", type=float, default=0, help="stop after this long (default: no limit)")
+    parser.add_argument(
+        "--probe-timeout",
+        type=float,
+        default=harness.PROBE_TIMEOUT,
+        help="seconds an answer may take (default 10; raise it under nice on a busy machine)",
+    )
     args = parser.parse_args()
+    harness.PROBE_TIMEOUT = args.probe_timeout
     # SIGTERM stops the run like Ctrl-C: the totals so far are still printed.
     signal.signal(signal.SIGTERM, signal.default_int_handler)
     endpoints = args.endpoints.split(",")
     data = Path(tempfile.mkdtemp(prefix="parlour-fuzz-"))
     server = ServerProcess(data, {**FAST_ENV, "PARLOUR_LOG_LEVEL": "info"})
-    server.start()
+    server.start(timeout=60.0)  # a niced run on a busy machine starts slowly
     assert server.proc is not None
     cpu = psutil.Process(server.proc.pid)
     cpu_before = sum(cpu.cpu_times()[:2])

@@ -71,17 +71,29 @@ class SimResult:
 
 
 def play(
-    game: Game, settings: Any, bots: list[Bot], rng: random.Random, max_actions: int = MAX_ACTIONS
+    game: Game,
+    settings: Any,
+    bots: list[Bot],
+    rng: random.Random,
+    max_actions: int = MAX_ACTIONS,
+    moves: list[tuple[int, Any]] | None = None,
 ) -> tuple[Outcome | None, int]:
     """One game between ``bots`` (one per seat, in seat order): the outcome and the number of actions."""
     state = game.setup(settings, len(bots), rng)
-    return run(game, state, bots, rng, max_actions)
+    return run(game, state, bots, rng, max_actions, moves)
 
 
 def run(
-    game: Game, state: Any, bots: list[Bot], rng: random.Random, max_actions: int = MAX_ACTIONS
+    game: Game,
+    state: Any,
+    bots: list[Bot],
+    rng: random.Random,
+    max_actions: int = MAX_ACTIONS,
+    moves: list[tuple[int, Any]] | None = None,
 ) -> tuple[Outcome | None, int]:
-    """Play a set-up game to its end (or ``max_actions``), telling every bot what its seat sees."""
+    """Play a set-up game to its end (or ``max_actions``), telling every bot what its seat sees.
+
+    ``moves``, when given, gets every ``(seat, action)`` applied, in order (a replayable record)."""
     n = len(bots)
     _deliver(bots, game.start_events(state))
     actions = 0
@@ -99,6 +111,8 @@ def run(
                     raise RuntimeError(f"{type(bots[seat]).__name__} passed while on the clock")
                 continue
             _deliver(bots, game.apply(state, seat, action))
+            if moves is not None:
+                moves.append((seat, action))
             actions += 1
             break
         else:

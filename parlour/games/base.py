@@ -182,6 +182,26 @@ def read_settings(schema: tuple[Setting, ...], raw: Any, cls: Callable[..., Any]
     return cls(**raw)
 
 
+class SchemaSettings:
+    """The settings part of ``Game`` for an engine whose settings are a frozen dataclass
+    (``settings_type``) with ``max_players`` and ``turn_timer`` fields, validated by its
+    ``settings_schema``: one implementation instead of one per engine."""
+
+    settings_schema: tuple[Setting, ...]
+    settings_type: Callable[..., Any]
+
+    def settings(self, raw: dict[str, Any] | None) -> Any:
+        """Validate raw settings: only known keys, each value as its ``Setting`` allows."""
+        return read_settings(self.settings_schema, raw, self.settings_type)
+
+    def default_capacity(self, settings: Any) -> int:
+        """The room offers ``max_players`` seats."""
+        return int(settings.max_players)
+
+    def turn_timer(self, settings: Any) -> int:
+        return int(settings.turn_timer)
+
+
 def clone_rng(rng: random.Random) -> random.Random:
     """An independent generator in the same state (for ``Game.clone``)."""
     copy = random.Random()

@@ -143,6 +143,11 @@ class State:
     """Per seat: calls that exposed a lie."""
     caught: list[int] = field(default_factory=list)
     """Per seat: how often a call exposed their lie."""
+    hand_views: dict[int, tuple[list[int], list[dict[str, int]]]] = field(
+        default_factory=dict, init=False, compare=False, repr=False
+    )
+    """Per seat, the hand last shown and its cards as sent: a play changes one hand, yet every
+    seat's view is built after it (sorting and re-describing every hand was 5% of a Cheat move)."""
 
 
 def allowed_ranks(state: State) -> list[int]:
@@ -513,9 +518,12 @@ def seat_view(state: State, seat: int | None) -> dict[str, Any]:
     """The part that depends on the recipient: its seat, and a player's hand and whether it may call."""
     if seat is None or not 0 <= seat < state.players:
         return {"seat": seat}
+    hand, shown = state.hands[seat], state.hand_views.get(seat)
+    if shown is None or shown[0] != hand:
+        shown = state.hand_views[seat] = (hand.copy(), [card_dict(c) for c in sorted(hand, key=_by_rank)])
     return {
         "seat": seat,
-        "hand": [card_dict(c) for c in sorted(state.hands[seat], key=_by_rank)],
+        "hand": shown[1].copy(),
         "can_call": seat in _callers(state),
         "legal": [format_action(a) for a in legal_actions(state, seat)],
     }

@@ -35,10 +35,10 @@ from parlour.games.base import (
     IllegalAction,
     InvalidSettings,
     Outcome,
+    SchemaSettings,
     Setting,
     clone_rng,
     number,
-    read_settings,
     seats,
 )
 
@@ -102,7 +102,7 @@ def _middle_first(width: int) -> list[int]:
     return sorted(range(width), key=lambda c: (abs(2 * c - (width - 1)), c))
 
 
-class ConnectFour:
+class ConnectFour(SchemaSettings):
     """The Connect Four engine (see the module docstring)."""
 
     name = "connect_four"
@@ -114,22 +114,13 @@ class ConnectFour:
     min_players = 2
     max_players = 2
     settings_schema = SCHEMA
+    settings_type = Settings
     score_label = "wins"
     secret_fields: tuple[str, ...] = ()  # nothing is hidden
     revealing_events: tuple[str, ...] = ()
     has_catches = False
     stat_labels: tuple[tuple[str, str], ...] = (("discs", "Discs dropped"),)
     stat_rates: tuple[tuple[str, str, str, str], ...] = ()
-
-    def settings(self, raw: dict[str, Any] | None) -> Settings:
-        settings: Settings = read_settings(SCHEMA, raw, Settings)
-        return settings
-
-    def default_capacity(self, settings: Settings) -> int:
-        return settings.max_players
-
-    def turn_timer(self, settings: Settings) -> int:
-        return settings.turn_timer
 
     def setup(self, settings: Settings, players: int, rng: random.Random) -> State:
         if type(players) is not int or players != 2:

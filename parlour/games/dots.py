@@ -42,6 +42,7 @@ third of a playout.
 from __future__ import annotations
 
 import random
+from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -53,10 +54,10 @@ from parlour.games.base import (
     InvalidSettings,
     Outcome,
     ReadOnlyDict,
+    SchemaSettings,
     Setting,
     clone_rng,
     number,
-    read_settings,
     seats,
     shared_event,
 )
@@ -201,6 +202,7 @@ class State:
     __slots__ = (
         "active",
         "board",
+        "drawn",
         "free",
         "next_seat",
         "owner",
@@ -213,6 +215,7 @@ class State:
         "settings",
         "sides",
         "turn",
+        "view",
     )
 
     def __init__(self, settings: Settings, players: int, rng: random.Random) -> None:
@@ -231,6 +234,44 @@ class State:
         self.next_seat = _NEXT_SEAT[players].copy()
         self.turn = 0
         self.result: Outcome | None = None
+        self.drawn: list[int] = []
+        """Line ids in the order they were drawn (``public_view`` catches up from it)."""
+        self.view = _BoardView()
+
+
+class _BoardView:
+    """The view's ``lines`` and ``captures``, kept in id order and brought up to date from the lines
+    drawn since the last view: rebuilding them from the whole board on every move cost a tenth of a
+    room's work per Dots move. Their inner lists are shared between views and never mutated. Tied
+    to one ``drawn`` list: a state copied without a fresh view rebuilds its own on first use."""
+
+    __slots__ = ("box_ids", "captures", "line_ids", "lines", "source", "synced")
+
+    def __init__(self) -> None:
+        self.source: list[int] | None = None
+        self.synced = 0
+        self.line_ids: list[int] = []
+        self.lines: list[list[int]] = []
+        self.box_ids: list[int] = []
+        self.captures: list[list[int]] = []
+
+    def sync(self, state: State) -> None:
+        board, owner, drawn = state.board, state.owner, state.drawn
+        if self.source is not drawn:
+            self.source, self.synced = drawn, 0
+            self.line_ids, self.lines, self.box_ids, self.captures = [], [], [], []
+        line_ids, box_ids = self.line_ids, self.box_ids
+        for lid in drawn[self.synced :]:
+            k = bisect_left(line_ids, lid)
+            line_ids.insert(k, lid)
+            self.lines.insert(k, list(board.xyd[lid]))
+            for b in board.adj[lid]:
+                if owner[b] >= 0:
+                    k = bisect_left(box_ids, b)
+                    if k == len(box_ids) or box_ids[k] != b:
+                        box_ids.insert(k, b)
+                        self.captures.insert(k, [*board.box_xy[b], owner[b]])
+        self.synced = len(drawn)
 
 
 def _line_event(board: _Board, seat: int, lid: int) -> Event:
@@ -261,7 +302,7 @@ def _int_field(raw: dict[str, Any], key: str) -> int:
     return value
 
 
-class DotsGame:
+class DotsGame(SchemaSettings):
     """The Dots & Boxes engine (see the module docstring for coordinates and ids)."""
 
     name = "dots"
@@ -273,24 +314,13 @@ class DotsGame:
     min_players = 2
     max_players = _MAX_SEATS
     settings_schema = SCHEMA
+    settings_type = Settings
     score_label = "boxes"
     secret_fields: tuple[str, ...] = ()  # Dots & Boxes hides nothing
     revealing_events: tuple[str, ...] = ()
     has_catches = False
     stat_labels: tuple[tuple[str, str], ...] = (("boxes", "Boxes"),)
     stat_rates: tuple[tuple[str, str, str, str], ...] = ()
-
-    def settings(self, raw: dict[str, Any] | None) -> Settings:
-        """Validate raw settings: only known keys, integers (not bools) within range."""
-        settings: Settings = read_settings(SCHEMA, raw, Settings)
-        return settings
-
-    def default_capacity(self, settings: Settings) -> int:
-        """The room offers ``max_players`` seats."""
-        return settings.max_players
-
-    def turn_timer(self, settings: Settings) -> int:
-        return settings.turn_timer
 
     def setup(self, settings: Settings, players: int, rng: random.Random) -> State:
         """An empty board; seat 0 (the first to join) draws first."""
@@ -356,6 +386,7 @@ class DotsGame:
             free[p] = last
             pos[local[last]] = p
         pos[i] = _DRAWN
+        state.drawn.append(action)
         events = [board.line_events[seat][action] or _line_event(board, seat, action)]
         sides = state.sides
         got = 0
@@ -396,13 +427,15 @@ class DotsGame:
 
     def public_view(self, state: State) -> dict[str, Any]:
         board = state.board
-        pos = state.pos
         result = state.result
+        view = state.view
+        if view.synced != len(state.drawn) or view.source is not state.drawn:
+            view.sync(state)
         return {
             "width": board.width,
             "height": board.height,
-            "lines": [list(board.xyd[lid]) for i, lid in enumerate(board.lines) if pos[i] == _DRAWN],
-            "captures": [[*board.box_xy[b], owner] for b, owner in enumerate(state.owner) if owner >= 0],
+            "lines": view.lines.copy(),
+            "captures": view.captures.copy(),
             "scores": state.scores.copy(),
             "players": state.players,
             "active": state.active.copy(),
@@ -457,6 +490,7 @@ class DotsGame:
             state.sides.copy(),
             state.owner.copy(),
         )
+        copy.drawn, copy.view = state.drawn.copy(), _BoardView()
         copy.remaining, copy.turn = state.remaining, state.turn
         copy.scores, copy.active = state.scores.copy(), state.active.copy()
         copy.next_seat = state.next_seat.copy()

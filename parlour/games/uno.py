@@ -1167,6 +1167,20 @@ def card_words(card: dict[str, Any]) -> str:
     return f"{card['color']} {value}"
 
 
+_EVENT_LINES = {
+    "reshuffle": "The discards were shuffled into a new draw pile",
+    "skip": "{who} is skipped",
+    "reverse": "Play reverses",
+    "pass": "{who} passed",
+    "uno_called": "{who} called UNO",
+    "accept": "{who} accepted the Wild Draw Four",
+    "rotate": "Every hand passed to the next player",
+    "player_left": "{who} left; their cards went back into the draw pile",
+    "timeout": "{who} ran out of time",
+}
+"""The events whose line names at most the seat that acted (``{who}``)."""
+
+
 def describe_event(event: dict[str, Any], names: Sequence[str]) -> str | None:
     """One game-log line per event (see ``Game.describe_event``)."""
     kind = event["type"]
@@ -1189,31 +1203,16 @@ def describe_event(event: dict[str, Any], names: Sequence[str]) -> str | None:
         return f"Round {event['round']}: {HAND_SIZE} cards each"
     if kind == "first_card":
         return f"The first card is {card_words(event['card'])}"
-    if kind == "reshuffle":
-        return "The discards were shuffled into a new draw pile"
-    if kind == "skip":
-        return f"{who} is skipped"
-    if kind == "reverse":
-        return "Play reverses"
-    if kind == "pass":
-        return f"{who} passed"
-    if kind == "uno_called":
-        return f"{who} called UNO"
+    line = _EVENT_LINES.get(kind)
+    if line is not None:
+        return line.format(who=who)
     if kind == "uno_caught":
         return f"{who} caught {names[event['target']]} without UNO: +{event['penalty']} cards"
     if kind == "challenge":
         verdict = "guilty" if event["guilty"] else "innocent"
         return f"{who} challenged {names[event['offender']]}'s Wild Draw Four: {verdict}"
-    if kind == "accept":
-        return f"{who} accepted the Wild Draw Four"
     if kind == "swap":
         return f"{who} swapped hands with {names[event['target']]}"
-    if kind == "rotate":
-        return "Every hand passed to the next player"
-    if kind == "player_left":
-        return f"{who} left; their cards went back into the draw pile"
-    if kind == "timeout":
-        return f"{who} ran out of time"
     if kind == "round_over":
         return f"{names[event['winner']]} won round {event['round']} (+{event['points']} points)"
     if kind == "round_started":

@@ -28,6 +28,7 @@ from parlour.net import history, native
 from parlour.net.invite import routes_for
 from parlour.net.limits import AddressLimits
 from parlour.net.metrics import FailureCounter, Metrics
+from parlour.net.replay import routes as replay_routes
 from parlour.net.security import SecurityHeaders
 from parlour.rooms import Manager, RoomLimits, Timings
 from parlour.rooms.bot_seats import bot_factory
@@ -159,6 +160,7 @@ def create_app(config: Config, store: Store | None = None) -> Starlette:
         *history.routes(manager),
         Route("/", index),
         Route("/r/{code}", index),
+        *replay_routes(manager),
         *_adapter_routes(manager),
         Mount("/", _ClientFiles(directory=WEB_DIR, check_dir=False)),
     ]

@@ -19,7 +19,7 @@ from starlette.websockets import WebSocket
 
 from parlour.dumps import json_bytes
 from parlour.net.metrics import Metrics
-from parlour.net.websocket_protocol import ABORT, SEND_TEXT, SEND_TEXTS
+from parlour.net.websocket_protocol import ABORT, SEND_FRAMES, SEND_TEXT, SEND_TEXTS
 
 log = logging.getLogger("parlour.net")
 
@@ -62,6 +62,7 @@ class Connection:
         extensions = ws.scope.get("extensions", {})
         self._send_text: Callable[[bytes], bool] | None = extensions.get(SEND_TEXT)
         self._send_texts: Callable[[list[bytes]], bool] | None = extensions.get(SEND_TEXTS)
+        self._send_frames: Callable[[bytes], bool] | None = extensions.get(SEND_FRAMES)
         self.metrics = metrics
         self.alive = True
         self._queue: deque[Any] = deque()
@@ -83,8 +84,16 @@ class Connection:
         if self._drain is None:
             self._write_now()
 
-    def send_all(self, messages: list[dict[str, Any]]) -> None:
-        """``send`` each, in order, in a single write when the socket takes them now."""
+    def send_all(self, messages: list[dict[str, Any]], frames: bytes | None = None) -> None:
+        """``send`` each, in order, in a single write when the socket takes them now.
+
+        ``frames``: the same messages already encoded and framed (``text_frames``), when the
+        caller sends them alike to several sockets and framed them once for all."""
+        if frames is not None and self.alive and not self._queue:
+            send_frames = self._send_frames
+            if send_frames is not None and send_frames(frames):
+                self.metrics.messages_out += len(messages)
+                return
         send_texts = self._send_texts
         if (
             len(messages) > 1

@@ -7,10 +7,11 @@ are with their guest profile (``X-Parlour-Profile: <id>:<secret>``); to anyone e
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from starlette.requests import Request
-from starlette.responses import Response
+from starlette.responses import FileResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from parlour.bots.catalog import CATALOG, get_game
@@ -19,6 +20,7 @@ from parlour.rooms import Manager
 from parlour.rooms.game_record import public_game, public_players
 from parlour.store import GameQuery, GameRecord, PlayerTotals
 
+WEB_DIR = Path(__file__).resolve().parent.parent / "web"
 PROFILE_HEADER = "x-parlour-profile"
 PAGE_SIZE, PAGE_MAX = 20, 100
 RECENT_GAMES = 10
@@ -176,7 +178,16 @@ def routes(manager: Manager) -> list[BaseRoute]:
             {"game": game_name, **labels(game_name), "min_games": LEADERBOARD_MIN_GAMES, "players": rows}
         )
 
+    def page(name: str) -> Any:
+        async def serve(request: Request) -> Response:
+            return FileResponse(WEB_DIR / name, headers={"Cache-Control": "no-cache"})
+
+        return serve
+
     return [
+        Route("/p/{profile_id}", page("profile.html")),
+        Route("/leaderboard", page("leaderboard.html")),
+        Route("/leaderboard/{game}", page("leaderboard.html")),
         Route("/api/games", games),
         Route("/api/games/{game_id}", game),
         Route("/api/players/{profile_id}", player),

@@ -17,6 +17,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from parlour.config import Config
+from parlour.net.limits import client_key
 from parlour.rooms.commands import CommandError
 from parlour.rooms.validate import normalize_code
 
@@ -91,27 +92,47 @@ def qr_svg(text: str) -> bytes:
     return out.getvalue()
 
 
-def routes_for(config: Config, rooms: dict[str, Any]) -> tuple[Any, Any]:
-    """The two invite endpoints over the manager's room table."""
+NOT_FOUND = {"error": "room_not_found", "message": "No room with that code."}
+GUESSING = {"error": "too_many_guesses", "message": "Too many unknown room codes; wait a minute."}
+TOO_LONG = {"error": "link_too_long", "message": "This address is too long for a QR code."}
 
-    def _code(request: Request) -> str | None:
+
+def routes_for(config: Config, rooms: dict[str, Any]) -> tuple[Any, Any]:
+    """The two invite endpoints over the manager's room table.
+
+    Whether a code exists is what a private room's secrecy rests on (docs/reliability.md), so these
+    answer under the same per-address guess limit as ``join``: an address that named too many unknown
+    codes gets 429 for every code, existing or not, until its misses refill."""
+
+    def _code(request: Request) -> str | Response:
+        limits = getattr(request.app.state, "limits", None)
+        address = client_key(request.scope)
+        if limits is not None and limits.guessing(address):
+            return JSONResponse(GUESSING, 429)
         try:
             code = normalize_code(request.path_params["code"])
         except CommandError:
-            return None
-        return code if code in rooms else None
+            code = ""
+        if code in rooms:
+            return code
+        if limits is not None:
+            limits.code_miss(address)
+        return JSONResponse(NOT_FOUND, 404)
 
     async def invite(request: Request) -> Response:
         code = _code(request)
-        if code is None:
-            return JSONResponse({"error": "room_not_found", "message": "No room with that code."}, 404)
+        if isinstance(code, Response):
+            return code
         return JSONResponse(links(config, request, code), headers={"Cache-Control": "no-store"})
 
     async def qr(request: Request) -> Response:
         code = _code(request)
-        if code is None:
-            return Response(status_code=404)
-        svg = qr_svg(links(config, request, code)["url"])
+        if isinstance(code, Response):
+            return code
+        try:  # the link holds the Host the page was opened at, which a client can make very long
+            svg = qr_svg(links(config, request, code)["url"])
+        except segno.DataOverflowError:
+            return JSONResponse(TOO_LONG, 400)
         return Response(svg, media_type="image/svg+xml", headers={"Cache-Control": "no-store"})
 
     return invite, qr

@@ -7,6 +7,7 @@ connections, new sessions and room-code misses are counted per address (an IPv6 
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import logging
 import time
@@ -27,7 +28,12 @@ def _available(bucket: TokenBucket) -> float:
 def client_key(scope: Any) -> str:
     """The address a limit is kept for: the peer's IP (an IPv6 address by its /64)."""
     client = scope.get("client") if isinstance(scope, dict) else None
-    host = client[0] if client else "unknown"
+    return _address_key(str(client[0]) if client else "unknown")
+
+
+@functools.lru_cache(maxsize=4096)
+def _address_key(host: str) -> str:
+    """Parsing an address was a few per cent of a connection's set-up, and peers come back."""
     try:
         address = ipaddress.ip_address(host)
     except ValueError:

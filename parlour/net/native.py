@@ -18,11 +18,13 @@ import orjson
 from starlette.websockets import WebSocket
 
 from parlour.config import Config
+from parlour.net import replies
 from parlour.net.connection import Connection, TokenBucket
 from parlour.net.limits import AddressLimits, client_key
 from parlour.net.metrics import Metrics
 from parlour.net.websocket_protocol import TEXT_LANE, TextLane
 from parlour.rooms import CommandError, Manager, Session, Sink
+from parlour.rooms.enums import PLAYER, SPECTATOR
 from parlour.rooms.validate import clean_name
 
 log = logging.getLogger("parlour.net")
@@ -197,10 +199,7 @@ ClientMessage = (
     | AddBot
     | Action
 )
-TYPES = frozenset(
-    cls.__struct_config__.tag  # type: ignore[attr-defined]
-    for cls in ClientMessage.__args__  # type: ignore[attr-defined]
-)
+TYPES = frozenset(cls.__struct_config__.tag for cls in ClientMessage.__args__)
 _decode_any = msgspec.json.Decoder().decode
 # One pass straight to the tagged struct; built once, so the union's type tree is not re-walked per frame.
 _decode_message = msgspec.json.Decoder(ClientMessage).decode
@@ -274,15 +273,14 @@ class NativeClient:
         # What a room remembers of the address (to make a kick stick), never the address itself.
         self.origin = "a:" + hashlib.sha256(address.encode()).hexdigest()[:16]
         self.limits = limits
+        self.profiles = protocol == "native"
+        """Guest profiles are the native client's: a seed protocol's players have none."""
         allowance = allowance or Allowance.for_config(config, protocol)
         self.bucket, self.patience, self.chat = allowance.bucket, allowance.patience, allowance.chat
         self._request_id: RequestId = None  # of the frame being handled, for internal_error replies
 
     def error(self, code: str, message: str, request_id: RequestId = None) -> None:
-        reply: dict[str, Any] = {"type": "error", "code": code, "message": message}
-        if request_id is not None:
-            reply["id"] = request_id
-        self.conn.send(reply)
+        self.conn.send(replies.error(code, message, request_id))
 
     async def frame(self, data: str | bytes) -> None:
         """Handle one inbound frame; never raises (a failure is logged and answered ``internal_error``)."""
@@ -388,7 +386,7 @@ class NativeClient:
     async def dispatch(self, msg: _Msg) -> None:
         manager, conn = self.manager, self.conn
         if isinstance(msg, Ping):
-            conn.send({"type": "pong", "id": msg.id} if msg.id is not None else {"type": "pong"})
+            conn.send(replies.pong(msg.id))
             return
         if isinstance(msg, Identify | Resume):
             if self.session is not None:
@@ -398,20 +396,12 @@ class NativeClient:
                     raise CommandError("too_many_sessions", "too many new sessions from your address; wait")
                 given = (msg.profile.id, msg.profile.secret) if msg.profile else None
                 self.session, token, profile = await manager.identify(
-                    conn, msg.name, given, with_profile=True
+                    conn, msg.name, given, with_profile=self.profiles
                 )
             else:
                 self.session, token = await manager.resume(conn, msg.token), msg.token
                 profile = {"id": self.session.profile} if self.session.profile else None
-            welcome: dict[str, Any] = {
-                "type": "welcome",
-                "token": token,
-                "session": self.session.id,
-                "name": self.session.name,
-            }
-            if profile is not None:
-                welcome["profile"] = profile
-            conn.send({**welcome, "id": msg.id} if msg.id is not None else welcome)
+            conn.send(replies.welcome(token, self.session.id, self.session.name, profile, msg.id))
             if isinstance(msg, Resume):
                 await manager.reattach(self.session)
             return
@@ -441,11 +431,11 @@ class NativeClient:
             await manager.quick_play(session, conn, msg.id, msg.game, owner=self.address)
         elif isinstance(msg, LobbySubscribe):
             rooms = manager.lobby_subscribe(conn, msg.game)
-            conn.send({"type": "lobby", "rooms": rooms, **({"id": msg.id} if msg.id is not None else {})})
+            conn.send(replies.lobby(rooms, msg.id))
         elif isinstance(msg, LobbyUnsubscribe):
             manager.lobby_unsubscribe(conn)
             if msg.id is not None:  # a bare ok only answers a request with an id (see Room._process)
-                conn.send({"type": "ok", "id": msg.id})
+                conn.send(replies.ok(msg.id))
         else:
             payload = _payload(msg)
             if isinstance(msg, Kick) and msg.member is None and msg.seat is None:
@@ -463,7 +453,7 @@ class NativeClient:
         limits = self.limits
         if limits is not None and limits.guessing(self.address):
             raise CommandError("too_many_guesses", "too many unknown room codes; wait a minute")
-        role = "player" if isinstance(msg, Join) else "spectator"
+        role = PLAYER if isinstance(msg, Join) else SPECTATOR
         try:
             await self.manager.join(
                 self.session, self.conn, msg.id, msg.code, msg.password, role, self.origin

@@ -12,6 +12,8 @@ handshake, pings, closing, fragmented or compressed messages) and adds:
   extension such as permessage-deflate negotiated);
 * the ASGI extension ``parlour.send_texts``: the same for several frames in one write (one system
   call for what one event produces for one client, e.g. a Dots MOVE and the TURN after it);
+* the ASGI extension ``parlour.send_frames``: bytes that are already whole text frames (``text_frames``),
+  written as they are: what a room broadcasts alike to many sockets is framed once, not per socket;
 * the ASGI extension ``parlour.text_lane``: a ``TextLane`` the app may give a ``handler``; a text
   message arriving while the app is idle (nothing queued for it, ``busy`` false) goes to the handler
   at once, and only if it returns False (it is not one the handler takes) down the ASGI queue, so the
@@ -32,6 +34,7 @@ from websockets.protocol import State
 
 SEND_TEXT = "parlour.send_text"
 SEND_TEXTS = "parlour.send_texts"
+SEND_FRAMES = "parlour.send_frames"
 TEXT_LANE = "parlour.text_lane"
 ABORT = "parlour.abort"
 INBOUND_BACKLOG = 16  # messages queued for the app before reading pauses (backpressure)
@@ -47,6 +50,11 @@ def text_frame(payload: bytes) -> bytes:
     if n < 65536:
         return struct.pack("!BBH", _TEXT_FIN, 126, n) + payload
     return struct.pack("!BBQ", _TEXT_FIN, 127, n) + payload
+
+
+def text_frames(payloads: list[bytes]) -> bytes:
+    """Several final, unmasked text frames, one after the other (for ``parlour.send_frames``)."""
+    return b"".join([text_frame(p) for p in payloads])
 
 
 class TextLane:
@@ -69,6 +77,7 @@ class ParlourWebSocketProtocol(WebSocketsSansIOProtocol):
         if scope is not None and self.handshake_initiated and not self.close_sent:
             scope["extensions"][SEND_TEXT] = self.send_text_now
             scope["extensions"][SEND_TEXTS] = self.send_texts_now
+            scope["extensions"][SEND_FRAMES] = self.send_frames_now
             scope["extensions"][TEXT_LANE] = self.lane
             scope["extensions"][ABORT] = self.transport.abort
 
@@ -83,7 +92,14 @@ class ParlourWebSocketProtocol(WebSocketsSansIOProtocol):
         """Write each payload as a text frame, all in one write, if nothing stands in the way."""
         if not self._lane_open():
             return False
-        self.transport.write(b"".join([text_frame(p) for p in payloads]))
+        self.transport.write(text_frames(payloads))
+        return True
+
+    def send_frames_now(self, frames: bytes) -> bool:
+        """Write frames built by ``text_frames`` now if nothing stands in the way; else return False."""
+        if not self._lane_open():
+            return False
+        self.transport.write(frames)
         return True
 
     def _lane_open(self) -> bool:

@@ -47,6 +47,7 @@ class Checkpoints(RoomState):
             "banned": sorted(self.banned),
             "games_played": self.games_played,
             "scoreboard": self.scoreboard,
+            "recent_games": list(self.recent_games),
             "grace": self.grace,
             "idle": self.idle,
         }
@@ -72,6 +73,7 @@ class Checkpoints(RoomState):
         self.banned = set(data["banned"])
         self.games_played, self.grace, self.idle = data["games_played"], dict(data["grace"]), data["idle"]
         self.scoreboard = {mid: dict(line) for mid, line in data.get("scoreboard", {}).items()}
+        self.recent_games.extend(data.get("recent_games", []))
         for member in self.members.values():
             if not member.bot:
                 self.hooks.membership(member.session, cast("Room", self))

@@ -106,21 +106,22 @@ class GameFlow(RoomState):
         if outcome is None or self.state != PLAYING:
             return
         self.outcome = outcome_json(outcome)
-        self.end_game(at, self.outcome)
-        if self._record is not None:  # finished by the rules: what each seat did counts in its stats
-            for player in self._record.players:
-                player["stats"] = self.engine.player_stats(self.game, outcome, player["seat"])
+        record = self.end_game(at, self.outcome)
+        for player in record.players:  # finished by the rules: what each seat did counts in its stats
+            player["stats"] = self.engine.player_stats(self.game, outcome, player["seat"])
         scoreboard.record(self.scoreboard, self.game_name, self.seats, self.outcome)
-        self.broadcast(messages.game_over(self.outcome, self.seats, scoreboard.as_list(self.scoreboard)))
+        board = scoreboard.as_list(self.scoreboard)
+        self.broadcast(messages.game_over(self.outcome, self.seats, board, record.id))
         self.release_replaced(at)
 
-    def end_game(self, at: float, result: Message) -> None:
-        """Leave ``playing`` and keep the game's record (saved with this command's log entry)."""
+    def end_game(self, at: float, result: Message) -> GameRecord:
+        """Leave ``playing`` and keep the game's record (saved with this command's log entry); the
+        room lists it among its recent games (for their replays)."""
         self.state, self.turn = FINISHED, None
         players = [{**s, "session": sess} for s, sess in zip(self.seats, self.seat_sessions, strict=True)]
         for seat, tags in self.seat_tags.items():
             players[seat].update(tags)
-        self._record = GameRecord(
+        record = self._record = GameRecord(
             self.code,
             self.games_played,
             self.game_name,
@@ -133,6 +134,17 @@ class GameFlow(RoomState):
             [],
             private=self.password_hash is not None or not self.public,
         )
+        names = {s["seat"]: s["name"] for s in self.seats}
+        self.recent_games.append(
+            {
+                "id": record.id,
+                "game": self.game_name,
+                "winners": [names[w] for w in result["winners"] if w in names],
+                "reason": result["reason"],
+                "ended_at": at,
+            }
+        )
+        return record
 
     def to_waiting(self) -> None:
         """Back to the waiting room (rematch, reset): seats renumbered, everyone unready."""

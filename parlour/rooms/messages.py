@@ -103,8 +103,9 @@ def game_update(
     return out
 
 
-def game_over(outcome: Message, seats: list[Message], board: list[Message]) -> Message:
-    return {"type": "game_over", "outcome": outcome, "seats": seats, "scoreboard": board}
+def game_over(outcome: Message, seats: list[Message], board: list[Message], game_id: str) -> Message:
+    """The game ended; ``game_id`` names its replay (``/g/<game_id>``)."""
+    return {"type": "game_over", "outcome": outcome, "seats": seats, "scoreboard": board, "game_id": game_id}
 
 
 def room_closed(reason: EndReason) -> Message:

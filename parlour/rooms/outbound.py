@@ -9,6 +9,7 @@ from parlour.dumps import json_bytes
 from parlour.games import Event
 from parlour.rooms import messages, scoreboard
 from parlour.rooms.encoding import joined_object
+from parlour.rooms.enums import PLAYER
 from parlour.rooms.members import Member, Message
 from parlour.rooms.state import RoomState
 
@@ -147,6 +148,7 @@ class Outbound(RoomState):
             "table": table,
             "outcome": self.outcome,
             "scoreboard": scoreboard.as_list(self.scoreboard),
+            "recent_games": list(self.recent_games),
         }
 
     def meta(self) -> Message:
@@ -163,13 +165,20 @@ class Outbound(RoomState):
         }
 
     def summary(self) -> Message:
-        """The room as the lobby lists it."""
+        """The room as the lobby lists it (built after every command: one pass over the members)."""
+        humans = bots = 0
+        for m in self.members.values():
+            if m.role == PLAYER:
+                if m.bot:
+                    bots += 1
+                else:
+                    humans += 1
         return {
             "code": self.code,
             "game": self.game_name,
-            "players": sum(1 for m in self.members.values() if m.is_player),
-            "humans": sum(1 for m in self.members.values() if m.is_player and not m.bot),
-            "bots": sum(1 for m in self.members.values() if m.is_player and m.bot),
+            "players": humans + bots,
+            "humans": humans,
+            "bots": bots,
             "host": self.members[self.host].name if self.host in self.members else None,
             "capacity": self.capacity,
             "state": self.state,

@@ -27,6 +27,8 @@ if TYPE_CHECKING:
     from parlour.rooms.room import Room
 
 CHAT_HISTORY = 50
+RECENT_GAMES = 10
+"""Finished games a room lists (with their replay ids) in its snapshot."""
 TABLE_LOG_HISTORY = 200
 """Game-log entries a snapshot carries: the current game's most recent ones (a reload shows them)."""
 BOT_CATCH_DELAY = 2.0
@@ -126,6 +128,7 @@ class RoomState:
         self.table_log: deque[Message] = deque(maxlen=TABLE_LOG_HISTORY)
         self.table_log_count = 0
         self.scoreboard: scoreboard.Scoreboard = {}
+        self.recent_games: deque[Message] = deque(maxlen=RECENT_GAMES)
         self.outcome: Message | None = None
         self.countdown: tuple[CountdownKind, float] | None = None
         self.turn: tuple[int, float | None] | None = None

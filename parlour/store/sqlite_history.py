@@ -94,27 +94,29 @@ def list_games(db: sqlite3.Connection, query: GameQuery) -> tuple[list[GameRecor
 def _player_page(
     db: sqlite3.Connection, query: GameQuery, ended_at: float, row: int, want: int
 ) -> list[tuple[Any, ...]]:
-    """One player's games: all of them for the player themself, else the public ones and any private
-    one the viewer played too."""
+    """One player's games: the public ones, and the private ones the viewer played too (all of them
+    for the player themself). Each part reads an index in order; the two are merged."""
     assert query.player is not None
     join = "player_games pg JOIN games g ON g.id = pg.row"
-    if query.viewer == query.player:
-        return _page(db, join, "pg.profile = ?", [query.player], query, "pg", ended_at, row, want)
     public = "pg.profile = ? AND pg.private = 0"
     rows = _page(db, join, public, [query.player], query, "pg", ended_at, row, want)
-    if query.viewer is not None:
+    if query.viewer == query.player:
+        private = "pg.profile = ? AND pg.private = 1"
+        rows += _page(db, join, private, [query.player], query, "pg", ended_at, row, want)
+    elif query.viewer is not None:  # read the viewer's private games, keeping those the player was in
         rows += _page(
             db,
-            join + " JOIN player_games v ON v.gid = pg.gid AND v.profile = ?",
+            "player_games pg JOIN player_games p ON p.gid = pg.gid AND p.profile = ?"
+            " JOIN games g ON g.id = pg.row",
             "pg.profile = ? AND pg.private = 1",
-            [query.viewer, query.player],
+            [query.player, query.viewer],
             query,
             "pg",
             ended_at,
             row,
             want,
         )
-        rows.sort(key=lambda r: (r[8], r[-1]), reverse=True)
+    rows.sort(key=lambda r: (r[8], r[-1]), reverse=True)
     return rows
 
 

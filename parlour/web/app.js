@@ -61,6 +61,7 @@ function normalise(msg) {
     log: msg.table?.log ?? [],
     outcome: msg.outcome,
     scoreboard: msg.scoreboard ?? [],
+    recent_games: msg.recent_games ?? [],
   };
 }
 
@@ -172,6 +173,7 @@ async function identifyAs(name) {
 function onWelcome(msg) {
   store.token = msg.token;
   keepProfile(msg.profile);
+  if (msg.profile) Object.assign($("#my-stats"), { href: `/p/${msg.profile.id}`, hidden: false });
   S.session = { name: msg.name, session: msg.session, profile: msg.profile?.id ?? null };
   $("#name").value = msg.name;
   conn.request("lobby_subscribe").catch(() => {});
@@ -346,6 +348,9 @@ const handlers = {
     S.room.state = "finished";
     S.room.outcome = msg.outcome;
     S.room.scoreboard = msg.scoreboard ?? S.room.scoreboard;
+    const winners = msg.outcome.winners.map((w) => msg.seats.find((s) => s.seat === w)?.name);
+    const game = { id: msg.game_id, game: S.room.kind, winners, reason: msg.outcome.reason, ended_at: Date.now() / 1000 };
+    S.room.recent_games = [...S.room.recent_games, game].slice(-10);
     if (S.room.play) S.room.play.seats = msg.seats;
     if (S.room.play) S.room.results = resultsOf(S.room);
     const won = msg.outcome.winners.includes(tableContext(S.room, app).seat);
@@ -390,7 +395,7 @@ const handlers = {
 
 /** What the results screen shows: kept apart from the room, which moves on to the next game. */
 function resultsOf(room) {
-  return { outcome: room.outcome, play: room.play, log: room.log, scoreboard: room.scoreboard };
+  return { outcome: room.outcome, play: room.play, log: room.log, scoreboard: room.scoreboard, game_id: room.recent_games.at(-1)?.id };
 }
 
 const inviteUrl = () => S.room.invite?.url ?? `${location.origin}/r/${S.room.code}`;

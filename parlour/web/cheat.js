@@ -205,3 +205,6 @@ function handArea(view, hand, myTurn, ctx) {
     el("div", { class: "hand", role: "group", "aria-label": "Your hand", dataset: { testid: "hand" } }, cards),
   );
 }
+
+/** A card as the hand shows it (the replay page's "all hands" too). */
+export { cardFace as card };

@@ -154,11 +154,25 @@ function cover(w, h) {
   return svg("rect", { x: -PAD, y: -PAD, width: (w - 1) * GAP + 2 * PAD, height: (h - 1) * GAP + 2 * PAD, class: "wait" });
 }
 
-/** Bring a live board up to date with `view`; false if it cannot be (lines or boxes went away: a reset). */
+/** Bring a live board up to date with `view`, in place: lines and boxes drawn since are added, and
+ * those gone since (a replay stepping back) are taken away; false if the board has no record yet. */
 function update(board, view, marks, ctx) {
   const shown = board.shown;
+  if (!shown) return false;
   const boxes = new Set(view.captures.map(([x, y]) => `${x},${y}`));
-  if (!shown || [...shown.lines].some((k) => !marks.drawn.has(k)) || [...shown.boxes].some((b) => !boxes.has(b))) return false;
+  for (const k of shown.lines) {
+    if (marks.drawn.has(k)) continue;
+    const line = board.querySelector(`[data-drawn="${k}"]`);
+    if (ctx.seat !== null) line?.replaceWith(freeLine(k, marks));
+    else line?.remove();
+  }
+  for (const b of shown.boxes) {
+    if (boxes.has(b)) continue;
+    const colour = board.querySelector(`[data-box="${b}"]`); // then its hatch and its label
+    colour?.nextSibling?.nextSibling?.remove();
+    colour?.nextSibling?.remove();
+    colour?.remove();
+  }
   const firstDot = board.querySelector("circle");
   for (const k of marks.drawn) {
     if (shown.lines.has(k)) continue;

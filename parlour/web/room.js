@@ -155,6 +155,7 @@ function waiting(room, app) {
     invitePanel(room, app),
     room.rematch && room.rematch.member !== room.you?.member ? el("p", { class: "alert" }, `${room.rematch.name} asked for a rematch: ready up to accept.`) : null,
     scoreTable(room.kind, room.scoreboard),
+    recentGames(room.recent_games),
     el("details", { class: "rules" }, el("summary", {}, `How to play ${game.title}`), el("p", {}, game.how_to_play)),
     el(
       "div",
@@ -278,7 +279,31 @@ function gameOver(room, app) {
       ),
     ),
     scoreTable(room.kind, room.scoreboard),
-    el("div", { class: "row wrap" }, actions),
+    el("div", { class: "row wrap" }, actions, results.game_id ? el("a", { class: "button big", href: `/g/${results.game_id}`, dataset: { testid: "watch-replay" } }, "Watch replay") : null),
+  );
+}
+
+/** The room's last games, newest first, each a link to its replay. */
+function recentGames(games) {
+  if (!games?.length) return null;
+  return el(
+    "details",
+    { class: "recent-games" },
+    el("summary", {}, "Recent games — watch a replay"),
+    el(
+      "ul",
+      { class: "room-list", dataset: { testid: "recent-games" } },
+      [...games].reverse().map((g) =>
+        el(
+          "li",
+          { class: "recent-game" },
+          el("a", { href: `/g/${g.id}` }, title(g.game)),
+          " · ",
+          g.winners.length ? `${g.winners.join(" & ")} won` : (g.reason ?? "").replaceAll("_", " "),
+          g.ended_at ? el("span", { class: "muted" }, ` · ${new Date(g.ended_at * 1000).toLocaleTimeString()}`) : null,
+        ),
+      ),
+    ),
   );
 }
 

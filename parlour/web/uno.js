@@ -267,3 +267,6 @@ async function play(card, plays, view, ctx) {
   local.armed = false;
   ctx.act(action);
 }
+
+/** A card as the hands show it (the replay page's "all hands" too). */
+export { unoCard as card };

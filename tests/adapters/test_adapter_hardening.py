@@ -4,10 +4,12 @@ are cut, refused input is answered without a traceback, and Dots spectators cost
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import urllib.request
 from typing import Any
 
+import aiohttp
 import psutil
 import pytest
 import websockets
@@ -117,6 +119,138 @@ async def test_a_socketio_flood_loses_the_whole_connection(server_with: Any) -> 
     assert "event=flood_closed path=/socket.io" in _log(proc)
 
 
+async def test_a_raised_socketio_rate_holds_at_the_socketio_gate(server_with: Any) -> None:
+    """PARLOUR_PROTOCOL_RATES=socketio=... raises the gate per Engine.IO connection too: 60 events
+    at once (each answered by the gate itself) pass where the default 1/s, burst 5 would cut them."""
+    slow = {"PARLOUR_RATE_BURST": "5", "PARLOUR_RATE_PER_SECOND": "1"}
+    proc = server_with({**slow, "PARLOUR_PROTOCOL_RATES": "socketio=1000/1000"})
+    client = await SioClient.open(proc, name="Quick")
+    await client.expect("rooms-list")
+    for _ in range(60):
+        await client.sio.emit("create-room", ({}, {}))  # two arguments: refused by the gate, with a reply
+    for i in range(60):
+        assert "one argument" in (await client.expect("error"))["message"], i
+    assert client.sio.connected
+    await client.close()
+
+
+def _eio3_packets(body: str) -> list[str]:
+    """A v3 polling body's packets (``<length>:<packet>``; ASCII here, so lengths are characters)."""
+    out = []
+    while body:
+        length, _, rest = body.partition(":")
+        out.append(rest[: int(length)])
+        body = rest[int(length) :]
+    return out
+
+
+def _frame(*packets: str) -> str:
+    return "".join(f"{len(p)}:{p}" for p in packets)
+
+
+async def _closed_by_server(ws: Any) -> bool:
+    """Read until the server closes the socket or sends Engine.IO's close packet ``1`` (True), or stays
+    silent for 5 s after the last frame (False)."""
+    try:
+        while await asyncio.wait_for(ws.recv(), 5) != "1":
+            pass
+    except websockets.ConnectionClosed:
+        return True
+    except TimeoutError:
+        return False
+    return True
+
+
+async def test_a_socketio2_flood_is_cut_and_a_fresh_namespace_buys_nothing(server_with: Any) -> None:
+    """Engine.IO v3 / Socket.IO v2 events pay the same allowance as v4's: a ``40`` between the events
+    (connecting the namespace again) is one more packet, not a fresh allowance, and pings pay too."""
+    proc = server_with({"PARLOUR_RATE_BURST": "5", "PARLOUR_RATE_PER_SECOND": "1"})
+    url = f"ws://127.0.0.1:{proc.port}/socket.io/?EIO=3&transport=websocket"
+    async with websockets.connect(url) as ws:
+        assert str(await ws.recv()).startswith("0{") and await ws.recv() == "40"
+        with contextlib.suppress(websockets.ConnectionClosed):
+            for i in range(300):
+                await ws.send(("40", '42["no-such-event",{}]', "2")[i % 3])
+        assert await _closed_by_server(ws)
+    assert "event=flood_closed path=/socket.io eio=3" in _log(proc)
+    bystander = await Native.open(f"ws://127.0.0.1:{proc.port}/api/ws")
+    await bystander.send({"type": "ping", "id": 1})
+    assert (await bystander.expect_key("type", "pong"))["id"] == 1
+    await bystander.close()
+
+
+async def test_a_socketio2_polling_flood_is_cut(server_with: Any) -> None:
+    """The same over long-polling, where one POST carries many packets: each packet pays."""
+    proc = server_with({"PARLOUR_RATE_BURST": "5", "PARLOUR_RATE_PER_SECOND": "1"})
+    async with aiohttp.ClientSession() as http:
+        url = f"{proc.http}/socket.io/?EIO=3&transport=polling"
+        async with http.get(url) as r:
+            sid = json.loads(_eio3_packets(await r.text())[0][1:])["sid"]
+        statuses = []
+        for _ in range(20):
+            async with http.post(f"{url}&sid={sid}", data=_frame(*["40", '42["chat-message",{}]'] * 10)) as r:
+                statuses.append(r.status)
+            if r.status != 200:
+                break
+        async with http.get(f"{url}&sid={sid}") as r:  # the session is gone: an unknown sid
+            assert r.status == 400 and (await r.json())["code"] == 1, statuses
+    assert "event=flood_closed path=/socket.io eio=3" in _log(proc)
+
+
+async def test_a_socketio4_namespace_connect_flood_is_cut(server_with: Any) -> None:
+    """v4: ``41``/``40`` over and over (each ``40`` used to attach a fresh adapter client, unlimited)."""
+    proc = server_with({"PARLOUR_RATE_BURST": "5", "PARLOUR_RATE_PER_SECOND": "1"})
+    url = f"ws://127.0.0.1:{proc.port}/socket.io/?EIO=4&transport=websocket"
+    async with websockets.connect(url) as ws:
+        assert str(await ws.recv()).startswith("0{")
+        with contextlib.suppress(websockets.ConnectionClosed):
+            for i in range(300):
+                await ws.send(("40", "41")[i % 2])
+        assert await _closed_by_server(ws)
+    assert "event=flood_closed path=/socket.io" in _log(proc)
+    for _ in range(200):  # every namespace client it attached is detached again
+        if await _connections(proc) == 0:
+            break
+        await asyncio.sleep(0.05)
+    assert await _connections(proc) == 0
+
+
+async def test_socketio2_refuses_events_a_client_may_not_send_as_v4_does(server_with: Any) -> None:
+    """A reserved name, a name that is not a string, two arguments: an ``error`` event each, as on v4,
+    and the session stays."""
+    proc = server_with({})
+    url = f"ws://127.0.0.1:{proc.port}/socket.io/?EIO=3&transport=websocket"
+    async with websockets.connect(url) as ws:
+        assert str(await ws.recv()).startswith("0{") and await ws.recv() == "40"
+        for packet, words in [
+            ('42["connect",{}]', "that is not an event a client may send"),
+            ("42[7,{}]", "that is not an event a client may send"),
+            ('42["chat-message",{"message":"a"},{"message":"b"}]', "chat-message takes one argument"),
+        ]:
+            await ws.send(packet)
+            while not (reply := str(await ws.recv())).startswith('42["error"'):
+                pass
+            assert json.loads(reply[2:])[1]["message"] == words, reply
+        await ws.send("2")
+        while await ws.recv() != "3":
+            pass
+    assert "Traceback" not in _log(proc)
+
+
+async def test_a_socketio2_session_over_the_address_limit_is_refused(server_with: Any) -> None:
+    """Past ``PARLOUR_CONNECTIONS_PER_IP`` a v3 session gets an error packet and is closed (it used to
+    stay open, attached to nothing)."""
+    proc = server_with({"PARLOUR_CONNECTIONS_PER_IP": "1"})
+    first = await SioClient.open(proc, name="One")
+    url = f"ws://127.0.0.1:{proc.port}/socket.io/?EIO=3&transport=websocket"
+    async with websockets.connect(url) as ws:
+        seen = [str(await ws.recv()), str(await ws.recv()), str(await ws.recv())]
+        assert seen[1:] == ["40", '44"too many connections from your address"'], seen
+        assert await _closed_by_server(ws)
+    assert await _connections(proc) == 1
+    await first.close()
+
+
 async def test_connections_per_address_hold_on_adapters(server_with: Any) -> None:
     proc = server_with({"PARLOUR_CONNECTIONS_PER_IP": "2"})
     first, second = await _ws(proc, "/dots"), await SioClient.open(proc, name="Two")
@@ -192,4 +326,20 @@ async def test_odd_input_is_answered_without_tracebacks(server_with: Any) -> Non
     await sio.expect("room-created")
     await sio.close()
     await dots.close()
+    assert "Traceback" not in _log(proc)
+
+
+async def test_integers_beyond_64_bits_through_an_adapter_are_refused_not_raised(server_with: Any) -> None:
+    """A Socket.IO client's own field holding 2^80 reached the native session as a frame orjson could
+    not encode: a traceback and ``internal error`` (found by the long fuzz run). It is refused now,
+    as on the native endpoint, and the connection goes on."""
+    proc = server_with({})
+    sio = await SioClient.open(proc, name="Big")
+    await sio.expect("rooms-list")
+    await sio.emit("create-room", {"name": "Big", "maxPlayers": 2**80})
+    error = await sio.expect("error")
+    assert error["message"] == "numbers must fit in 64 bits", error
+    await sio.emit("create-room", {"name": "Fine"})
+    await sio.expect("room-created")
+    await sio.close()
     assert "Traceback" not in _log(proc)

@@ -387,6 +387,26 @@ async def test_a_flooding_client_is_refused_then_dropped(server_with: Any) -> No
     assert (await join(bystander, name, "calm"))["ok"] is True
 
 
+async def test_a_protocol_rate_raised_above_the_default_holds_for_every_frame(server_with: Any) -> None:
+    """PARLOUR_PROTOCOL_RATES raises the adapter's own frame gate too, not only the native sessions'."""
+    proc = server_with(
+        {
+            "PARLOUR_RATE_PER_SECOND": "1",
+            "PARLOUR_RATE_BURST": "5",
+            "PARLOUR_PROTOCOL_RATES": "dots=1000/1000",
+        }
+    )
+    player = await dots(proc)
+    name = room_name()
+    await create(player, name)
+    await join(player, name, "quick")
+    for _ in range(40):  # answered by the adapter itself: only the frame gate counts them
+        await player.send({"type": "BOARD", "roomname": name})
+    for i in range(40):
+        assert (await player.expect_key("type", "BOARD"))["roomname"] == name, i
+    assert not player.closed
+
+
 async def test_the_rate_limit_is_set_per_protocol(server_with: Any) -> None:
     proc = server_with({"PARLOUR_PROTOCOL_RATES": "dots=0.01/3"})
     player, bystander = await dots(proc), await dots(proc)

@@ -178,8 +178,8 @@ async def test_a_badly_framed_post_is_400_and_closes_the_session(server: Any, bo
 
 @pytest.mark.parametrize(
     "packet",
-    ["42{}", "42[]", "42[1]", '42["requestRoom"', "4x", "451-[]", "44", "7", "1"],
-    ids=["object", "empty", "number-name", "bad-json", "bad-type", "binary", "error", "unknown", "close"],
+    ["42{}", "42[]", '42["requestRoom"', "4x", "451-[]", "44", "7", "1"],
+    ids=["object", "empty", "bad-json", "bad-type", "binary", "error", "unknown", "close"],
 )
 async def test_junk_packets_close_only_that_session(server: Any, packet: str) -> None:
     async with aiohttp.ClientSession() as http:

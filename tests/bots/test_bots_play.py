@@ -14,6 +14,7 @@ from parlour.bots.catalog import CATALOG, get_game
 from parlour.bots.simulate import run
 from parlour.games import Event, Game
 from parlour.games.base import SettingKind
+from tests.contains import contains
 
 
 def _variants(game: Game) -> list[dict[str, Any]]:
@@ -80,17 +81,7 @@ def _assert_only_own_cards(engine: Any, state: Any, seat: int, view: dict[str, A
             continue
         theirs = engine.view(state, other)
         for key in engine.secret_fields:
-            assert not [item for item in theirs.get(key) or [] if _contains(view, item)], (seat, other)
-
-
-def _contains(haystack: Any, needle: Any) -> bool:
-    if haystack == needle:
-        return True
-    if isinstance(haystack, dict):
-        return any(_contains(v, needle) for v in haystack.values())
-    if isinstance(haystack, list):
-        return any(_contains(v, needle) for v in haystack)
-    return False
+            assert not [item for item in theirs.get(key) or [] if contains(view, item)], (seat, other)
 
 
 class CheckedGame:

@@ -1,13 +1,16 @@
-"""The Redis store keeps finished games findable by their public id, as the SQLite store does."""
+"""The Redis store keeps what the history needs as the SQLite store does: games by id, the history index
+and totals, guest profiles; and a cluster serves a game's history from every node."""
 
 from __future__ import annotations
 
 import asyncio
 from pathlib import Path
 
-from parlour.store import GameQuery, GameRecord, Store, open_store
+from parlour.store import GameQuery, GameRecord, ProfileRecord, SessionRecord, Store, open_store
 from parlour.store.redis import RedisStore
 from tests.cluster.conftest import RedisProcess
+from tests.server.client import Client, close_all, play_game
+from tests.server.history import fetch, profile_header
 from tests.store.simulated import PROFILES, simulated_records
 
 
@@ -63,3 +66,39 @@ async def test_history_index_matches_the_sqlite_store(redis_server: RedisProcess
         assert await pages(redis_store, query) == await pages(sqlite_store, query), query
     await redis_store.close()
     await sqlite_store.close()
+
+
+async def test_profiles_and_sessions_keep_their_profile(redis_server: RedisProcess) -> None:
+    store = RedisStore(redis_server.url, "node-a")
+    await store.open()
+    await store.save_profile(ProfileRecord("p_1", "Ada", "hash", 5.0))
+    await store.save_profile(ProfileRecord("p_1", "Ada L", "hash", 5.0))
+    assert await store.find_profile("p_1") == ProfileRecord("p_1", "Ada L", "hash", 5.0)
+    assert await store.find_profile("p_2") is None
+    await store.save_session(SessionRecord("s_1", "Ada", "tokenhash", 1.0, "p_1"))
+    assert await store.find_session("tokenhash") == SessionRecord("s_1", "Ada", "tokenhash", 1.0, "p_1")
+    await store.close()
+
+
+async def test_a_game_across_two_nodes_is_in_both_nodes_history(cluster) -> None:
+    """Ada on node a, Bob on node b, in a private room: both nodes serve the game to its players only."""
+    a, b = cluster.add(), cluster.add()
+    ada, bob = await Client.open(a.ws), await Client.open(b.ws)
+    ada_profile = (await ada.ok("identify", name="Ada"))["profile"]
+    bob_profile = (await bob.ok("identify", name="Bob"))["profile"]
+    room = await ada.ok("create_room", game="dots", settings={"width": 3, "height": 3}, capacity=2)
+    await bob.ok("join", code=room["code"])
+    await ada.ok("start")
+    for client in (ada, bob):
+        await client.wait_for(lambda m: m.get("type") == "game_started", from_start=True)
+    await play_game([ada, bob])
+    for node in (a, b):
+        status, page, _ = fetch(node, f"/api/games?player={bob_profile['id']}", profile_header(ada_profile))
+        assert status == 200
+        (game,) = page["games"]
+        assert [p["profile"] for p in game["players"]] == [ada_profile["id"], bob_profile["id"]]
+        assert fetch(node, f"/api/games/{game['id']}", profile_header(bob_profile))[0] == 200
+        assert fetch(node, f"/api/games/{game['id']}")[0] == 404
+        status, me, _ = fetch(node, f"/api/players/{ada_profile['id']}")
+        assert me["name"] == "Ada" and me["games"][0]["played"] == 1 and me["recent"] == []
+    await close_all([ada, bob])

@@ -18,10 +18,12 @@ import itertools
 import json
 import threading
 import time
+import urllib.parse
 from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any
 
+import aiohttp
 import socketio
 import websockets
 
@@ -30,6 +32,7 @@ from tests.server.client import first_legal
 Message = dict[str, Any]
 BAD_CLOSES = {1006, 1011}  # abnormal closure (the server died or aborted us) and internal error
 PROBE_TIMEOUT = 10.0
+"""Seconds an answer may take; ``bench/fuzz.py --probe-timeout`` raises it for runs at low priority."""
 
 
 class InvariantBroken(AssertionError):
@@ -98,7 +101,8 @@ class Lite:
                 if future is not None and not future.done():
                     future.set_result(m)
 
-    async def request(self, kind: str, timeout: float = PROBE_TIMEOUT, **fields: Any) -> Message:
+    async def request(self, kind: str, timeout: float | None = None, **fields: Any) -> Message:
+        timeout = timeout or PROBE_TIMEOUT
         rid = f"r{next(self._ids)}"
         future = self.waiting[rid] = asyncio.get_running_loop().create_future()
         await self.ws.send(json.dumps({"type": kind, "id": rid, **fields}))
@@ -271,6 +275,156 @@ class Victim:
         self.native, self.sio, self.ws = None, None, None
 
 
+class Sio2Victim:
+    """The Socket.IO v2 (``EIO=3``) victim: one websocket session and one long-polling session, each
+    opened again when the server ends it (junk packets end a v3 session by design). Frames are
+    tagged with their transport (``strategies.sio2_frames``); any HTTP answer of 500 or more, or a
+    websocket closed with 1006/1011, breaks the invariant."""
+
+    endpoint = "socketio2"
+
+    def __init__(self, port: int, endpoint: str) -> None:
+        self.port = port
+        self.base = f"http://127.0.0.1:{port}/socket.io/"
+        self.ws: Any = None
+        self.http: aiohttp.ClientSession | None = None
+        self.sid: str | None = None  # the polling session, None once the server ended it
+        self.pongs = 0
+        self.arrived = asyncio.Event()
+        self.reader: asyncio.Task[None] | None = None
+        self.reopened = 0
+        self.close_codes: list[int | str | None] = []
+
+    async def open(self, known: list[str]) -> None:
+        if self.http is None:
+            self.http = aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=PROBE_TIMEOUT))
+        if self.ws is None:
+            self.ws = await websockets.connect(f"ws{self.base[4:]}?EIO=3&transport=websocket&name=Victim2")
+            self.reader = asyncio.get_running_loop().create_task(self._read())
+        if self.sid is None:
+            async with self.http.get(self.base, params={"EIO": "3", "transport": "polling"}) as r:
+                body = await r.text()
+            self.sid = json.loads(body[body.index(":") + 2 : body.index("}") + 1])["sid"]
+
+    async def _read(self) -> None:
+        try:
+            with contextlib.suppress(websockets.ConnectionClosed):
+                async for message in self.ws:
+                    if message == "3":
+                        self.pongs += 1
+                        self.arrived.set()
+        finally:
+            self.arrived.set()
+
+    def _check(self, status: int, what: str) -> None:
+        if status >= 500:
+            raise InvariantBroken(f"socketio2: {what} answered HTTP {status}")
+
+    async def send(self, frame: Any) -> None:
+        assert self.http is not None
+        kind = frame[0]
+        try:
+            if kind == "ws":
+                with contextlib.suppress(websockets.ConnectionClosed):
+                    await self.ws.send(frame[1])
+            elif kind == "poll" and self.sid is not None:
+                headers = {"Content-Type": frame[2]}
+                url = f"{self.base}?EIO=3&transport=polling&sid={self.sid}"
+                async with self.http.post(url, data=frame[1], headers=headers) as r:
+                    self._check(r.status, "a POST")
+                    if r.status == 400:
+                        self.sid = None  # the session is over (bad framing closes it by design)
+            elif kind == "http":
+                _, method, query, body = frame
+                params = {k: (self.sid or "") if v == "@sid" else v for k, v in query.items()}
+                async with self.http.request(method, self.base, params=params, data=body) as r:
+                    self._check(r.status, f"{method} {params}")
+            elif kind == "open":
+                query = {k: (self.sid or "") if v == "@sid" else v for k, v in frame[1].items()}
+                url = f"ws{self.base[4:]}?{urllib.parse.urlencode(query)}"
+                with contextlib.suppress(websockets.InvalidStatus, websockets.ConnectionClosed, OSError):
+                    async with websockets.connect(url, open_timeout=PROBE_TIMEOUT) as ws:
+                        await ws.close()
+        except (aiohttp.ClientConnectionError, aiohttp.ClientPayloadError):
+            pass  # the server refused mid-request (an oversized body): the probe says whether it lives
+
+    def closed(self) -> int | str | bool | None:
+        """False while both sessions are open, else what ended one: a websocket close code, or
+        ``"poll"`` for the polling session."""
+        ws = self.ws
+        if ws is None or ws.close_code is not None or ws.state.name in ("CLOSED", "CLOSING"):
+            return None if ws is None else ws.close_code
+        return False if self.sid is not None else "poll"
+
+    async def probe(self) -> None:
+        """Both sessions answer a ping with a pong, after everything sent before."""
+        before = self.pongs
+        await self.ws.send("2")
+        deadline = time.monotonic() + PROBE_TIMEOUT
+        while self.pongs <= before:
+            if self.reader is not None and self.reader.done():
+                raise ConnectionError("socketio2: websocket closed during the probe")
+            self.arrived.clear()
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise InvariantBroken("socketio2: no pong on the websocket")
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.arrived.wait(), left)
+        assert self.http is not None and self.sid is not None
+        url = f"{self.base}?EIO=3&transport=polling&sid={self.sid}"
+        async with self.http.post(
+            url, data=b"1:2", headers={"Content-Type": "text/plain;charset=UTF-8"}
+        ) as r:
+            self._check(r.status, "the probe's POST")
+            if r.status != 200:
+                self.sid = None
+                raise ConnectionError("socketio2: polling session ended")
+        seen: list[str] = []
+        while "3" not in seen:
+            async with self.http.get(url) as r:
+                self._check(r.status, "the probe's poll")
+                if r.status != 200:
+                    self.sid = None
+                    raise ConnectionError("socketio2: polling session ended")
+                seen = _eio3_packets(await r.text())
+            if "1" in seen:
+                self.sid = None
+                raise ConnectionError("socketio2: polling session closed")
+
+    async def close(self) -> None:
+        """Ends what the server ended (or everything, when the run is over: see ``shut``)."""
+        if self.ws is not None and self.closed() not in (False, "poll"):
+            with contextlib.suppress(Exception):
+                await self.ws.close()
+            if self.reader is not None:
+                self.reader.cancel()
+            self.ws = None
+
+    async def shut(self) -> None:
+        with contextlib.suppress(Exception):
+            if self.ws is not None:
+                await self.ws.close()
+        if self.reader is not None:
+            self.reader.cancel()
+        if self.http is not None:
+            await self.http.close()
+        self.ws, self.http, self.sid = None, None, None
+
+
+def _eio3_packets(body: str) -> list[str]:
+    """A v3 polling body's packets (``<length>:<packet>``, lengths in UTF-16 units)."""
+    out = []
+    while body:
+        length, _, rest = body.partition(":")
+        units, end = int(length), 0
+        while units > 0:
+            units -= 2 if ord(rest[end]) > 0xFFFF else 1
+            end += 1
+        out.append(rest[:end])
+        body = rest[end:]
+    return out
+
+
 class Fuzzer:
     """Victims on every endpoint and bystander tables against one server; ``frame`` sends one
     hostile frame and checks the invariant."""
@@ -279,7 +433,9 @@ class Fuzzer:
         self.port = port
         self.log_path = log_path
         self.url = f"ws://127.0.0.1:{port}/api/ws"
-        self.victims = {e: Victim(port, e) for e in endpoints}
+        self.victims: dict[str, Victim | Sio2Victim] = {
+            e: Sio2Victim(port, e) if e == "socketio2" else Victim(port, e) for e in endpoints
+        }
         self.tables: list[Table] = []
         self.bystander: Lite | None = None
         self.known: list[str] = []
@@ -345,7 +501,7 @@ class Fuzzer:
 
     async def close(self) -> None:
         for victim in self.victims.values():
-            await victim.close()
+            await (victim.shut() if isinstance(victim, Sio2Victim) else victim.close())
         for table in self.tables:
             await table.close()
         if self.bystander is not None:

@@ -3,7 +3,9 @@ and field a protocol knows (and values of every JSON kind in them), plus raw jun
 
 Values reach where bugs live: integers past 64 bits, negative and float numbers, unicode (control
 and non-ASCII characters), deep nesting, oversized text, binary frames, codes of rooms the sender
-is not in, actions of another game, out-of-turn and spectator moves.
+is not in, actions of another game, out-of-turn and spectator moves. Socket.IO v2 clients
+(``EIO=3``) get their own transport-level frames: packets of every type over a websocket and in
+polling bodies framed right and wrong, and handshakes with made-up queries.
 """
 
 from __future__ import annotations
@@ -193,10 +195,105 @@ def sio_frames(known: list[str]) -> st.SearchStrategy[SioFrame]:
     return st.tuples(st.sampled_from(SIO_EVENTS) | st.text(max_size=10), args)
 
 
+# --- Socket.IO v2 over Engine.IO v3 (``EIO=3``), spoken by hand ------------------------------------
+
+ENGINE_PACKETS = [
+    "2", "2probe", "3", "3probe", "5", "6", "1", "0", "7", "", "4", "4x", "40", "41", "40/admin",
+    "41/admin,", "40/admin,{}", "43", "431[]", '44"x"', "44", '451-["a",{"_placeholder":true,"num":0}]',
+    '461-[{"_placeholder":true,"num":0}]', "42{}", "42[]", '42["requestRoom"', "4" + "9" * 20 + "[]",
+]  # fmt: skip
+"""Engine.IO v3 packets (open, close, ping, pong, message, upgrade, noop) and Socket.IO v2 ones
+(connect, disconnect, event, ack, error, binary event, binary ack), well and badly formed."""
+
+
+BAD_BODIES = [b"abc", b"5:42", b"0:", b":", b"99999999999999:4", b"\xff\xfe", b"3:4", b"", b"1:2" * 25_000]
+"""Polling bodies framed wrong: no length, short, zero, empty length, huge, not UTF-8, past the end,
+empty, over ``PARLOUR_MAX_FRAME``."""
+
+
+def utf16_length(text: str) -> int:
+    return len(text.encode("utf-16-le")) // 2
+
+
+def sio2_packets(known: list[str]) -> st.SearchStrategy[str]:
+    """One Engine.IO v3 packet's text: Socket.IO v2 events built from the v4 strategy's events and
+    arguments (``42[name, arg...]``, with an ack id or a namespace now and then), fixed packets of
+    every type, and junk."""
+    events = st.builds(
+        lambda frame, ack, nsp: "42" + nsp + ack + _dumps([frame[0], *frame[1]]),
+        sio_frames(known),
+        st.sampled_from(["", "", "1", "17", "9" * 16]),
+        st.sampled_from(["", "", "", "/admin,", "/,"]),
+    )
+    return st.one_of(
+        events,
+        events,  # weighted: well-formed events keep a session going, most junk ends it (by design)
+        events,
+        st.sampled_from(ENGINE_PACKETS),
+        json_values.map(lambda v: "4" + _dumps(v)),
+        st.text(max_size=30),
+    )
+
+
+def _framed(packets: list[str]) -> bytes:
+    return "".join(f"{utf16_length(p)}:{p}" for p in packets).encode()
+
+
+def sio2_frames(known: list[str]) -> st.SearchStrategy[tuple[Any, ...]]:
+    """Frames for an Engine.IO v3 victim, tagged with how they travel:
+
+    * ``("ws", text | bytes)``: one websocket frame on a v3 websocket session (binary frames too);
+    * ``("poll", body, content type)``: one POST on a polling session, its packets framed right
+      (``<length>:<packet>``, lengths in UTF-16 units) or wrong (lengths off by a few, zero, huge,
+      no length, not UTF-8, oversized), or sent as binary;
+    * ``("http", method, query, body)``: a request with a made-up query (handshakes of other
+      versions and transports, unknown or stale session ids, JSONP), ``"@sid"`` standing for the
+      victim's own polling session (never with GET, which would wait for packets);
+    * ``("open", query)``: a websocket handshake with a made-up query, closed at once.
+    """
+    packet = sio2_packets(known)
+    ws = st.one_of(packet.map(lambda p: ("ws", p)), st.binary(max_size=40).map(lambda b: ("ws", b)))
+    good = st.lists(packet, min_size=1, max_size=4).map(_framed)
+    off = st.builds(
+        lambda p, delta: f"{max(0, utf16_length(p) + delta)}:{p}".encode(), packet, st.integers(-3, 3)
+    )
+    bad = st.one_of(
+        off,
+        st.sampled_from(BAD_BODIES),
+        st.binary(max_size=40),
+    )
+    poll = st.one_of(
+        good.map(lambda b: ("poll", b, "text/plain;charset=UTF-8")),
+        bad.map(lambda b: ("poll", b, "text/plain;charset=UTF-8")),
+        st.binary(max_size=40).map(lambda b: ("poll", b, "application/octet-stream")),
+    )
+    query = st.fixed_dictionaries(
+        {},
+        optional={
+            "EIO": st.sampled_from(["3", "3", "4", "2", "x", ""]),
+            "transport": st.sampled_from(["polling", "websocket", "flashsocket", ""]) | st.text(max_size=8),
+            "sid": st.sampled_from(["@sid", "nope", ""]) | st.text(max_size=20),
+            "j": st.sampled_from(["0", "1"]),
+            "b64": st.just("1"),
+            "name": texts,
+            "token": texts,
+        },
+    )
+    http = st.builds(
+        lambda method, q, body: ("http", method, {} if method == "GET" and "@sid" in q.values() else q, body),
+        st.sampled_from(["GET", "POST", "OPTIONS", "PUT", "DELETE"]),
+        query,
+        st.binary(max_size=30),
+    )
+    opens = query.map(lambda q: ("open", q))
+    return st.one_of(ws, ws, poll, poll, http, opens)
+
+
 def frames_for(endpoint: str, known: list[str]) -> st.SearchStrategy[Any]:
     return {
         "native": native_frames,
         "dots": dots_frames,
         "cheat": cheat_frames,
         "socketio": sio_frames,
+        "socketio2": sio2_frames,
     }[endpoint](known)

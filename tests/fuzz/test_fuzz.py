@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from tests.fuzz.harness import Fuzzer, LoopThread
 from tests.fuzz.strategies import frames_for
 
-ENDPOINTS = ["native", "dots", "cheat", "socketio"]
+ENDPOINTS = ["native", "dots", "cheat", "socketio", "socketio2"]
 EXAMPLES = 15  # per endpoint; each a list of up to 6 frames
 
 

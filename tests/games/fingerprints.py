@@ -12,6 +12,7 @@ def dots_snapshot(state: dots.State) -> tuple[Any, ...]:
     return (
         state.free.copy(),
         state.pos.copy(),
+        state.drawn.copy(),
         state.sides.copy(),
         state.owner.copy(),
         state.scores.copy(),

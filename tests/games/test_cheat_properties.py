@@ -7,7 +7,6 @@ game cheap. Random play may never finish, so the test (only) caps the steps.
 
 from __future__ import annotations
 
-import dataclasses
 import random
 import re
 from dataclasses import dataclass, field
@@ -26,18 +25,8 @@ STEP_CAP = 120
 
 
 def clone(state: State) -> State:
-    """An independent copy, so one position can try many actions."""
-    rng = random.Random()
-    rng.setstate(state.rng.getstate())
-    lp = state.last_play
-    return dataclasses.replace(
-        state,
-        rng=rng,
-        hands=[list(h) for h in state.hands],
-        active=list(state.active),
-        pile=list(state.pile),
-        last_play=None if lp is None else dataclasses.replace(lp, cards=list(lp.cards)),
-    )
+    """An independent copy, so one position can try many actions (the engine's own, counters too)."""
+    return GAME.clone(state)
 
 
 CARD = re.compile(rb'"id":(-?\d+)')

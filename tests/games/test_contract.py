@@ -33,6 +33,7 @@ from hypothesis import strategies as st
 
 from parlour.bots.catalog import CATALOG
 from parlour.games.base import Event, Game, IllegalAction, InvalidSettings, Setting, SettingKind
+from tests.contains import contains
 
 GAMES = sorted(CATALOG)
 MAX_STEPS = 150
@@ -63,16 +64,6 @@ def _plain(value: Any) -> Any:
     back = json.loads(text)
     assert back == value and json.dumps(back) == text, value
     return back
-
-
-def _contains(haystack: Any, needle: Any) -> bool:
-    if haystack == needle and type(haystack) is type(needle):
-        return True
-    if isinstance(haystack, dict):
-        return any(_contains(v, needle) for v in haystack.values())
-    if isinstance(haystack, list):
-        return any(_contains(v, needle) for v in haystack)
-    return False
 
 
 def _recipients(players: int) -> list[int | None]:
@@ -110,7 +101,7 @@ def _check_views(game: Game, state: Any, players: int) -> None:
         secrets = [item for key in game.secret_fields for item in views[seat].get(key) or []]
         for other, view in views.items():
             if other != seat:
-                leaked = [item for item in secrets if _contains(view, item)]
+                leaked = [item for item in secrets if contains(view, item)]
                 assert not leaked, (game.name, seat, other, leaked)
 
 
@@ -127,7 +118,7 @@ def _check_events(game: Game, state: Any, players: int, events: list[Event]) -> 
             for seat in range(players):
                 if seat != viewer:
                     secrets = [item for key in game.secret_fields for item in views[seat].get(key) or []]
-                    assert not [item for item in secrets if _contains(seen, item)], (event, viewer, seat)
+                    assert not [item for item in secrets if contains(seen, item)], (event, viewer, seat)
 
 
 def _check_actions(game: Game, state: Any, players: int, rng: random.Random) -> None:

@@ -48,9 +48,11 @@ def free_port() -> int:
 class ServerProcess:
     """One ``python -m parlour serve`` subprocess."""
 
-    def __init__(self, data_dir: Path, env: dict[str, str]) -> None:
+    def __init__(self, data_dir: Path, env: dict[str, str], module: str = "parlour") -> None:
+        """``module`` is run with ``-m``: the product, or a test's launcher of it (``plain_game``)."""
         self.data_dir = data_dir
         self.env = env
+        self.module = module
         self.port = free_port()
         self.proc: subprocess.Popen[bytes] | None = None
         self.log_path = data_dir / "server.log"
@@ -72,7 +74,7 @@ class ServerProcess:
             [
                 sys.executable,
                 "-m",
-                "parlour",
+                self.module,
                 "serve",
                 "--port",
                 str(self.port),

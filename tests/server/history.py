@@ -8,7 +8,7 @@ import urllib.error
 import urllib.request
 from typing import Any
 
-from tests.server.client import MOVES, Client, Message, play_game
+from tests.server.client import Client, Message, first_legal, play_game
 from tests.server.conftest import ServerProcess
 
 
@@ -52,25 +52,27 @@ async def finished_game(
     await host.ok("start")
     for client in (host, guest):
         await client.wait_for(lambda m: m.get("type") == "game_started", from_start=True)
-    await play_game([host, guest], MOVES[game])
+    await play_game([host, guest])
     return [host, guest], room["code"]
 
 
-async def play_against_bot(host: Client, game: str) -> Message:
-    """``host`` plays the game of ``game`` just started in its room against its bot(s), to the end."""
-    chooser = MOVES[game]
-    while host.game_over is None:
-        await host.wait_for(
-            lambda m: host.game_over is not None or (host.turn or {}).get("seat") == host.seat,
-            20,
-            from_start=True,
-        )
-        if host.game_over is not None:
+async def play_with_bots(humans: list[Client], max_moves: int = 3000) -> Message:
+    """``humans`` play the game just started in their room (first legal move) beside its bots, which
+    play their own seats, until it is over."""
+    for _ in range(max_moves):
+        leader = max(humans, key=lambda c: c.seq)
+        if leader.game_over is not None:
             break
-        seq = host.seq
-        reply = await host.request("action", action=chooser(host.view or {}, host.seat or 0))
-        assert reply["type"] == "ok", reply
-        await host.wait_for(
-            lambda m, seq=seq: host.seq > seq or host.game_over is not None, 20, from_start=True
-        )
-    return host.game_over
+        seat = (leader.turn or {}).get("seat")
+        actor = next((c for c in humans if c.seat == seat), None)
+        seq = leader.seq
+        if actor is not None:
+            await actor.wait_seq(seq)
+            reply = await actor.request("action", action=first_legal(actor.view or {}))
+            assert reply["type"] in ("ok", "error"), reply  # a bot's call may overtake the move
+        await leader.wait_for(lambda m, c=leader, seq=seq: c.seq > seq or c.game_over is not None, 20, True)
+    else:
+        raise AssertionError("game did not finish")
+    for client in humans:
+        await client.wait_for(lambda m, c=client: c.game_over is not None, 20, from_start=True)
+    return humans[0].game_over or {}

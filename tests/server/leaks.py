@@ -13,17 +13,8 @@ import json
 from typing import Any
 
 from parlour.bots.catalog import get_game
+from tests.contains import contains
 from tests.server.client import Client
-
-
-def _contains(haystack: Any, needle: Any) -> bool:
-    if haystack == needle and type(haystack) is type(needle):
-        return True
-    if isinstance(haystack, dict):
-        return any(_contains(v, needle) for v in haystack.values())
-    if isinstance(haystack, list):
-        return any(_contains(v, needle) for v in haystack)
-    return False
 
 
 def _secrets(client: Client, fields: tuple[str, ...]) -> dict[int, list[Any]]:
@@ -58,6 +49,6 @@ def scan(game: str, players: list[Client], others: list[Client], secrets: list[s
             for other in players:
                 if other is client:
                     continue
-                leaked = [item for item in owned[id(other)].get(m["seq"], []) if _contains(shown, item)]
+                leaked = [item for item in owned[id(other)].get(m["seq"], []) if contains(shown, item)]
                 assert not leaked, (m["seq"], leaked, json.dumps(m)[:500])
     return checked

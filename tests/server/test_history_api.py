@@ -8,9 +8,9 @@ import random
 from typing import Any
 
 from parlour.bots.catalog import get_game
-from tests.server.client import MOVES, Client, close_all, play_game
+from tests.server.client import Client, close_all, play_game
 from tests.server.conftest import ServerFactory, ServerProcess
-from tests.server.history import fetch, finished_game, game_ids, play_against_bot, profile_header
+from tests.server.history import fetch, finished_game, game_ids, play_with_bots, profile_header
 
 
 async def test_a_finished_public_game_is_served_with_its_steps(server: ServerProcess) -> None:
@@ -75,13 +75,13 @@ async def test_lists_players_and_leaderboards(server_factory: ServerFactory) -> 
         if n:
             await ada.ok("rematch")
         await ada.ok("start")
-        results.append((await play_against_bot(ada, "dots"))["outcome"])
+        results.append((await play_with_bots([ada]))["outcome"])
     await ada.ok("leave")
     players, private_room = await finished_game(server, public=False, players=[ada, bob], password="pw")
     await ada.ok("rematch")
     await bob.ok("ready", ready=True)
     await ada.ok("start")
-    await play_game([ada, bob], MOVES["dots"])
+    await play_game([ada, bob])
     public_ids = game_ids(server, room["code"])
     private_ids = game_ids(server, private_room)
 

@@ -22,6 +22,7 @@ from starlette.websockets import WebSocket
 
 from parlour.net.adapters.link import Bridge, Connector, Message
 from parlour.net.adapters.plain_socket import BadFrame, Post, decode, outbound, run_socket, text_field
+from parlour.rooms.enums import BEFORE_START, FINISHED, PLAYER, PLAYING, WAITING
 
 log = logging.getLogger(__name__)
 
@@ -77,9 +78,11 @@ class CheatClient:
         self.code: str | None = None
         self.me: str | None = None
         self.host: str | None = None
-        self.state = "waiting"
+        self.state = WAITING
         self.members: dict[str, Message] = {}
         self.seats: dict[int, str] = {}
+        self._seat_memo: tuple[dict[int, str], str | None, int | None] | None = None
+        """(seats, me, my seat): asked several times per message, recomputed when either changes."""
         self.seat_names: dict[int, str] = {}
         self.view: Message = {}
         self.previous_rank: int | None = None
@@ -150,10 +153,10 @@ class CheatClient:
 
     def _rejoined(self) -> None:
         """The screen a join of this game shows, for the player already in it: nothing changes."""
-        if self.state in ("waiting", "countdown"):
+        if self.state in BEFORE_START:
             self._waiting_screen()
             return
-        if self.state == "playing":
+        if self.state == PLAYING:
             self._cards()
             self._start_turn()
         self._player_list()
@@ -256,7 +259,7 @@ class CheatClient:
             return
         if kind == "room":
             self._snapshot(message)
-            if self.state == "waiting":
+            if self.state == WAITING:
                 self._waiting_screen()
         elif kind == "member_joined":
             self.members[message["member"]["id"]] = message["member"]
@@ -273,7 +276,7 @@ class CheatClient:
             if self.host == self.me:
                 self._send({"action": "become_host"})
         elif kind == "game_started":
-            self.state = "playing"
+            self.state = PLAYING
             self._seating(message["seats"])
             self.previous_rank = None
             self.view = message.get("view") or {}
@@ -284,7 +287,7 @@ class CheatClient:
             self.view = message.get("view") or {}
             self._events(message.get("events", []))
         elif kind == "game_over":
-            self.state = "finished"
+            self.state = FINISHED
             self._player_list()
             self._send(
                 {
@@ -366,7 +369,7 @@ class CheatClient:
             self._send({"action": "become_host"})
 
     def _player_list(self) -> None:
-        playing = self.state in ("playing", "finished") and self.seats
+        playing = self.state in (PLAYING, FINISHED) and self.seats
         sizes = self.view.get("hand_sizes", []) if playing else []
         turn = self.view.get("turn") if playing else None
         if playing:
@@ -375,7 +378,7 @@ class CheatClient:
                 (seat, self.seats[seat]) for seat in sorted(self.seats) if seat in active
             ]
         else:
-            order = [(None, mid) for mid, m in self.members.items() if m["role"] == "player"]
+            order = [(None, mid) for mid, m in self.members.items() if m["role"] == PLAYER]
         players = []
         for seat, mid in order:
             member = self.members.get(mid) or {"name": self._seat_name(seat)}
@@ -418,7 +421,11 @@ class CheatClient:
         return ids
 
     def _my_seat(self) -> int | None:
-        return next((seat for seat, mid in self.seats.items() if mid == self.me), None)
+        seats, me = self.seats, self.me
+        memo = self._seat_memo
+        if memo is None or memo[0] is not seats or memo[1] != me:
+            memo = self._seat_memo = (seats, me, next((s for s, mid in seats.items() if mid == me), None))
+        return memo[2]
 
     def _seat_name(self, seat: int | None) -> str:
         return self.seat_names.get(seat, "A player") if seat is not None else "A player"
@@ -442,7 +449,7 @@ class CheatClient:
     def _error(self, text: str) -> None:
         if self.code is None:
             self._send({"action": "join_game_error", "message": text})
-        elif self.state == "playing":
+        elif self.state == PLAYING:
             self._info(text)
         else:
             self._send({"action": "waiting_screen_error", "message": text})
@@ -455,7 +462,7 @@ class CheatClient:
     async def _detach(self) -> None:
         bridge, self.bridge = self.bridge, None
         self.code = self.me = self.host = None
-        self.members, self.seats, self.view, self.state = {}, {}, {}, "waiting"
+        self.members, self.seats, self.view, self.state = {}, {}, {}, WAITING
         if bridge is not None:
             await bridge.close(leave=True)
 
@@ -465,5 +472,11 @@ async def serve(websocket: WebSocket, connect: Connector) -> None:
     out = outbound(websocket)
     client = CheatClient(connect, out.send, lambda: out.close(1008, "dropped by the server"), out.send_all)
     await run_socket(
-        websocket, client.on_frame, client.close, out, client.frame_now, lambda: client.bridge is not None
+        websocket,
+        client.on_frame,
+        client.close,
+        out,
+        client.frame_now,
+        lambda: client.bridge is not None,
+        "cheat",
     )

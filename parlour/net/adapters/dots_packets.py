@@ -29,8 +29,10 @@ from typing import Any, ClassVar
 
 from starlette.websockets import WebSocket
 
+from parlour.dumps import json_bytes
 from parlour.net.adapters.link import Bridge, Connector, Message
 from parlour.net.adapters.plain_socket import BadFrame, Post, decode, outbound, run_socket, text_field
+from parlour.net.websocket_protocol import text_frames
 from parlour.rooms import CommandError
 from parlour.rooms.validate import ROOM_NAME_MAX, clean_room_name
 from parlour.store.names import PENDING, LocalNames, Names
@@ -87,6 +89,30 @@ class DotsRoom:
     applied: dict[int, tuple[Message, bool]] = field(default_factory=dict)
     """Membership messages already applied to ``members`` by one of the room's connections (every
     connection receives the same message object), with whether it changed a player's ready flag."""
+    moves: tuple[list[Message], list[Message], bytes] | None = None
+    """The last game events translated: (the room's events list, its packets, those packets as
+    websocket frames). Every connection of the room is sent the same events list and the same
+    playerids, so a move is translated and encoded once for the room, not once per connection."""
+
+    def packets(self, events: list[Message], pid: Callable[[int], int | None]) -> tuple[list[Message], bytes]:
+        """The MOVE/CAPTURE/TURN packets for ``events``, with their frames (built once per list)."""
+        last = self.moves
+        if last is not None and last[0] is events:
+            return last[1], last[2]
+        packets = []
+        for event in events:
+            kind, playerid = event.get("type"), pid(event.get("seat", -1))
+            if kind == "line":
+                packets.append(
+                    {"type": "MOVE", "x": event["x"], "y": event["y"], "d": event["d"], "playerid": playerid}
+                )
+            elif kind == "capture":
+                packets.append({"type": "CAPTURE", "x": event["x"], "y": event["y"], "playerid": playerid})
+            elif kind == "turn":
+                packets.append({"type": "TURN", "playerid": playerid})
+        frames = text_frames([json_bytes(p) for p in packets])
+        self.moves = (events, packets, frames)
+        return packets, frames
 
     def apply(self, message: Message) -> bool:
         """Apply a membership message once, whichever connection sees it first; True if it changed
@@ -256,7 +282,7 @@ class DotsClient:
         registry: Registry,
         send: Post,
         hangup: Callable[[], None],
-        send_all: Callable[[list[Message]], None] | None = None,
+        send_all: Callable[[list[Message], bytes | None], None] | None = None,
         command_as: CommandAs | None = None,
     ) -> None:
         self.connect = connect
@@ -575,18 +601,10 @@ class DotsClient:
             self.seats = {s["seat"]: s["member"] for s in message["seats"]}
             self._gamestate(None)
         self.view = message.get("view") or {}
-        packets = []
-        for event in message.get("events", []):
-            kind, pid = event.get("type"), self._seat_pid(event.get("seat", -1))
-            if kind == "line":
-                packets.append(
-                    {"type": "MOVE", "x": event["x"], "y": event["y"], "d": event["d"], "playerid": pid}
-                )
-            elif kind == "capture":
-                packets.append({"type": "CAPTURE", "x": event["x"], "y": event["y"], "playerid": pid})
-            elif kind == "turn":
-                packets.append({"type": "TURN", "playerid": pid})
-        self.send_all(packets)
+        if self.room is not None:
+            packets, frames = self.room.packets(message.get("events", []), self._seat_pid)
+            if packets:
+                self.send_all(packets, frames)
 
     # --- helpers -------------------------------------------------------------
 
@@ -667,7 +685,7 @@ class DotsClient:
     def _error(self, request: str, message: str, code: str = "bad_packet") -> None:
         self.send({"type": "ERROR", "ok": False, "request": request, "code": code, "message": message})
 
-    def _send_each(self, packets: list[Message]) -> None:
+    def _send_each(self, packets: list[Message], frames: bytes | None = None) -> None:
         for packet in packets:
             self.send(packet)
 
@@ -699,4 +717,6 @@ async def serve(
         out.close(1008, "dropped by the server")
 
     client = DotsClient(connect, registry, out.send, hangup, out.send_all, command_as)
-    await run_socket(websocket, client.on_frame, client.close, out, client.frame_now, lambda: client.started)
+    await run_socket(
+        websocket, client.on_frame, client.close, out, client.frame_now, lambda: client.started, "dots"
+    )

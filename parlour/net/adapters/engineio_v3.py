@@ -6,7 +6,8 @@ handshake, HTTP long-polling with v3 payload framing (``<length>:<packet>``, the
 UTF-16 code units as JavaScript counts them), the websocket upgrade (``2probe``/``3probe``, a
 ``6`` noop to release the pending poll, then ``5``), client pings answered with pongs, the idle
 timeout, and CORS with credentials for a page served from another origin. What the packets
-mean (Socket.IO v2) is the ``Handler``'s business (``socketio_v2``).
+mean (Socket.IO v2) is the ``Handler``'s business (``socketio_v2``), and so is whether to handle
+a packet at all (``admit``: every packet, pings included, pays the session's rate allowance).
 
 Supported: text packets over XHR polling and websocket. Not supported (HTTP 400 or a close):
 binary payloads and frames, JSONP polling (``j=``), other transports.
@@ -30,10 +31,14 @@ from starlette.responses import PlainTextResponse, Response
 from starlette.types import Receive, Scope, Send
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from parlour.net.websocket_protocol import ABORT
+
 log = logging.getLogger(__name__)
 
 OPEN, CLOSE, PING, PONG, MESSAGE, UPGRADE, NOOP = "0123456"
 OUTBOX_LIMIT = 1024
+CLOSE_WAIT = 5.0
+"""Seconds a websocket the server closed is read on for the peer's close reply before it is dropped."""
 """Packets queued for a polling client that stopped polling; past this the session is dropped."""
 
 
@@ -107,6 +112,10 @@ class Handler(Protocol):
 
     async def opened(self, session: Session, scope: Scope) -> None:
         """A new session; may already ``send``."""
+
+    async def admit(self, session: Session) -> bool:
+        """Whether to handle the next packet from the client, whatever its kind (a rate limit: the
+        handler closes a flooder's session itself)."""
 
     async def message(self, session: Session, data: str) -> None:
         """One ``4`` packet's data, in order."""
@@ -380,21 +389,22 @@ class EngineIOv3:
             while session.state is not State.CLOSED:
                 message = await websocket.receive()
                 if message["type"] == "websocket.disconnect":
-                    break
+                    return
                 text = message.get("text")
                 if text is None or len(text) > self.max_body(websocket.scope):
                     break  # binary frames and oversized packets end the session
                 await self._packet(session, text)
         except (WebSocketDisconnect, RuntimeError):
-            pass
+            return
         finally:
             await session.close()
+        await _drain(websocket)
 
     # --- packets ---------------------------------------------------------------
 
     async def _packet(self, session: Session, packet: str) -> None:
         """One client packet: ping, message, close; anything else ends the session."""
-        if session.state is State.CLOSED:
+        if session.state is State.CLOSED or not await self.handler.admit(session):
             return
         session.heard()
         kind, data = packet[:1], packet[1:]
@@ -411,6 +421,24 @@ class EngineIOv3:
             pass
         else:  # close, or a packet a client may not send
             await session.close()
+
+
+async def _drain(websocket: WebSocket) -> None:
+    """Read on after the server's close until the peer's close reply: a reader paused behind a
+    flooder's backlog would never see it, and the peer would wait for the TCP close. A peer that
+    does not answer within ``CLOSE_WAIT`` seconds is dropped."""
+    try:
+        async with asyncio.timeout(CLOSE_WAIT):
+            while (await websocket.receive())["type"] != "websocket.disconnect":
+                pass
+        return
+    except TimeoutError:
+        pass
+    except (WebSocketDisconnect, RuntimeError):
+        return
+    abort = websocket.scope.get("extensions", {}).get(ABORT)
+    if abort is not None:
+        abort()
 
 
 def _payload(packets: list[str]) -> Response:

@@ -42,6 +42,18 @@ class FunctionSink:
             self.deliver({"type": "connection_closed", "code": code, "reason": reason})
 
 
+TOO_BIG = {"code": "bad_message", "message": "numbers must fit in 64 bits"}
+
+
+def _frame(message: Message) -> str | None:
+    """The native frame for ``message``; None if it holds an integer JSON cannot carry here (beyond 64
+    bits, from a client's own fields: orjson refuses it, and the store could not write it)."""
+    try:
+        return orjson.dumps(message).decode()
+    except orjson.JSONEncodeError:
+        return None
+
+
 class InProcessLink:
     """One native session for an adapter connection."""
 
@@ -51,10 +63,13 @@ class InProcessLink:
         self.lock = asyncio.Lock()
 
     async def send(self, message: Message) -> Message | None:
+        frame = _frame(message)
+        if frame is None:  # what a client sent through the adapter, refused as the native handler would
+            return {"type": "error", "id": message.get("id"), **TOO_BIG}
         async with self.lock:  # one frame at a time, so a refusal belongs to this frame
             self.sink.refusals = []
             try:
-                await self.client.frame(orjson.dumps(message).decode())
+                await self.client.frame(frame)
                 return self.sink.refusals[0] if self.sink.refusals else None
             finally:
                 self.sink.refusals = None
@@ -62,7 +77,8 @@ class InProcessLink:
     def act_now(self, message: Message) -> bool:
         if self.lock.locked():  # a frame is being handled: keep the order, take the slow lane
             return False
-        return self.client.action_now(orjson.dumps(message).decode())
+        frame = _frame(message)
+        return frame is not None and self.client.action_now(frame)  # else ``send`` refuses it
 
     async def close(self, *, leave: bool) -> None:
         if leave and self.client.session is not None and self.sink.alive:
@@ -82,7 +98,7 @@ def connector(state: Any, protocol: str, scope: Any = None) -> Connector:
     async def connect(deliver: Sink) -> NativeLink:
         sink = FunctionSink(deliver)
         client = NativeClient(
-            sink,  # type: ignore[arg-type]
+            sink,
             state.manager,
             state.config,
             state.metrics,

@@ -79,6 +79,7 @@ async def run_socket(
     out: Connection | None = None,
     frame_now: Callable[[str], bool] | None = None,
     started: Callable[[], bool] = lambda: True,
+    protocol: str = "native",
 ) -> None:
     """Accept, feed frames one at a time, and always run ``on_close`` (no Origin check).
 
@@ -86,7 +87,8 @@ async def run_socket(
     handled; it returns False (having done nothing) for a frame ``on_frame`` must take.
     The limits a native socket has hold here too: connections per address, a frame rate that
     closes a flooder (frames the adapter refuses by itself included), and ``started``: a client
-    that has not joined or created anything within ``identify_seconds`` is closed.
+    that has not joined or created anything within ``identify_seconds`` is closed. ``protocol``
+    names the wire protocol whose rate (``PARLOUR_PROTOCOL_RATES``) the frame rate follows.
     """
     state = websocket.app.state
     limits, address = state.limits, client_key(websocket.scope)
@@ -96,7 +98,7 @@ async def run_socket(
     config, metrics = state.config, state.metrics
     # Twice the native allowance: requests that reach a room meet the native limit (and its
     # ``rate_limited`` replies) first; this one cuts frames the adapter refuses by itself.
-    rate, burst = config.rate_per_second, config.rate_burst
+    rate, burst = config.rate_for(protocol)
     bucket, patience = TokenBucket(2 * rate, 2 * burst), TokenBucket(5.0, 50)
 
     def close(reason: str) -> None:

@@ -9,18 +9,19 @@ The same ``/socket.io/`` also serves socket.io 2.x clients (the tutorial's origi
 requests with ``EIO=3`` go to ``engineio_v3`` + ``socketio_v2``, whose connections reach the
 very same ``attach``/``event``/``detach`` as python-socketio's, behind the same cookie middleware.
 
-Every python-socketio event passes one gate before anything else runs (``_GatedServer``): a rate
-limit per Engine.IO connection (a flooder loses the whole connection, not just the namespace, so
-sending ``40`` again does not buy a fresh allowance), and a refusal of events a client may not send
-(the reserved ``connect``/``disconnect``, non-string names, more than one argument). ``attach``
-counts the connection against its address (``PARLOUR_CONNECTIONS_PER_IP``) on both versions.
+Every Socket.IO packet passes one gate before anything else runs, on both versions (``event_gate``;
+here ``_GatedServer``): a rate limit per Engine.IO connection that every packet pays, a namespace
+connect too (a flooder loses the whole connection, and sending ``40`` again buys no fresh
+allowance), and a refusal of events a client may not send (the reserved ``connect``/``disconnect``,
+non-string names, more than one argument). ``attach`` counts the connection against its address
+(``PARLOUR_CONNECTIONS_PER_IP``) on both versions.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 from urllib.parse import parse_qs
 
@@ -29,13 +30,13 @@ from starlette.types import Receive, Scope, Send
 
 from parlour.net.adapters.browser_cookie import BrowserCookie, from_header
 from parlour.net.adapters.engineio_v3 import EngineIOv3, Timing, engine_version
+from parlour.net.adapters.event_gate import Allowance, Verdict, refusal
 from parlour.net.adapters.link import Connector
 from parlour.net.adapters.native_link import connector
 from parlour.net.adapters.plain_socket import Peer
 from parlour.net.adapters.socketio_v2 import SocketIOv2
 from parlour.net.adapters.uno_document import EVENTS, DocClient, LobbyFeed
 from parlour.net.adapters.uno_tutorial import Directory, TutorialClient
-from parlour.net.connection import TokenBucket
 from parlour.net.limits import client_key
 
 log = logging.getLogger(__name__)
@@ -65,24 +66,39 @@ class Connection:
         self.lock = asyncio.Lock()
 
 
-class _Allowance:
-    """One Engine.IO connection's event rate: ``patience`` runs out for a sustained flood."""
-
-    __slots__ = ("bucket", "patience")
-
-    def __init__(self, rate: float, burst: int) -> None:
-        self.bucket = TokenBucket(rate, burst)
-        self.patience = TokenBucket(5.0, 50)
-
-
 class _GatedServer(socketio.AsyncServer):  # type: ignore[misc]
-    """``AsyncServer`` whose every client event first passes ``gate`` (see the module doc)."""
+    """``AsyncServer`` whose every packet first pays the Engine.IO connection's allowance, and whose
+    every event passes ``event_gate.refusal`` (see the module doc)."""
 
-    gate: Callable[[str, str, Any], Any]
+    refuse: Callable[[str, str, str], Awaitable[None]]
+    """Tell a namespace's socket (eio sid, namespace, message) why its event was refused."""
+    allowances: dict[str, Allowance]
+    """By Engine.IO sid, from its connect to its disconnect (namespace connects do not touch it)."""
+
+    async def _handle_eio_connect(self, eio_sid: str, environ: dict[str, Any]) -> None:
+        config = environ["asgi.scope"]["app"].state.config
+        self.allowances[eio_sid] = Allowance(*config.rate_for("socketio"))
+        await super()._handle_eio_connect(eio_sid, environ)
+
+    async def _handle_eio_message(self, eio_sid: str, data: Any) -> None:
+        allowance = self.allowances.get(eio_sid)
+        verdict = Verdict.CLOSE if allowance is None else allowance.take()
+        if verdict is Verdict.PASS:
+            await super()._handle_eio_message(eio_sid, data)
+        elif verdict is Verdict.CLOSE and self.allowances.pop(eio_sid, None) is not None:
+            log.warning("event=flood_closed path=/socket.io sid=%s", eio_sid)
+            await self.eio.disconnect(eio_sid)
+
+    async def _handle_eio_disconnect(self, eio_sid: str, reason: Any) -> None:
+        self.allowances.pop(eio_sid, None)
+        await super()._handle_eio_disconnect(eio_sid, reason)
 
     async def _handle_event(self, eio_sid: str, namespace: str, id: Any, data: Any) -> None:
-        if await self.gate(eio_sid, namespace, data):
+        why = refusal(data)
+        if why is None:
             await super()._handle_event(eio_sid, namespace, id, data)
+        else:
+            await self.refuse(eio_sid, namespace or "/", why)
 
 
 class UnoSocketIO:
@@ -92,8 +108,8 @@ class UnoSocketIO:
         # Events run in the connection's own reader, in order (no task per event; each connection already
         # handles one event at a time).
         self.sio = _GatedServer(async_mode="asgi", cors_allowed_origins="*", async_handlers=False)
-        self.sio.gate = self._gate
-        self.allowances: dict[str, _Allowance] = {}  # by Engine.IO sid
+        self.sio.refuse = self._refuse
+        self.sio.allowances = {}
         self.state: Any = None  # the app's state, from the first connection
         self.connections: dict[str, Connection] = {}
         self.directory = Directory()
@@ -117,33 +133,12 @@ class UnoSocketIO:
 
         return Peer(sid, emit, hangup)
 
-    async def _gate(self, eio_sid: str, namespace: str, data: Any) -> bool:
-        """True if the event may be handled; a flooder's Engine.IO connection is closed."""
-        allowance = self.allowances.get(eio_sid)
-        if allowance is None:
-            return False
-        if not allowance.bucket.take():
-            if not allowance.patience.take():
-                log.warning("event=flood_closed path=/socket.io sid=%s", eio_sid)
-                self.allowances.pop(eio_sid, None)
-                await self.sio.eio.disconnect(eio_sid)
-            return False
-        sid = self.sio.manager.sid_from_eio_sid(eio_sid, namespace or "/")
-        event = data[0] if isinstance(data, list) and data else None
-        if not isinstance(event, str) or event in self.sio.reserved_events:
-            if sid is not None:
-                await self._error(sid, "that is not an event a client may send")
-            return False
-        if len(data) > 2:
-            if sid is not None:
-                await self._error(sid, f"{event} takes one argument")
-            return False
-        return True
+    async def _refuse(self, eio_sid: str, namespace: str, message: str) -> None:
+        sid = self.sio.manager.sid_from_eio_sid(eio_sid, namespace)
+        if sid is not None:
+            await self.error(sid, message)
 
     async def _connect(self, sid: str, environ: dict[str, Any], auth: Any = None) -> bool:
-        config = environ["asgi.scope"]["app"].state.config
-        eio_sid = self.sio.manager.eio_sid_from_sid(sid, "/")
-        self.allowances[eio_sid] = _Allowance(config.rate_per_second, config.rate_burst)
         query = parse_qs(environ.get("QUERY_STRING", ""))
         name = auth.get("name") if isinstance(auth, dict) else None
         if not isinstance(name, str):
@@ -154,7 +149,6 @@ class UnoSocketIO:
         return await self.attach(sid, self._peer(sid), environ["asgi.scope"], name, token, sio_room=True)
 
     async def _disconnect(self, sid: str, reason: Any = None) -> None:
-        self.allowances.pop(self.sio.manager.eio_sid_from_sid(sid, "/") or "", None)
         await self.detach(sid)
 
     def _handler(self, event: str) -> Callable[..., Any]:
@@ -223,7 +217,7 @@ class UnoSocketIO:
                 await self._dispatch(conn, sid, event, data)
             except Exception:
                 log.exception("socket.io event %s failed", event)
-                await self._error(sid, "internal error")
+                await self.error(sid, "internal error")
 
     async def detach(self, sid: str) -> None:
         """The connection is gone (either version)."""
@@ -240,7 +234,7 @@ class UnoSocketIO:
         client = conn.client
         if event == "requestRoom" and isinstance(client, DocClient):
             if client.in_room:
-                await self._error(sid, "leave your room before requestRoom")
+                await self.error(sid, "leave your room before requestRoom")
                 return
             await client.close()
             await client.close()
@@ -254,13 +248,14 @@ class UnoSocketIO:
             elif event == "drawCard":
                 await client.draw_card(data)
             else:
-                await self._error(sid, f"{event} is not a socket-uno event")
+                await self.error(sid, f"{event} is not a socket-uno event")
         elif event in _TUTORIAL_EVENTS:
-            await self._error(sid, "send requestRoom first: you are in no room")
+            await self.error(sid, "send requestRoom first: you are in no room")
         else:
             await client.on_event(event, data)
 
-    async def _error(self, sid: str, message: str) -> None:
+    async def error(self, sid: str, message: str) -> None:
+        """Tell the connection ``sid`` why something it sent was refused (an ``error`` event)."""
         conn = self.connections.get(sid)
         if conn is not None:
             await conn.peer.emit("error", {"message": message})

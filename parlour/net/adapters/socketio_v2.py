@@ -6,12 +6,18 @@ an empty ack (``43<id>[]``), ``41`` disconnects. Each event goes to the same per
 adapter client (``sio_server.UnoSocketIO``) a v4 connection's events reach, so nothing about UNO
 lives here. Binary events, other namespaces and undecodable packets are refused: a namespace
 gets v2's ``4/nsp,"Invalid namespace"``, the rest closes the connection.
+
+Every packet first passes the same gate as on v4 (``event_gate``): it pays the session's allowance
+(a ``40`` too, so connecting the namespace again buys nothing; a sustained flood closes the
+session), and an event a client may not send gets the adapter's ``error`` event. A session over
+its address's connection limit is refused (``44``) and closed.
 """
 
 from __future__ import annotations
 
 import asyncio
 import enum
+import logging
 from dataclasses import dataclass
 from typing import Any, Protocol
 from urllib.parse import parse_qs
@@ -20,7 +26,10 @@ import orjson
 from starlette.types import Scope
 
 from parlour.net.adapters.engineio_v3 import MESSAGE, Session
+from parlour.net.adapters.event_gate import Allowance, Verdict, refusal
 from parlour.net.adapters.plain_socket import Peer
+
+log = logging.getLogger(__name__)
 
 DEFAULT = "/"
 
@@ -81,11 +90,12 @@ def encode(kind: Kind, data: Any = None, namespace: str = DEFAULT, ack: int | No
 class Events(Protocol):
     """The per-connection adapter behind a socket id (``sio_server.UnoSocketIO``)."""
 
-    async def attach(
-        self, sid: str, peer: Peer, scope: Scope, name: str | None, token: str | None
-    ) -> bool | None: ...
+    async def attach(self, sid: str, peer: Peer, scope: Scope, name: str | None, token: str | None) -> bool:
+        """False when the connection may not be attached (its address holds too many)."""
 
     async def event(self, sid: str, event: str, data: Any) -> None: ...
+
+    async def error(self, sid: str, message: str) -> None: ...
 
     async def detach(self, sid: str) -> None: ...
 
@@ -95,14 +105,28 @@ class SocketIOv2:
 
     def __init__(self, events: Events) -> None:
         self.events = events
+        self.allowances: dict[str, Allowance] = {}
+        """By session id, from ``opened`` to ``closed``."""
         self._tasks: set[asyncio.Task[None]] = set()
 
     async def opened(self, session: Session, scope: Scope) -> None:
-        await session.send(MESSAGE + encode(Kind.CONNECT))
+        config = scope["app"].state.config
+        self.allowances[session.sid] = Allowance(*config.rate_for("socketio"))
         query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
         name = (query.get("name") or [None])[0]
         token = (query.get("token") or [None])[0]
-        await self.events.attach(session.sid, self._peer(session), scope, name, token)
+        await session.send(MESSAGE + encode(Kind.CONNECT))
+        if not await self.events.attach(session.sid, self._peer(session), scope, name, token):
+            await session.send(MESSAGE + encode(Kind.ERROR, "too many connections from your address"))
+            await session.close()
+
+    async def admit(self, session: Session) -> bool:
+        allowance = self.allowances.get(session.sid)
+        verdict = Verdict.CLOSE if allowance is None else allowance.take()
+        if verdict is Verdict.CLOSE and self.allowances.pop(session.sid, None) is not None:
+            log.warning("event=flood_closed path=/socket.io eio=3 sid=%s", session.sid)
+            await self._disconnect(session)
+        return verdict is Verdict.PASS
 
     async def message(self, session: Session, data: str) -> None:
         try:
@@ -120,8 +144,12 @@ class SocketIOv2:
             await session.close()
         elif packet.kind is Kind.EVENT:
             args = packet.data
-            if not isinstance(args, list) or not args or not isinstance(args[0], str):
+            if not isinstance(args, list) or not args:
                 await session.close()
+                return
+            why = refusal(args)
+            if why is not None:
+                await self.events.error(session.sid, why)
                 return
             await self.events.event(session.sid, args[0], args[1] if len(args) > 1 else None)
             if packet.ack is not None:
@@ -130,6 +158,7 @@ class SocketIOv2:
             await session.close()
 
     async def closed(self, session: Session) -> None:
+        self.allowances.pop(session.sid, None)
         await self.events.detach(session.sid)
 
     def _peer(self, session: Session) -> Peer:

@@ -22,6 +22,7 @@ from parlour.games.uno import CARDS
 from parlour.net.adapters.link import Bridge, Connector, Message
 from parlour.net.adapters.plain_socket import Peer
 from parlour.rooms import CommandError
+from parlour.rooms.enums import COUNTDOWN, FINISHED, PLAYER, PLAYING, SPECTATOR, WAITING
 from parlour.rooms.validate import clean_room_name
 
 SETTING_NAMES = {
@@ -38,7 +39,8 @@ SETTING_NAMES = {
     "targetScore": "target_score",
 }
 _ENGINE_NAMES = {v: k for k, v in SETTING_NAMES.items()}
-_GAME_STATES = {"waiting": "waiting", "countdown": "waiting", "playing": "playing", "finished": "finished"}
+_GAME_STATES = {WAITING: "waiting", COUNTDOWN: "waiting", PLAYING: "playing", FINISHED: "finished"}
+"""A room state as the design document's ``gameState`` names it."""
 # Engine event → (extra event name, fields kept); the table's own events are handled in code.
 _EXTRA_EVENTS = {
     "skip": "turn-skipped",
@@ -370,7 +372,7 @@ class DocClient:
         elif kind == "member_joined":
             member = message["member"]
             self.members[member["id"]] = member
-            if member["role"] == "player":
+            if member["role"] == PLAYER:
                 await self.emit("player-joined", {"user": _user(member), "players": self._players()})
             else:
                 await self.emit("spectator-joined", {"user": _user(member), "spectators": self._spectators()})
@@ -393,14 +395,14 @@ class DocClient:
             await self.emit("countdown", {"seconds": message.get("remaining")})
         elif kind == "game_started":
             self._seating(message["seats"])
-            self.room["state"] = "playing"
+            self.room["state"] = PLAYING
             self._game(message)
             await self._events(message["events"])
         elif kind == "game":
             self._game(message)
             await self._events(message["events"])
         elif kind == "game_over":
-            self.room["state"] = "finished"
+            self.room["state"] = FINISHED
             await self._game_won(message["outcome"])
         elif kind == "state_changed":
             self.room["state"] = message["state"]
@@ -509,7 +511,7 @@ class DocClient:
             "host": room.get("host"),
             "players": self._players(),
             "spectators": self._spectators(),
-            "gameState": _GAME_STATES.get(room.get("state", "waiting"), "waiting"),
+            "gameState": _GAME_STATES.get(room.get("state", WAITING), "waiting"),
             "settings": settings,
             "chatHistory": [_chat(c) for c in room.get("chat", [])],
         }
@@ -532,7 +534,7 @@ class DocClient:
         return out
 
     async def _room_joined(self) -> None:
-        role = self.members.get(self.me or "", {}).get("role", "player")
+        role = self.members.get(self.me or "", {}).get("role", PLAYER)
         room = self._room()
         payload: dict[str, Any] = {"room": room, "role": role, "chatHistory": room["chatHistory"]}
         if "hand" in self.view:
@@ -544,14 +546,14 @@ class DocClient:
         slots: list[Message | None] = [None] * max(room.get("capacity", 0), len(self.seats))
         for member in self.members.values():
             seat = member.get("seat")
-            if member["role"] == "player" and seat is not None:
+            if member["role"] == PLAYER and seat is not None:
                 if seat >= len(slots):
                     slots.extend([None] * (seat + 1 - len(slots)))
                 slots[seat] = _user(member)
         return slots
 
     def _spectators(self) -> list[Message]:
-        return [_user(m) for m in self.members.values() if m["role"] == "spectator"]
+        return [_user(m) for m in self.members.values() if m["role"] == SPECTATOR]
 
     def _extra(self, event: Message) -> Message:
         """An engine event with seats turned into user ids and private hands dropped."""

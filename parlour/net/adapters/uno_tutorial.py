@@ -26,6 +26,7 @@ from typing import Any
 from parlour.net.adapters.link import Bridge, Connector, Message
 from parlour.net.adapters.plain_socket import Peer
 from parlour.net.adapters.uno_numbers import card_to_number, number_to_card
+from parlour.rooms.enums import FINISHED, PLAYER, PLAYING, WAITING
 from parlour.store.names import LocalNames, Names
 
 NO_ROOM = ["error", 0, 0]
@@ -83,7 +84,7 @@ class TutorialClient:
         self.token: str | None = None
         self.code: str | None = None
         self.me: str | None = None
-        self.state = "waiting"
+        self.state = WAITING
         self.members: dict[str, Message] = {}
         self.capacity = 0
         self.seats: dict[int, str] = {}
@@ -189,7 +190,7 @@ class TutorialClient:
             if message.get("kind"):
                 self.ticker = asyncio.create_task(self._tick(message.get("remaining") or 0))
         elif kind == "game_started":
-            self.state = "playing"
+            self.state = PLAYING
             self.seats = {s["seat"]: s["member"] for s in message["seats"]}
             if self._stop_ticker():
                 await self.emit("countDown", 0)
@@ -198,7 +199,7 @@ class TutorialClient:
         elif kind == "game":
             await self._game(message)
         elif kind == "game_over":
-            self.state = "finished"
+            self.state = FINISHED
             self.bridge.post("rematch")
         elif kind in ("kicked", "room_closed"):
             self._stop_ticker()
@@ -222,9 +223,9 @@ class TutorialClient:
         if countdown and countdown.get("kind"):
             self._stop_ticker()
             self.ticker = asyncio.create_task(self._tick(countdown.get("remaining") or 0))
-        if self.state == "playing":
+        if self.state == PLAYING:
             await self._table()
-        elif self.state == "waiting" and room.get("outcome") is None and self._players() >= 2:
+        elif self.state == WAITING and room.get("outcome") is None and self._players() >= 2:
             self.bridge.post("ready", ready=True)
 
     async def _game(self, message: Message) -> None:
@@ -304,7 +305,7 @@ class TutorialClient:
             await self.emit("error", {"message": reply["message"], "code": reply["code"]})
 
     def _players(self) -> int:
-        return sum(1 for m in self.members.values() if m["role"] == "player")
+        return sum(1 for m in self.members.values() if m["role"] == PLAYER)
 
     def _my_seat(self) -> int | None:
         return next((seat for seat, mid in self.seats.items() if mid == self.me), None)

@@ -27,6 +27,7 @@ from parlour.rooms import messages
 from parlour.rooms.cluster.bus import Bus, Item
 from parlour.rooms.cluster.remote import RemoteRoom, RemoteSink
 from parlour.rooms.commands import Command, CommandError
+from parlour.rooms.enums import CLOSED
 from parlour.rooms.manager import Manager, Session
 from parlour.rooms.members import Message, Sink
 from parlour.rooms.room import Room
@@ -211,7 +212,7 @@ class ClusterManager(Manager):
             if code is None:
                 self.session_rooms.pop(session.id, None)
             elif code != room.code:
-                self.session_rooms[session.id] = RemoteRoom(self, code)  # type: ignore[assignment]
+                self.session_rooms[session.id] = RemoteRoom(self, code)
         self._require_free(session)
 
     # --- rooms -------------------------------------------------------------------------
@@ -233,7 +234,16 @@ class ClusterManager(Manager):
         await self._check_free(session)
         wanted = normalize_code(code)
         if wanted not in self.rooms:
-            item = ["join", session.id, session.name, session.token_hash, request_id, password, role]
+            item = [
+                "join",
+                session.id,
+                session.name,
+                session.token_hash,
+                request_id,
+                password,
+                role,
+                session.profile,
+            ]
             if await self._call(wanted, item, session, sink) != "local":
                 return
         await super().join(session, sink, request_id, code, password, role, origin)
@@ -259,7 +269,7 @@ class ClusterManager(Manager):
             if remote is None:
                 break
             tried.add(remote)
-            item = ["quick", session.id, session.name, session.token_hash, request_id]
+            item = ["quick", session.id, session.name, session.token_hash, request_id, session.profile]
             result = await self._call(remote, item, session, sink)
             if result not in ("full", "local"):
                 return
@@ -464,6 +474,8 @@ class ClusterManager(Manager):
         session_obj = self.sessions.get(sid)
         if session_obj is None:
             session_obj = self.sessions[sid] = Session(sid, name, token_hash)
+        fields = 12 if op == "join" else 10  # the guest profile comes last (none from an older node)
+        session_obj.profile = item[fields - 1] if len(item) >= fields else None
         work: Coroutine[Any, Any, str | None]
         if op == "join":
             password, role = item[9:11]
@@ -501,7 +513,7 @@ class ClusterManager(Manager):
                 return "full"
             self._quick_pending.setdefault(room.code, set()).add(session.id)
         try:
-            return await room.submit(Command("join", session.id, {"name": session.name}, sink, request_id))
+            return await room.submit(Command("join", session.id, session.join_payload(), sink, request_id))
         finally:
             pending = self._quick_pending[room.code]
             pending.discard(session.id)
@@ -538,7 +550,7 @@ class ClusterManager(Manager):
             self._spawn(self.store.close_room(code, "recovery_failed"))
             return
         self.store.membership.pop(code, None)  # the replay re-derived what Redis already holds
-        if room.state == "closed":
+        if room.state is CLOSED:
             self._spawn(self.store.close_room(code, room.config.get("closed_reason", "closed")))
             return
         self.rooms[code] = room

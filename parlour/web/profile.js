@@ -1,0 +1,64 @@
+// The profile page /p/<id>: a player's totals per game and their recent games.
+
+import "./theme.js";
+import { getJson, myProfile, percent, playerLink, resultText, showError, when } from "./stats.js";
+import { $, el } from "./ui.js";
+
+const main = $("#stats");
+const id = decodeURIComponent(location.pathname.replace(/^\/p\//, "").replace(/\/$/, ""));
+
+function gamePanel(totals) {
+  const figures = [
+    ["Played", totals.played],
+    ["Won", totals.won],
+    ...totals.labels.rates.map(([key, label]) => [label, percent(totals.rates[key])]),
+    ...totals.labels.stats.map(([key, label]) => [label, totals.stats[key]]),
+  ];
+  return el(
+    "section",
+    { class: "panel stat-game", "aria-label": `${totals.title} stats` },
+    el("h2", {}, totals.title),
+    el("dl", { class: "figures" }, figures.map(([label, value]) => el("div", {}, el("dt", {}, label), el("dd", {}, String(value))))),
+    el("a", { href: `/leaderboard/${totals.game}` }, `${totals.title} leaderboard →`),
+  );
+}
+
+function recentRow(game) {
+  return el(
+    "li",
+    { class: "recent-game", dataset: { game: game.id } },
+    el("span", { class: "recent-title" }, game.players.length ? `${titleOf(game.game)}` : game.game, game.private ? el("span", { class: "badge" }, "private") : null),
+    el("span", { class: "recent-players" }, game.players.flatMap((p, i) => (i ? [" · ", playerLink(p)] : [playerLink(p)]))),
+    el("span", { class: "recent-result" }, resultText(game)),
+    el("span", { class: "muted recent-when" }, when(game.ended_at)),
+    el("a", { href: `/g/${game.id}` }, "Replay"),
+  );
+}
+
+let titles = {};
+const titleOf = (name) => titles[name] ?? name;
+
+async function show() {
+  const [{ status, body }, catalog] = await Promise.all([getJson(`/api/players/${encodeURIComponent(id)}`), getJson("/api/catalog")]);
+  if (status !== 200) {
+    showError(main, "No player has this profile (yet): it appears once they have finished a game.");
+    return;
+  }
+  titles = Object.fromEntries((catalog.body.games ?? []).map((g) => [g.name, g.title]));
+  document.title = `${body.name} — Parlour`;
+  const mine = body.id === myProfile();
+  main.replaceChildren(
+    el("h1", { class: "tagline" }, body.name, body.bot ? el("span", { class: "badge" }, `${body.bot} bot`) : null, mine ? el("span", { class: "badge me" }, "you") : null),
+    body.games.length
+      ? el("div", { class: "stat-grid" }, body.games.map(gamePanel))
+      : el("p", { class: "panel muted" }, "No finished games yet."),
+    el(
+      "section",
+      { class: "panel recent" },
+      el("h2", {}, "Recent games"),
+      body.recent.length ? el("ul", { class: "recent-list" }, body.recent.map(recentRow)) : el("p", { class: "muted" }, "None to show."),
+    ),
+  );
+}
+
+show();

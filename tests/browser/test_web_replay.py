@@ -1,0 +1,150 @@
+"""Replays in the browser: finish a game against a bot, open its replay from the results screen, step
+through it with the buttons, the keyboard, the slider and the game log, and see the final board."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from browser_helpers import create_room, drive, shots, start_game
+from conftest import Server
+
+pytestmark = pytest.mark.browser
+
+
+def click_free_line(page) -> bool:
+    free = page.locator('[data-testid="dots-board"].mine g.free')
+    if not free.count():
+        return False
+    free.first.click()
+    return True
+
+
+def position(page) -> str:
+    return page.locator('[data-testid="replay-position"]').inner_text()
+
+
+def test_open_the_replay_from_the_results_and_step_to_the_end(open_page):
+    ada = open_page()
+    create_room(ada, "Ada", "dots", {"width": 3, "height": 3}, capacity=2)
+    ada.get_by_role("button", name="Add easy bot").click()
+    ada.locator("#players .member", has=ada.locator(".badge.bot")).wait_for()
+    start_game(ada, [ada])
+    drive([ada], click_free_line, limit=12)
+    ada.locator(".game-over").wait_for()
+    headline = ada.locator("#over-title").inner_text()
+
+    ada.locator('[data-testid="watch-replay"]').click()
+    ada.wait_for_url(re.compile(r"/g/[a-z2-7]+$"))
+    ada.wait_for_function("document.body.dataset.ready")
+    assert ada.locator("#replay-title").inner_text() == "Replay: Dots & Boxes"
+    assert position(ada) == "Deal · 12 moves"
+    # The player sees their own seat by default; a fresh 3×3 board has no line drawn.
+    assert "(you)" in ada.locator('[data-testid="replay-seat"] option:checked').inner_text()
+    assert ada.locator("line.drawn").count() == 0
+    assert ada.locator("#game-log .log-entry").count() > 12  # the whole game's log, to jump by
+    # Dots has no hidden cards: no "all hands" toggle.
+    assert ada.locator("#all-hands-label").is_hidden()
+
+    # Forward one move with the button, then with the keyboard.
+    ada.locator("#next").click()
+    ada.wait_for_function("document.querySelectorAll('line.drawn').length === 1")
+    ada.keyboard.press("ArrowRight")
+    ada.wait_for_function("document.querySelectorAll('line.drawn').length === 2")
+    assert position(ada) == "Move 2 of 12"
+    # Stepping changes the board in place: the same board element before and after.
+    ada.evaluate("document.querySelector('.dots-board').kept = true")
+    ada.keyboard.press("ArrowLeft")
+    ada.wait_for_function("document.querySelectorAll('line.drawn').length === 1")
+    ada.keyboard.press("ArrowRight")
+    ada.wait_for_function("document.querySelectorAll('line.drawn').length === 2")
+    assert ada.evaluate("document.querySelector('.dots-board').kept === true")
+
+    # To the end: the final board, the result, and the game-over line of the log marked current.
+    ada.keyboard.press("End")
+    ada.wait_for_function("document.querySelectorAll('line.drawn').length === 12")
+    assert position(ada) == "Move 12 of 12"
+    assert ada.locator(".dots-board text.box-label").count() == 4
+    assert ada.evaluate("document.querySelector('.dots-board').kept === true")
+    caption = ada.locator('[data-testid="replay-caption"]').inner_text()
+    assert re.search(r"wins with|tie", caption), caption
+    assert ada.locator("#game-log .log-entry.future").count() == 0
+    assert ada.locator("#game-log .log-entry.current").count() >= 1
+    winner = headline.removeprefix("★ ").split(" wins!")[0]
+    assert winner in ada.locator('[data-testid="replay-result"]').inner_text() or "Tie" in headline
+    shots(ada, "replay-dots-end")
+
+    # Home goes back to the deal; a click on a log line jumps to its move.
+    ada.keyboard.press("Home")
+    ada.wait_for_function("document.querySelectorAll('line.drawn').length === 0")
+    ada.locator("#game-log .log-entry").nth(4).click()
+    ada.wait_for_function("document.querySelectorAll('line.drawn').length > 0")
+    jumped = int(re.search(r"Move (\d+)", position(ada)).group(1))
+    assert ada.locator("line.drawn").count() == jumped
+    # The slider jumps too.
+    ada.locator('[data-testid="replay-slider"]').fill("7")
+    ada.wait_for_function("document.querySelectorAll('line.drawn').length === 7")
+
+    # Autoplay runs to the end by itself (space starts it), then stops.
+    ada.locator("#speed").select_option("30")
+    ada.locator("#stage").click()
+    ada.keyboard.press(" ")
+    ada.wait_for_function("document.querySelectorAll('line.drawn').length === 12")
+    ada.wait_for_function("document.querySelector('#play').getAttribute('aria-pressed') === 'false'")
+
+    # The room's waiting room lists the game, with the same link.
+    ada.go_back()
+    ada.wait_for_function("document.body.dataset.ready")
+    ada.get_by_role("button", name="Rematch").click()  # the room is finished: on to the waiting room
+    recent = ada.locator('[data-testid="recent-games"] a')
+    recent.first.wait_for(state="attached")
+    assert recent.count() == 1 and recent.first.get_attribute("href").startswith("/g/")
+
+
+def test_an_unknown_game_says_so(open_page):
+    page = open_page("/g/nosuchgame")
+    page.locator("#replay-error").wait_for()
+    assert "not available" in page.locator("#replay-error").inner_text()
+
+
+@pytest.mark.parametrize(("game", "settings", "bots"), [("uno", {"target_score": 0}, 2), ("cheat", {}, 3)])
+def test_a_watched_bots_game_replays_with_every_hand(open_page, tmp_path, monkeypatch, game, settings, bots):
+    """Ada seats bots, only watches their game, and replays it: she did not play, so she sees seat 0;
+    "All hands" shows every seat's cards, as many as the table says each holds."""
+    monkeypatch.setenv("PARLOUR_BOT_DELAY", "0")
+    server = Server(tmp_path).start()
+    try:
+        ada = open_page(base=server.base)
+        create_room(ada, "Ada", game, settings, capacity=bots + 1)
+        for _ in range(bots):
+            ada.get_by_role("button", name="Add easy bot").click()
+        ada.locator("#players .member .badge.bot").nth(bots - 1).wait_for()
+        ada.get_by_role("button", name="Just watch").click()
+        ada.get_by_role("button", name="Start game").click()
+        ada.locator('[data-testid="watch-replay"]').click(timeout=60_000)
+        ada.wait_for_function("document.body.dataset.ready")
+        assert ada.locator('[data-testid="replay-seat"] option:checked').inner_text() == "Bot 2"
+        assert "(you)" not in ada.locator('[data-testid="replay-seat"]').inner_text()
+        ada.keyboard.press("ArrowRight")
+        ada.wait_for_function(
+            "!document.querySelector('#next').disabled && document.querySelector('#slider').value === '1'"
+        )
+        assert ada.locator('[data-testid="replay-hands"]').is_hidden()
+        ada.locator('[data-testid="all-hands"]').check()
+        rows = ada.locator('[data-testid="hand-row"]')
+        rows.nth(bots - 1).wait_for()
+        assert rows.count() == bots
+        held = [int(n) for n in re.findall(r"\((\d+)\)", " ".join(rows.all_inner_texts()))]
+        assert len(held) == bots and all(n > 0 for n in held)
+        assert [rows.nth(i).locator(".hand-cards > *").count() for i in range(bots)] == held
+        # The checkbox keeps focus and its space; End still goes to the last move.
+        ada.keyboard.press("End")
+        ada.wait_for_function(
+            "document.querySelector('#slider').value === document.querySelector('#slider').max"
+        )
+        assert re.search(r"won|wins", ada.locator('[data-testid="replay-caption"]').inner_text())
+        ada.locator('[data-testid="replay-seat"]').select_option("spectator")
+        ada.wait_for_function("document.querySelector('[data-testid=\"hand-row\"].me') === null")
+        shots(ada, f"replay-{game}-all-hands")
+    finally:
+        server.stop()
