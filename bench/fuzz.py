@@ -88,7 +88,12 @@ def main() -> int:
     endpoints = args.endpoints.split(",")
     data = Path(tempfile.mkdtemp(prefix="parlour-fuzz-"))
     server = ServerProcess(data, {**FAST_ENV, "PARLOUR_LOG_LEVEL": "info"})
-    server.start(timeout=60.0)  # a niced run on a busy machine starts slowly
+    try:
+        server.start(timeout=60.0)  # a niced run on a busy machine starts slowly
+    except RuntimeError:
+        if server.proc is not None and server.proc.poll() is None:
+            server.kill()  # a server that did not answer in time must not outlive the run
+        raise
     assert server.proc is not None
     cpu = psutil.Process(server.proc.pid)
     cpu_before = sum(cpu.cpu_times()[:2])
