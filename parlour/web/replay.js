@@ -4,7 +4,7 @@
 // one watches. Keys: ←/→ one move, Home/End first/last, space play/pause.
 
 import "./theme.js";
-import { GAMES, TABLES, loadCatalog, title } from "./catalog.js";
+import { TABLES, loadCatalog, title } from "./catalog.js";
 import { renderLog, toggleLog } from "./gamelog.js";
 import { profileHeaders } from "./identity.js";
 import { $, el, fill, morph } from "./ui.js";
@@ -223,7 +223,8 @@ function markLog(n) {
   if (R.logTo === 0 || nearEdge) {
     R.logFrom = Math.max(0, Math.min(count - LOG_WINDOW / 2, log.length - LOG_WINDOW));
     R.logTo = Math.min(log.length, R.logFrom + LOG_WINDOW);
-    renderLog({ play: {}, log: log.slice(R.logFrom, R.logTo) }, context());
+    // In the viewer's own words ("You played …") only for the seat they played, whichever seat is shown.
+    renderLog({ play: {}, log: log.slice(R.logFrom, R.logTo) }, { ...context(), seat: R.info.you ?? null });
   }
   const list = $("#game-log");
   let target = null;
@@ -343,7 +344,6 @@ async function start() {
   );
   $("#all-hands-label").hidden = !first.secret_fields?.length;
   $("#log-toggle").hidden = false;
-  document.body.dataset.game = GAMES[first.game]?.name ?? first.game;
   drawLog();
   wireControls();
   await go(0);

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sqlite3
 import urllib.error
 import urllib.request
 from typing import Any
 
+from parlour.store import game_id
 from tests.server.client import Client, close_all, first_legal
 from tests.server.conftest import ServerProcess
 
@@ -120,3 +122,35 @@ async def test_recent_games_and_their_replays_survive_a_restart(server_factory: 
     assert [g["id"] for g in snapshot["recent_games"]] == [game_id]
     assert get(server, f"/api/games/{game_id}/replay?step=0&count=50") == (status, before)
     await back.close()
+
+
+async def test_a_game_still_being_played_has_no_replay(server_factory: Any) -> None:
+    """The id a running game will have (read here from the room's log: its seed) answers 404 until the
+    game is over — with nothing in it — and the game's replay once it is."""
+    server = server_factory(env={"PARLOUR_BOT_DELAY": "0"})
+    ada = await Client.open(server.ws, "Ada")
+    created = await ada.ok("create_room", game="dots", settings={"width": 3, "height": 3}, public=True)
+    await ada.ok("add_bot", level="easy")
+    await ada.ok("start")
+    await ada.wait_for(lambda m: m.get("type") == "game_started", from_start=True)
+    db = sqlite3.connect(f"file:{server.data_dir / 'parlour.db'}?mode=ro", uri=True)
+    try:
+        rows = [
+            json.loads(r[0])
+            for r in db.execute("SELECT data FROM room_log WHERE room = ?", (created["code"],))
+        ]
+    finally:
+        db.close()
+    seed = next(r["p"]["seed"] for r in rows if r["k"] == "start")
+    running = game_id(created["code"], 1, seed)
+    assert ada.game_over is None
+    assert get(server, f"/api/games/{running}/replay", profile(ada)) == get(server, "/api/games/x/replay")
+    while ada.game_over is None:
+        if ada.turn is not None and ada.turn["seat"] == ada.seat:
+            await ada.request("action", action=first_legal(ada.view or {}))
+        await asyncio.sleep(0.01)
+    over = await ada.wait_for(lambda m: m.get("type") == "game_over", from_start=True)
+    assert over["game_id"] == running
+    status, body = get(server, f"/api/games/{running}/replay?step=0&count=1", profile(ada))
+    assert status == 200 and body["total"] > 1
+    await ada.close()
