@@ -4,7 +4,7 @@ What is private comes from the game's contract, not from this file: per game mes
 secrets are the items of its own view's ``secret_fields`` (UNO and Cheat: the hand). No frame to another
 client at the same ``seq`` may hold one of them — in its view or in an event, except the events the game
 declares ``revealing_events`` (the rules show those to everyone: a Cheat call). Tokens and passwords must
-appear only in their owner's ``welcome`` (passwords: nowhere).
+appear only in their owner's ``welcome`` (passwords: nowhere). A spectator's view never carries ``legal``.
 """
 
 from __future__ import annotations
@@ -45,6 +45,8 @@ def scan(game: str, players: list[Client], others: list[Client], secrets: list[s
             assert '"deck":[' not in frame.replace(" ", ""), frame
             if m.get("type") not in ("game", "game_started"):
                 continue
+            if client in others:  # a seat's moves (``legal``: its own cards too) go to that seat only
+                assert "legal" not in m["view"], json.dumps(m)[:500]
             shown = [m["view"], *(e for e in m["events"] if e.get("type") not in engine.revealing_events)]
             for other in players:
                 if other is client:
