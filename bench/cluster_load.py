@@ -7,6 +7,8 @@ measured in one run against:
 1. ``single``: one ``parlour serve`` on SQLite (today's default);
 2. ``workers2``: ``parlour serve --workers 2 --redis URL`` (two processes on one port; the kernel
    spreads the connections, so most rooms have members on both workers);
+   With ``--baseline DIR``, the same phase also runs from the source tree in DIR (an older commit),
+   interleaved with this tree's, twice each: before/after in one run.
 3. ``same_node`` / ``cross_node``: two nodes on their own ports, a few rooms, each room's four
    players on one node vs. alternating between the nodes: the cost of the hop through Redis;
 4. fail-over: a room owned by one of two nodes, its owner killed (SIGKILL) ``--kills`` times; the
@@ -148,8 +150,11 @@ def _wait_http(port: int, proc: subprocess.Popen[bytes]) -> None:
 
 
 def _serve(
-    port: int, data: str, extra: list[str], env: dict[str, str] | None = None
+    port: int, data: str, extra: list[str], env: dict[str, str] | None = None, cwd: str | None = None
 ) -> subprocess.Popen[bytes]:
+    """``parlour serve``; from the tree at ``cwd`` when given (``-m`` imports the working directory's
+    ``parlour`` first), else from this one."""
+
     def prepare() -> None:
         load.pin({0} if (os.cpu_count() or 1) > 1 else set())
         load.raise_nofile()
@@ -160,6 +165,7 @@ def _serve(
         stdout=open(os.path.join(data, f"server-{port}.log"), "ab"),  # noqa: SIM115
         stderr=subprocess.STDOUT,
         preexec_fn=prepare,
+        cwd=cwd or str(Path(__file__).resolve().parent.parent),
     )
     _wait_http(port, proc)
     return proc
@@ -268,19 +274,32 @@ def run(args: argparse.Namespace) -> Message:
                 )
             finally:
                 _stop(single)
-            port = load.free_port()
-            workers = _serve(port, tmp, ["--workers", "2", "--redis", redis_url])
-            time.sleep(2)  # both workers up
-            try:
-                result["workers2"] = measure(
-                    [f"ws://127.0.0.1:{port}/api/ws"],
-                    [workers.pid, *redis_pid],
-                    args.rooms,
-                    args.warmup,
-                    args.seconds,
+            trees = [("workers2", None)]
+            if args.baseline:  # interleaved, twice each: the machine's load drifts during a run
+                trees = [("workers2_baseline", args.baseline), ("workers2", None)] * 2
+            runs: dict[str, list[Message]] = {}
+            for db, (name, tree) in enumerate(trees, start=2):
+                port = load.free_port()
+                url = f"{redis_url[: -len('/0')]}/{db}"  # a fresh database each time
+                workers = _serve(port, tmp, ["--workers", "2", "--redis", url], cwd=tree)
+                time.sleep(2)  # both workers up
+                try:
+                    runs.setdefault(name, []).append(
+                        measure(
+                            [f"ws://127.0.0.1:{port}/api/ws"],
+                            [workers.pid, *redis_pid],
+                            args.rooms,
+                            args.warmup,
+                            args.seconds,
+                        )
+                    )
+                finally:
+                    _stop(workers)
+            for name, measured in runs.items():
+                result[name] = measured[0] if len(measured) == 1 else {"runs": measured}
+                result[name]["server_cpu_ms_per_action"] = round(
+                    sum(m["server_cpu_ms_per_action"] for m in measured) / len(measured), 3
                 )
-            finally:
-                _stop(workers)
             ports = [load.free_port(), load.free_port()]
             redis_url = redis_url[: -len("/0")] + "/1"  # a fresh database: not the rooms phase 2 left
             nodes = [_serve(p, tmp, ["--redis", redis_url]) for p in ports]
@@ -310,6 +329,12 @@ def run(args: argparse.Namespace) -> Message:
         finally:
             redis.terminate()
             redis.wait(10)
+    if args.baseline:
+        result["cpu_ratio_baseline_vs_single"] = round(
+            result["workers2_baseline"]["server_cpu_ms_per_action"]
+            / result["single"]["server_cpu_ms_per_action"],
+            2,
+        )
     result["cpu_ratio_workers2_vs_single"] = round(
         result["workers2"]["server_cpu_ms_per_action"] / result["single"]["server_cpu_ms_per_action"], 2
     )
@@ -327,6 +352,12 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=15.0, help="measured window per phase (15)")
     parser.add_argument("--warmup", type=float, default=3.0, help="warm-up before each window (3)")
     parser.add_argument("--kills", type=int, default=20, help="owner kills for the fail-over time (20)")
+    parser.add_argument(
+        "--baseline",
+        default="",
+        help="another Parlour source tree (e.g. `git archive COMMIT | tar -x -C DIR`, with the compiled"
+        " engine copied in) whose --workers 2 is measured too, interleaved with this one's, twice each",
+    )
     args = parser.parse_args()
     print(orjson.dumps(run(args), option=orjson.OPT_INDENT_2).decode())
 

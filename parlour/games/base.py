@@ -249,7 +249,8 @@ class Game(Protocol):
     ``name`` (wire name, also the module names ``games/<name>.py``, ``bots/<name>.py`` and
     ``web/<name>.js``), ``title`` (display name), ``how_to_play`` (one paragraph), ``min_players`` and
     ``max_players`` (the seat range), ``settings_schema`` (every setting with its range, default and
-    label), ``score_label`` (what ``Outcome.scores`` count).
+    label), ``score_label`` (what ``Outcome.scores`` count), ``scores_add_up`` (whether those are points a
+    room's scoreboard sums over its games, as UNO's; otherwise the scoreboard counts games and wins only).
 
     Keeping secrets provable: ``secret_fields`` are the ``seat_view`` keys only that seat may see (each
     a list of items no other recipient's view or event may hold), ``revealing_events`` the event types
@@ -266,6 +267,7 @@ class Game(Protocol):
     max_players: int
     settings_schema: tuple[Setting, ...]
     score_label: str
+    scores_add_up: bool
     secret_fields: tuple[str, ...]
     revealing_events: tuple[str, ...]
     has_catches: bool
@@ -339,3 +341,8 @@ class Game(Protocol):
     def describe_event(self, event: dict[str, Any], names: Sequence[str]) -> str | None:
         """One line of a game log for ``event`` as a recipient received it (``Event.for_seat``), with
         seats named by ``names[seat]``; None for bookkeeping not worth a line (whose turn it is)."""
+
+    def slip_target(self, action: Action) -> int | None:
+        """The seat an optional action punishes for a slip it could still mend (UNO's ``catch`` of a
+        missing UNO call), else None: a bot holds such an action back for the room's
+        ``bot_catch_delay`` after that seat last acted, so a human has the time to mend it."""

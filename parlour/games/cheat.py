@@ -601,6 +601,7 @@ class Cheat:
     max_players = 10
     settings_schema = SCHEMA
     score_label = "cards left"
+    scores_add_up = False
     secret_fields: tuple[str, ...] = ("hand",)
     revealing_events: tuple[str, ...] = ("called",)  # a call shows the placed cards to everyone
     has_catches = False
@@ -672,6 +673,9 @@ class Cheat:
             "calls_right": state.calls_right[seat],
             "caught_lying": state.caught[seat],
         }
+
+    def slip_target(self, action: Any) -> int | None:
+        return None  # nothing to catch anyone out on
 
     def describe_event(self, event: dict[str, Any], names: Sequence[str]) -> str | None:
         return describe_event(event, names)

@@ -116,6 +116,7 @@ class ConnectFour(SchemaSettings):
     settings_schema = SCHEMA
     settings_type = Settings
     score_label = "wins"
+    scores_add_up = False
     secret_fields: tuple[str, ...] = ()  # nothing is hidden
     revealing_events: tuple[str, ...] = ()
     has_catches = False
@@ -245,6 +246,9 @@ class ConnectFour(SchemaSettings):
         line = None if state.line is None else [cell.copy() for cell in state.line]
         columns = [discs.copy() for discs in state.columns]
         return State(state.settings, clone_rng(state.rng), columns, state.turn, state.last, result, line)
+
+    def slip_target(self, action: Any) -> int | None:
+        return None  # nothing to catch anyone out on
 
     def describe_event(self, event: dict[str, Any], names: Sequence[str]) -> str | None:
         kind = event["type"]

@@ -316,6 +316,7 @@ class DotsGame(SchemaSettings):
     settings_schema = SCHEMA
     settings_type = Settings
     score_label = "boxes"
+    scores_add_up = False
     secret_fields: tuple[str, ...] = ()  # Dots & Boxes hides nothing
     revealing_events: tuple[str, ...] = ()
     has_catches = False
@@ -501,6 +502,9 @@ class DotsGame(SchemaSettings):
             else Outcome(result.winners.copy(), dict(result.scores), result.reason, result.tie)
         )
         return copy
+
+    def slip_target(self, action: Any) -> int | None:
+        return None  # nothing to catch anyone out on
 
     def describe_event(self, event: dict[str, Any], names: Sequence[str]) -> str | None:
         kind = event["type"]

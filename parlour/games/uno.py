@@ -444,6 +444,7 @@ class Uno:
     max_players = MAX_SEATS
     settings_schema: tuple[Setting, ...]
     score_label = "points"
+    scores_add_up = True
     secret_fields: tuple[str, ...] = ("hand",)
     revealing_events: tuple[str, ...] = ("dealer_draw",)  # cards turned to pick the dealer
     has_catches = True
@@ -1079,6 +1080,13 @@ class Uno:
             reason=st.reason,
             setup_events=st.setup_events.copy(),
         )
+
+    def slip_target(self, action: Any) -> int | None:
+        """A ``catch`` punishes its target's missing UNO call, which the target may still make."""
+        if isinstance(action, dict) and action.get("type") == "catch":
+            target = action.get("target")
+            return target if type(target) is int else None
+        return None
 
     def describe_event(self, event: dict[str, Any], names: Sequence[str]) -> str | None:
         return describe_event(event, names)

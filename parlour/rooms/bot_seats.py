@@ -62,7 +62,7 @@ class BotDriver:
         self.task: asyncio.Task[None] | None = None
         self.dirty = False  # a message arrived since the current decision began
         self.closed = False
-        self.last_card_at: dict[int, float] = {}  # seat → when a play left it one card without UNO
+        self.last_acted: dict[int, float] = {}  # seat → when an event last named it (its move)
 
     # The sink protocol: called from the room's task, so nothing here may block.
 
@@ -77,7 +77,7 @@ class BotDriver:
             self.bot, self.events = None, deque()
         if kind in ("game_started", "game"):
             self.events.append(message["events"])
-            self._note_last_cards(message["events"])
+            self._note_activity(message["events"])
             self._schedule()
         elif kind == "room" and message.get("state") == PLAYING:
             self._schedule()  # a snapshot mid-game: after a restart, or a seat taken over
@@ -87,24 +87,26 @@ class BotDriver:
         if self.task is not None:
             self.task.cancel()
 
-    def _note_last_cards(self, events: list[dict[str, Any]]) -> None:
-        """Remember when a play left a seat one card without calling UNO (the catch window opens)."""
+    def _note_activity(self, events: list[dict[str, Any]]) -> None:
+        """Remember when each seat last did something (an event naming it: a slip, such as a play that
+        left UNO uncalled, is such an event)."""
+        now = asyncio.get_running_loop().time()
         for event in events:
-            if event.get("type") == "play" and event.get("count") == 1 and not event.get("uno"):
-                self.last_card_at[event["seat"]] = asyncio.get_running_loop().time()
+            seat = event.get("seat")
+            if type(seat) is int:
+                self.last_acted[seat] = now
 
     def _catch_wait(self, action: Any) -> float:
-        """Seconds to hold back a catch of a human: the room's ``bot_catch_delay`` after their play."""
-        if not isinstance(action, dict) or action.get("type") != "catch":
-            return 0.0
-        target = action.get("target")
+        """Seconds to hold back an action that punishes a human's slip (``Game.slip_target``: UNO's
+        catch): the room's ``bot_catch_delay`` after that human last acted."""
+        target = self.room.engine.slip_target(action)
         seats = self.room.seats
-        if not isinstance(target, int) or not 0 <= target < len(seats):
+        if target is None or not 0 <= target < len(seats):
             return 0.0
         member = self.room.members.get(seats[target]["member"])
         if member is None or member.bot:
             return 0.0
-        since = self.last_card_at.get(target)
+        since = self.last_acted.get(target)
         if since is None:
             return self.room.bot_catch_delay
         return since + self.room.bot_catch_delay - asyncio.get_running_loop().time()

@@ -109,7 +109,7 @@ class GameFlow(RoomState):
         record = self.end_game(at, self.outcome)
         for player in record.players:  # finished by the rules: what each seat did counts in its stats
             player["stats"] = self.engine.player_stats(self.game, outcome, player["seat"])
-        scoreboard.record(self.scoreboard, self.game_name, self.seats, self.outcome)
+        scoreboard.record(self.scoreboard, self.engine.scores_add_up, self.seats, self.outcome)
         board = scoreboard.as_list(self.scoreboard)
         self.broadcast(messages.game_over(self.outcome, self.seats, board, record.id))
         self.release_replaced(at)

@@ -1,4 +1,5 @@
-"""A room's scoreboard across games: wins per player, and UNO points summed over rounds and matches.
+"""A room's scoreboard across games: wins per player, and points summed over rounds and matches for a
+game whose scores add up (UNO's).
 
 Kept by member id (a player who leaves and comes back by the same session keeps their line) and
 shown in the waiting room and on the results screen. It is part of the room's checkpoint, so it
@@ -10,12 +11,11 @@ from __future__ import annotations
 from typing import Any
 
 Scoreboard = dict[str, dict[str, Any]]
-POINT_GAMES = frozenset({"uno"})
-"""Games whose scores are points to sum (Dots' boxes and Cheat's cards left are not)."""
 
 
-def record(board: Scoreboard, game: str, seats: list[dict[str, Any]], outcome: dict[str, Any]) -> None:
-    """Add one finished game: every seat played it, the winners won it (an abandoned game counts none)."""
+def record(board: Scoreboard, points: bool, seats: list[dict[str, Any]], outcome: dict[str, Any]) -> None:
+    """Add one finished game: every seat played it, the winners won it (an abandoned game counts none);
+    ``points``: the game's scores add up (``Game.scores_add_up``, UNO's points; not Dots' boxes)."""
     if outcome.get("reason") == "abandoned":
         return
     for seat in seats:
@@ -24,7 +24,7 @@ def record(board: Scoreboard, game: str, seats: list[dict[str, Any]], outcome: d
         line["games"] += 1
         if seat["seat"] in outcome["winners"]:
             line["wins"] += 1
-        if game in POINT_GAMES:
+        if points:
             line["points"] += int(outcome["scores"].get(str(seat["seat"]), 0))
 
 

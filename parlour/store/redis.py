@@ -6,8 +6,9 @@ on every change of owner. Every write a room makes (log append, close, the sessi
 is a Lua script that first checks the lease still holds this node's token: a paused or partitioned
 former owner can never write after another node claimed the room (it gets ``Fenced`` instead).
 
-Appends made in one event-loop tick go to Redis in one pipeline (one round trip); each caller's
-await resolves once its script ran. Finished games are kept in Redis lists: run Redis with AOF
+Appends made in one event-loop tick go to Redis as one script call, in the node's shared pipeline
+(store/pipeline.py: the bus's publishes ride in the same round trips); each caller's await
+resolves once the script ran. Finished games are kept in Redis lists: run Redis with AOF
 (``appendonly yes``) for them to survive a Redis restart (docs/scaling.md, "Durability").
 """
 
@@ -24,7 +25,7 @@ from typing import Any, cast
 import orjson
 from redis import asyncio as aioredis
 from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import NoScriptError
+from redis.exceptions import NoScriptError, ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from parlour.dumps import json_bytes
@@ -39,48 +40,66 @@ from parlour.store.base import (
     encode_cursor,
     player_games,
 )
+from parlour.store.pipeline import Pipeliner
 
 log = logging.getLogger("parlour.store")
 
 _CHECKPOINT = b'{"k":"checkpoint"'
 
-# KEYS: lease, log, games, sroom, applied, gids
-# ARGV: lease value, record, is_checkpoint, game or "", membership, code, append id, game id, index or ""
-# The append id makes a retried append (its reply lost with the connection) apply once. A game is
-# pushed on its room's list and found by its public id through ``gids`` (id → "<room>|<index>").
+# All the appends of one loop tick, in one call.
+# KEYS: sroom, applied, gids, then for each append: lease, log, games
+# ARGV: for each append: lease value, record, is_checkpoint, game or "", membership, code, append id,
+#       game id, index or ""
+# Returns per append 1 (appended), 0 (fenced: the lease is another node's) or the error of that
+# append alone (one room's failure does not fail the others in the call). The append id makes
+# a retried call (its reply lost with the connection) apply each append once. A game is pushed on
+# its room's list and found by its public id through ``gids`` (id → "<room>|<index>").
 _APPEND = """
-if redis.call('HGET', KEYS[5], ARGV[6]) == ARGV[7] then return 1 end
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
-redis.call('HSET', KEYS[5], ARGV[6], ARGV[7])
-local id = redis.call('XADD', KEYS[2], '*', 'd', ARGV[2])
-if ARGV[3] == '1' then redis.call('XTRIM', KEYS[2], 'MINID', id) end
-if ARGV[4] ~= '' then
-  local n = redis.call('RPUSH', KEYS[3], ARGV[4])
-  redis.call('HSET', KEYS[6], ARGV[8], ARGV[6] .. '|' .. (n - 1))
-end
-if ARGV[9] ~= '' then
-  local g = cjson.decode(ARGV[9])
-  for _, entry in ipairs(g.sets) do redis.call('ZADD', entry, g.score, ARGV[8]) end
-  for _, s in ipairs(g.totals) do
-    redis.call('HSET', s.key, 'name', s.name, 'bot', s.bot)
-    local played = redis.call('HINCRBY', s.key, 'played', 1)
-    local won = redis.call('HINCRBY', s.key, 'won', s.won)
-    for k, v in pairs(s.stats) do redis.call('HINCRBY', s.key, 'stat:' .. k, v) end
-    redis.call('ZADD', s.board, won * 1000000 + math.floor(won * 999999 / played), s.profile)
-    redis.call('SADD', s.mine, s.game)
+local function append(k, a, code, aid)
+  redis.call('HSET', KEYS[2], code, aid)
+  local id = redis.call('XADD', KEYS[k + 1], '*', 'd', ARGV[a + 2])
+  if ARGV[a + 3] == '1' then redis.call('XTRIM', KEYS[k + 1], 'MINID', id) end
+  if ARGV[a + 4] ~= '' then
+    local count = redis.call('RPUSH', KEYS[k + 2], ARGV[a + 4])
+    redis.call('HSET', KEYS[3], ARGV[a + 8], code .. '|' .. (count - 1))
   end
-end
-if ARGV[5] ~= '' then
-  local pairs_ = cjson.decode(ARGV[5])
-  for i = 1, #pairs_, 2 do
-    if pairs_[i + 1] == '' then
-      if redis.call('HGET', KEYS[4], pairs_[i]) == ARGV[6] then redis.call('HDEL', KEYS[4], pairs_[i]) end
-    else
-      redis.call('HSET', KEYS[4], pairs_[i], pairs_[i + 1])
+  if ARGV[a + 9] ~= '' then
+    local g = cjson.decode(ARGV[a + 9])
+    for _, entry in ipairs(g.sets) do redis.call('ZADD', entry, g.score, ARGV[a + 8]) end
+    for _, s in ipairs(g.totals) do
+      redis.call('HSET', s.key, 'name', s.name, 'bot', s.bot)
+      local played = redis.call('HINCRBY', s.key, 'played', 1)
+      local won = redis.call('HINCRBY', s.key, 'won', s.won)
+      for key, v in pairs(s.stats) do redis.call('HINCRBY', s.key, 'stat:' .. key, v) end
+      redis.call('ZADD', s.board, won * 1000000 + math.floor(won * 999999 / played), s.profile)
+      redis.call('SADD', s.mine, s.game)
+    end
+  end
+  if ARGV[a + 5] ~= '' then
+    local pairs_ = cjson.decode(ARGV[a + 5])
+    for i = 1, #pairs_, 2 do
+      if pairs_[i + 1] == '' then
+        if redis.call('HGET', KEYS[1], pairs_[i]) == code then redis.call('HDEL', KEYS[1], pairs_[i]) end
+      else
+        redis.call('HSET', KEYS[1], pairs_[i], pairs_[i + 1])
+      end
     end
   end
 end
-return 1
+local out = {}
+for n = 1, (#KEYS - 3) / 3 do
+  local k, a = n * 3 + 1, (n - 1) * 9
+  local code, aid = ARGV[a + 6], ARGV[a + 7]
+  if redis.call('HGET', KEYS[2], code) == aid then
+    out[n] = 1
+  elseif redis.call('GET', KEYS[k]) ~= ARGV[a + 1] then
+    out[n] = 0
+  else
+    local ok, err = pcall(append, k, a, code, aid)
+    out[n] = ok and 1 or (type(err) == 'table' and err.err or tostring(err))
+  end
+end
+return out
 """
 
 # KEYS: room, open, fence, lease   ARGV: config, node, lease ms
@@ -187,6 +206,8 @@ class RedisStore:
         self.lease_ms = int(lease_seconds * 1000)
         self.prefix = prefix
         self.redis: aioredis.Redis = aioredis.Redis.from_url(url, socket_connect_timeout=2.0)
+        self.pipeliner = Pipeliner(url)
+        """The hot path's round trips: log appends here, the bus's publishes (rooms/cluster/bus.py)."""
         self.tokens: dict[str, int] = {}
         """Fencing token of every room this node owns."""
         self.on_fenced: Callable[[str], None] | None = None
@@ -227,6 +248,8 @@ class RedisStore:
             self._flush()
         if self._tasks:
             await asyncio.gather(*self._tasks, return_exceptions=True)
+        await self.pipeliner.idle()
+        self.pipeliner.connection.close()
         await self.redis.aclose()
 
     # --- sessions ------------------------------------------------------------
@@ -288,55 +311,50 @@ class RedisStore:
         await done
 
     def _flush(self) -> None:
-        """Send this tick's appends as one pipeline."""
+        """This tick's appends, as one call of the append script."""
         self._flush_scheduled = False
         batch, self._pending = self._pending, []
-        if batch:
-            task = asyncio.get_running_loop().create_task(self._write(batch))
-            self._tasks.add(task)
-            task.add_done_callback(self._tasks.discard)
-
-    async def _write(self, batch: list[_Pending]) -> None:
-        """One pipeline of EVALSHA calls. Not redis-py's script objects: in a pipeline they send a
-        SCRIPT EXISTS round trip before every batch. A Redis that lost its scripts (restarted)
-        answers NOSCRIPT: the script is loaded again and the batch retried once."""
-        calls = []
+        if not batch:
+            return
+        keys = [self.key("sroom"), self.key("applied"), self.key("gids")]
+        args: list[Any] = []
         for code, data, game, _ in batch:
             self._appends += 1
             changes = self.membership.pop(code, None)
             flat = [x for pair in changes.items() for x in pair] if changes else None
-            calls.append(
-                (
-                    self.key("lease", code),
-                    self.key("log", code),
-                    self.key("games", code),
-                    self.key("sroom"),
-                    self.key("applied"),
-                    self.key("gids"),
-                    self.lease_value(code),
-                    data,
-                    "1" if data.startswith(_CHECKPOINT) else "0",
-                    b"" if game is None else json_bytes(_game_dict(game)),
-                    json_bytes(flat) if flat else b"",
-                    code,
-                    f"{self.node}:{self._appends}",
-                    "" if game is None else game.id,
-                    b"" if game is None else json_bytes(self._index(game)),
-                )
-            )
+            keys += [self.key("lease", code), self.key("log", code), self.key("games", code)]
+            args += [
+                self.lease_value(code),
+                data,
+                "1" if data.startswith(_CHECKPOINT) else "0",
+                b"" if game is None else json_bytes(_game_dict(game)),
+                json_bytes(flat) if flat else b"",
+                code,
+                f"{self.node}:{self._appends}",
+                "" if game is None else game.id,
+                b"" if game is None else json_bytes(self._index(game)),
+            ]
+        task = asyncio.get_running_loop().create_task(self._write(batch, keys, args))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _write(self, batch: list[_Pending], keys: list[str], args: list[Any]) -> None:
+        """EVALSHA, not redis-py's script objects: in a pipeline they send a SCRIPT EXISTS round
+        trip first. A Redis that lost its scripts (restarted) answers NOSCRIPT: load it again."""
         # A connection error leaves it unknown whether Redis applied the batch: never report it as
         # failed (the room would drop a record that may be in the log). Retry the same appends
         # until Redis answers; the append ids make a repeat harmless, and a room whose lease ran
         # out meanwhile gets Fenced.
         while True:
             try:
-                results = await self._run_appends(calls)
-                if any(isinstance(r, NoScriptError) for r in results):
+                if self._append_sha is None:
                     self._append_sha = await self.redis.script_load(_APPEND)
-                    results = await self._run_appends(calls)
+                results = await self.pipeliner.call("EVALSHA", self._append_sha, len(keys), *keys, *args)
                 break
+            except NoScriptError:
+                self._append_sha = None
             except (ConnectionError, OSError, RedisConnectionError, RedisTimeoutError):
-                log.warning("event=append_retry rooms=%d", len(calls))
+                log.warning("event=append_retry rooms=%d", len(batch))
                 await asyncio.sleep(0.2)
             except Exception as exc:
                 for *_, done in batch:
@@ -346,21 +364,13 @@ class RedisStore:
         for (code, *_, done), result in zip(batch, results, strict=True):
             if done.done():
                 continue
-            if isinstance(result, Exception):
-                done.set_exception(result)
-            elif result == 1:
+            if result == 1:
                 done.set_result(None)
-            else:
+            elif result == 0:
                 done.set_exception(Fenced(code))
                 self._lost(code)
-
-    async def _run_appends(self, calls: list[tuple[Any, ...]]) -> list[Any]:
-        if self._append_sha is None:
-            self._append_sha = await self.redis.script_load(_APPEND)
-        pipe = self.redis.pipeline(transaction=False)
-        for call in calls:
-            pipe.evalsha(self._append_sha, 6, *call)
-        return await pipe.execute(raise_on_error=False)
+            else:
+                done.set_exception(ResponseError(text(result)))
 
     def _lost(self, code: str) -> None:
         if self.tokens.pop(code, None) is not None and self.on_fenced is not None:

@@ -132,6 +132,8 @@ def _check_actions(game: Game, state: Any, players: int, rng: random.Random) -> 
             assert game.parse_action(wire) == action, (action, wire)
             assert game.format_action(game.parse_action(wire)) == wire
             game.apply(game.clone(state), seat, action)  # a listed action is accepted
+            target = game.slip_target(action)  # if it punishes a slip, it names another seat
+            assert target is None or (0 <= target < players and target != seat), (action, target)
     assert _observable(game, state, players) == before, "changing a clone changed its source"
 
 

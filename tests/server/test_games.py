@@ -98,3 +98,22 @@ async def test_rematch_after_game(server) -> None:
     await late.wait_for(lambda m: m.get("type") == "game_started", from_start=True)
     assert late.seat == 2
     await close_all(seated, [late])
+
+
+@pytest.mark.parametrize(
+    ("game", "settings"), [("uno", {"target_score": 0}), ("dots", {"width": 3, "height": 3})]
+)
+async def test_the_scoreboard_sums_points_only_for_a_game_whose_scores_add_up(
+    server, game: str, settings: dict
+) -> None:
+    """UNO's points add up over games (``scores_add_up``); Dots' boxes are not points, only wins count."""
+    seated, _, _ = await open_table(server.ws, game, 2, settings, spectators=0)
+    over = await play_game(seated)
+    ended = await seated[0].wait_for(lambda m: m.get("type") == "game_over", from_start=True)
+    scores = over["outcome"]["scores"]
+    points = {line["member"]: line["points"] for line in ended["scoreboard"]}
+    for client in seated:
+        expected = int(scores.get(str(client.seat), 0)) if game == "uno" else 0
+        assert points[client.member] == expected, (game, scores, ended["scoreboard"])
+    assert game != "uno" or any(points.values())
+    await close_all(seated)

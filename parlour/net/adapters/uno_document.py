@@ -41,6 +41,20 @@ SETTING_NAMES = {
 _ENGINE_NAMES = {v: k for k, v in SETTING_NAMES.items()}
 _GAME_STATES = {WAITING: "waiting", COUNTDOWN: "waiting", PLAYING: "playing", FINISHED: "finished"}
 """A room state as the design document's ``gameState`` names it."""
+
+
+def _listed(room: Message, names: dict[str, str]) -> Message:
+    """A lobby summary (``lobby`` / ``lobby_*``) as one ``rooms-list`` entry of the document."""
+    return {
+        "id": room["code"],
+        "name": names.get(room["code"], room["code"]),
+        "players": room["players"],
+        "maxPlayers": room["capacity"],
+        "gameState": _GAME_STATES.get(room["state"], room["state"]),
+        "hasPassword": room["has_password"],
+    }
+
+
 # Engine event → (extra event name, fields kept); the table's own events are handled in code.
 _EXTRA_EVENTS = {
     "skip": "turn-skipped",
@@ -129,18 +143,7 @@ class LobbyFeed:
 
     def payload(self) -> Message:
         """The ``rooms-list`` data as the document has it."""
-        rooms = [
-            {
-                "id": r["code"],
-                "name": self.names.get(r["code"], r["code"]),
-                "players": r["players"],
-                "maxPlayers": r["capacity"],
-                "gameState": _GAME_STATES.get(r["state"], r["state"]),
-                "hasPassword": r["has_password"],
-            }
-            for r in self.rooms.values()
-        ]
-        return {"rooms": rooms}
+        return {"rooms": [_listed(r, self.names) for r in self.rooms.values()]}
 
     def _on_native(self, message: Message) -> None:
         kind = message.get("type")
@@ -571,18 +574,7 @@ class DocClient:
         if self.feed is not None:
             await self.emit("rooms-list", self.feed.payload())
             return
-        rooms = [
-            {
-                "id": r["code"],
-                "name": self.room_names.get(r["code"], r["code"]),
-                "players": r["players"],
-                "maxPlayers": r["capacity"],
-                "gameState": _GAME_STATES.get(r["state"], r["state"]),
-                "hasPassword": r["has_password"],
-            }
-            for r in self.lobby.values()
-        ]
-        await self.emit("rooms-list", {"rooms": rooms})
+        await self.emit("rooms-list", {"rooms": [_listed(r, self.room_names) for r in self.lobby.values()]})
 
     # --- helpers -------------------------------------------------------------
 

@@ -6,7 +6,8 @@ channel carries only what changes seldom (a room claimed or released, a lobby li
 fire-and-forget: what it carries is derived from committed logs, and after a Redis outage every node
 re-attaches its connections, which sends each a fresh snapshot (docs/scaling.md).
 
-Items for one node within one loop tick go out as one message (a JSON list), from one sender task,
+Items for one node within one loop tick go out as one message (a JSON list), through the node's
+pipeline (store/pipeline.py), which sends in order and shares its round trips with the log appends,
 so they arrive in the order they were posted.
 """
 
@@ -19,9 +20,10 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 import orjson
-from redis import asyncio as aioredis
 
 from parlour.dumps import json_bytes
+from parlour.store.pipeline import Pipeliner
+from parlour.store.resp import RespConnection
 
 log = logging.getLogger("parlour.cluster")
 
@@ -33,22 +35,21 @@ class Bus:
 
     def __init__(
         self,
-        redis: aioredis.Redis,
+        url: str,
+        pipeliner: Pipeliner,
         node: str,
         on_item: Callable[[Item], None],
         on_reconnect: Callable[[], Awaitable[None]],
         prefix: str = "pl:",
     ) -> None:
-        self.redis = redis
+        self.url = url
+        self.pipeliner = pipeliner
         self.node = node
         self.prefix = prefix
         self._on_item = on_item
         self._on_reconnect = on_reconnect
         self._outbox: dict[str, list[Any]] = {}
         self._scheduled = False
-        self._ready = asyncio.Event()
-        self._sending: list[tuple[str, bytes]] = []
-        self._busy = False
         self._tasks: list[asyncio.Task[None]] = []
         self._subscribed = asyncio.Event()
 
@@ -61,15 +62,12 @@ class Bus:
 
     async def start(self) -> None:
         loop = asyncio.get_running_loop()
-        self._tasks = [loop.create_task(self._listen()), loop.create_task(self._send())]
+        self._tasks = [loop.create_task(self._listen())]
         await asyncio.wait_for(self._subscribed.wait(), 10)
 
     async def stop(self) -> None:
         self._flush()
-        for _ in range(100):  # let what is queued go out (at most ~1 s)
-            if not self._sending and not self._busy:
-                break
-            await asyncio.sleep(0.01)
+        await self.pipeliner.idle()  # let what is queued go out (at most ~1 s)
         for task in self._tasks:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
@@ -94,56 +92,38 @@ class Bus:
         outbox, self._outbox = self._outbox, {}
         for node, items in outbox.items():
             channel = self.events if node == "*" else self.channel(node)
-            self._sending.append((channel, json_bytes(items)))
-        self._ready.set()
-
-    async def _send(self) -> None:
-        while True:
-            await self._ready.wait()
-            self._ready.clear()
-            batch, self._sending = self._sending, []
-            if not batch:
-                continue
-            self._busy = True
-            try:
-                pipe = self.redis.pipeline(transaction=False)
-                for channel, data in batch:
-                    pipe.publish(channel, data)
-                await pipe.execute()
-            except Exception:
-                log.warning("event=bus_send_failed messages=%d", len(batch), exc_info=True)
-                await asyncio.sleep(0.2)
-            finally:
-                self._busy = False
+            self.pipeliner.send("PUBLISH", channel, json_bytes(items))
 
     # --- inbound ----------------------------------------------------------------
 
     async def _listen(self) -> None:
         first = True
         while True:
-            pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
+            subscription = RespConnection(self.url)
             try:
-                await pubsub.subscribe(self.channel(self.node), self.events)
+                channels = [self.channel(self.node), self.events]
+                await subscription.open()
+                subscription.send([("SUBSCRIBE", *channels)])
+                for _ in channels:  # one confirmation per channel
+                    await subscription.read()
                 self._subscribed.set()
                 if not first:
                     log.warning("event=bus_reconnected")
                     await self._on_reconnect()
                 first = False
                 while True:
-                    message = await pubsub.get_message(timeout=1.0)
-                    if message is None:
+                    push = await subscription.read()
+                    if not isinstance(push, list) or len(push) != 3 or push[0] != b"message":
                         continue
-                    for item in orjson.loads(message["data"]):
+                    for item in orjson.loads(push[2]):
                         try:
                             self._on_item(item)
                         except Exception:
                             log.exception("event=bus_item_failed op=%s", item[0] if item else None)
             except asyncio.CancelledError:
-                with contextlib.suppress(Exception):
-                    await pubsub.aclose()  # type: ignore[no-untyped-call]
+                subscription.close()
                 raise
             except Exception:
                 log.warning("event=bus_disconnected; retrying", exc_info=False)
-                with contextlib.suppress(Exception):
-                    await pubsub.aclose()  # type: ignore[no-untyped-call]
+                subscription.close()
                 await asyncio.sleep(0.5)

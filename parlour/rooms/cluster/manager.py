@@ -76,7 +76,7 @@ class ClusterManager(Manager):
         store = self.store
         self.node = store.node
         store.on_fenced = self._step_down
-        self.bus = Bus(store.redis, self.node, self._on_item, self._resync, store.prefix)
+        self.bus = Bus(store.url, store.pipeliner, self.node, self._on_item, self._resync, store.prefix)
         await self.bus.start()
         for code, raw in (await store.redis.hgetall(store.key("lobby"))).items():
             summary = orjson.loads(raw)
