@@ -76,11 +76,19 @@ class Connection:
             return
         if message.get("type") == "error":
             self.metrics.errors.labels(message.get("code", "unknown")).inc()
-        if len(self._queue) >= self._limit:
+        queue = self._queue
+        if not queue and self._drain is None:
+            # Nothing queued or being sent through ASGI (so nothing to overtake): the common case,
+            # written now without a trip through the queue.
+            send_text = self._send_text
+            if send_text is not None and send_text(json_bytes(message)):
+                self.metrics.messages_out += 1
+                return
+        elif len(queue) >= self._limit:
             log.warning("event=slow_client_dropped queue=%d", self._limit)
             self.close(1013, "outbound queue overflow")
             return
-        self._queue.append(message)
+        queue.append(message)
         if self._drain is None:
             self._write_now()
 

@@ -89,14 +89,15 @@ def rematch_offer(member: Member) -> Message:
 def game_update(
     kind: str,
     seq: int,
-    events: list[Message],
-    log: list[Message],
+    events: list[Message] | Any,
+    log: list[Message] | Any,
     view: Any,
     turn: Message | None,
     seats: list[Message] | None,
 ) -> Message:
     """``game_started`` (with the ``seats``) or ``game``: one recipient's events and view, and the
-    game-log entries they made (the same for everyone)."""
+    game-log entries they made (the same for everyone). For a JSON sink (``Sink.json``) the events,
+    log and view may be pre-encoded ``orjson.Fragment``s (rooms/encoding.py)."""
     out: Message = {"type": kind, "seq": seq, "events": events, "log": log, "view": view, "turn": turn}
     if seats is not None:
         out["seats"] = seats

@@ -5,6 +5,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
+import orjson
+
 from parlour.dumps import json_bytes
 from parlour.games import Event
 from parlour.rooms import messages, scoreboard
@@ -35,25 +37,26 @@ class Outbound(RoomState):
             if member.sink is not None and not self.replaying:
                 self.send(member, self.snapshot(member))
 
-    def describe(self, events: list[Event]) -> list[Message]:
+    def describe(self, events: list[Event], public: list[Message]) -> list[Message]:
         """The game-log entries for ``events``: each game's ``describe_event`` line for the event as a
-        spectator sees it (so nothing hidden), numbered, with that public event for clients to draw
-        from (a Cheat reveal's cards, a Dots line). Kept for snapshots, and built while replaying too,
-        so a room brought back after a restart still shows its history."""
+        spectator sees it (``public``: each event's ``for_seat(None)``, so nothing hidden), numbered,
+        with that public event for clients to draw from (a Cheat reveal's cards, a Dots line). Kept
+        for snapshots, and built while replaying too, so a room brought back after a restart still
+        shows its history."""
         names = [seat["name"] for seat in self.seats]
         entries = []
-        for event in events:
-            public = event.for_seat(None)
-            text = self.engine.describe_event(public, names)
+        describe_event = self.engine.describe_event
+        for event, seen in zip(events, public, strict=True):
+            text = describe_event(seen, names)
             if text is None:
                 continue
-            seat = public.get("seat")
+            seat = seen.get("seat")
             entry = {
                 "n": self.table_log_count,
                 "kind": event.type,
                 "seat": seat if isinstance(seat, int) else None,
                 "text": text,
-                "event": public,
+                "event": seen,
             }
             self.table_log_count += 1
             self.table_log.append(entry)
@@ -61,17 +64,20 @@ class Outbound(RoomState):
         return entries
 
     def broadcast_game(self, kind: str, events: list[Event]) -> None:
-        entries = self.describe(events)
+        # The events as a spectator sees them: the log's entries carry them, and so does the message
+        # of every recipient no event tells more (the same dicts; nothing downstream changes them).
+        shared = [e.for_seat(None) for e in events]
+        entries = self.describe(events, shared)
         if self.replaying:
             return
         engine, game = self.engine, self.game
         public = engine.public_view(game)
-        public_json: bytes | None = None
         parts: dict[int | None, dict[str, Any]] = {}
         views: dict[tuple[int | None, bool], Any] = {}  # (seat, pre-encoded) → the view to send
-        seen: dict[int | None, list[Message]] = {}  # seat → its events; one list for all who see the same
-        shared: list[Message] | None = None
+        seen: dict[tuple[int | None, bool], Any] = {}  # (seat, pre-encoded) → its events
         private = {seat for e in events for seat in e.private}  # seats some event tells more
+        # What every recipient of a JSON sink gets alike, encoded once per action (rooms/encoding.py).
+        common: _Encoded | None = None
         turn = self.turn_info()
         seats = self.seats if kind == "game_started" else None
         for member in self.members.values():
@@ -80,28 +86,32 @@ class Outbound(RoomState):
                 continue
             seat = self.game_seat(member)
             encoded = getattr(sink, "json", False)
-            view = views.get((seat, encoded))
+            if encoded and common is None:
+                common = _Encoded(public, shared, entries)
+            key = (seat, encoded)
+            view = views.get(key)
             if view is None:
                 part = parts.get(seat)
                 if part is None:
                     part = parts[seat] = engine.seat_view(game, seat)
-                if encoded:  # the shared part encoded once per action (rooms/encoding.py)
-                    if public_json is None:
-                        public_json = json_bytes(public)
-                    view = joined_object(public_json, json_bytes(part))
+                if common is not None and encoded:
+                    view = joined_object(common.public, json_bytes(part))
                 else:
                     view = {**public, **part}
-                views[seat, encoded] = view
-            mine = seen.get(seat)
+                views[key] = view
+            mine = seen.get(key)
             if mine is None:
-                if seat not in private:
-                    if shared is None:
-                        shared = [e.for_seat(None) for e in events]
-                    mine = shared
-                else:
+                if seat in private:
                     mine = [e.for_seat(seat) for e in events]
-                seen[seat] = mine
-            self.send(member, messages.game_update(kind, self.seq, mine, entries, view, turn, seats))
+                    if encoded:
+                        mine = orjson.Fragment(json_bytes(mine))
+                elif common is not None and encoded:
+                    mine = common.events
+                else:
+                    mine = shared
+                seen[key] = mine
+            log = common.log if common is not None and encoded else entries
+            self.send(member, messages.game_update(kind, self.seq, mine, log, view, turn, seats))
 
     def countdown_message(self) -> Message:
         if self.countdown is None:
@@ -185,6 +195,17 @@ class Outbound(RoomState):
             "has_password": self.password_hash is not None,
             "quick_play": self.quick_play,
         }
+
+
+class _Encoded:
+    """The parts of a game message that are the same for every JSON-sink recipient, encoded once."""
+
+    __slots__ = ("events", "log", "public")
+
+    def __init__(self, public: Message, events: list[Message], log: list[Message]) -> None:
+        self.public = json_bytes(public)
+        self.events = orjson.Fragment(json_bytes(events))
+        self.log = orjson.Fragment(json_bytes(log))
 
 
 def _remaining(deadline: float | None) -> float | None:

@@ -19,8 +19,10 @@ def drop_in_a_column(page) -> bool:
     return True
 
 
-def test_the_profile_page_shows_a_finished_game_against_a_bot(open_page, server):
-    ada = open_page()
+def test_the_profile_page_shows_a_finished_game_against_a_bot(open_page, own_server):
+    """On a server of its own: a bot level's totals count every game it played on that server."""
+    server = own_server.base
+    ada = open_page(base=server)
     create_room(ada, "Ada", "connect_four", capacity=2)
     ada.get_by_role("button", name="Add hard bot").click()
     ada.locator("#players .member", has=ada.locator(".badge.bot")).wait_for()

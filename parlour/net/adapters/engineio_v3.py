@@ -398,6 +398,9 @@ class EngineIOv3:
             return
         finally:
             await session.close()
+        with contextlib.suppress(Exception):
+            # A session refused while it opened closed before it had this socket: close it here.
+            await websocket.close()
         await _drain(websocket)
 
     # --- packets ---------------------------------------------------------------
