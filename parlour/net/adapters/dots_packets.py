@@ -34,6 +34,7 @@ from parlour.net.adapters.link import Bridge, Connector, Message
 from parlour.net.adapters.plain_socket import BadFrame, Post, decode, outbound, run_socket, text_field
 from parlour.net.websocket_protocol import text_frames
 from parlour.rooms import CommandError
+from parlour.rooms.enums import COUNTDOWN, FINISHED, PLAYER, PLAYING, SPECTATOR, WAITING
 from parlour.rooms.validate import ROOM_NAME_MAX, clean_room_name
 from parlour.store.names import PENDING, LocalNames, Names
 
@@ -299,7 +300,7 @@ class DotsClient:
         self.joining = False
         self.started = False
         """Created or joined a room (a connection that never does is closed after a while)."""
-        self.state = "waiting"
+        self.state: str = WAITING
         self.seats: dict[int, str] = {}
         self.view: Message = {}
         self.width = 0
@@ -434,7 +435,7 @@ class DotsClient:
         if room is None or member is None or self.registry.find(name) not in (room, None):
             return False
         named = name.strip().lower() in (room.name.lower(), room.code.lower())
-        return named and (member["role"] == "spectator") == spectate
+        return named and (member["role"] == SPECTATOR) == spectate
 
     async def _joined(self, kind: str, spectate: bool) -> None:
         answer: dict[str, Any] = {"type": kind, "ok": True, "playerid": self._pid(self.me)}
@@ -561,7 +562,7 @@ class DotsClient:
                         "type": "ADD",
                         "playerid": self._pid(member["id"]),
                         "username": member["name"],
-                        "isplayer": member["role"] == "player",
+                        "isplayer": member["role"] == PLAYER,
                     }
                 )
         elif kind == "member_left":
@@ -571,22 +572,22 @@ class DotsClient:
             self.send({"type": "REMOVE", "playerid": self._pid(member), "message": reason})
         elif kind == "member_updated":
             member = message["member"]
-            if self.room.apply(message) and member["role"] == "player":
+            if self.room.apply(message) and member["role"] == PLAYER:
                 self.send({"type": "READY", "ready": member["ready"], "playerid": self._pid(member["id"])})
         elif kind == "chat":
             chat = message["message"]
             self.send({"type": "CHAT", "msg": chat["text"], "fromid": self._pid(chat["member"])})
         elif kind == "countdown":
-            self.state = "countdown" if message.get("kind") else "waiting"
+            self.state = COUNTDOWN if message.get("kind") else WAITING
             self._gamestate(None)
         elif kind in ("game_started", "game"):
             self._game(message)
         elif kind == "game_over":
-            self.state = "finished"
+            self.state = FINISHED
             self._gamestate(message["outcome"])
         elif kind == "state_changed":
             self.state = message["state"]
-            if self.state != "finished":
+            if self.state != FINISHED:
                 self._gamestate(None)
         elif kind in ("kicked", "room_closed"):
             why = "Kicked by the admin." if kind == "kicked" else "The room was closed."
@@ -597,7 +598,7 @@ class DotsClient:
 
     def _game(self, message: Message) -> None:
         if message["type"] == "game_started":
-            self.state = "playing"
+            self.state = PLAYING
             self.seats = {s["seat"]: s["member"] for s in message["seats"]}
             self._gamestate(None)
         self.view = message.get("view") or {}
@@ -627,7 +628,7 @@ class DotsClient:
         for mid, member in self.members.items():
             if self.room is not None and mid == self.room.admin_member:
                 continue
-            (players if member["role"] == "player" else spectators)[self._pid(mid)] = member["name"]
+            (players if member["role"] == PLAYER else spectators)[self._pid(mid)] = member["name"]
         view = self.view
         return {
             "type": "BOARD",
@@ -637,14 +638,14 @@ class DotsClient:
             "height": view.get("height", self.height),
             "players": players,
             "spectators": spectators,
-            "lines": view.get("lines", []) if self.state != "waiting" else [],
+            "lines": view.get("lines", []) if self.state != WAITING else [],
             "captures": [[x, y, self._seat_pid(s)] for x, y, s in view.get("captures", [])]
-            if self.state != "waiting"
+            if self.state != WAITING
             else [],
         }
 
     def _gamestate_name(self, outcome: Message | None) -> str:
-        if self.state == "finished":
+        if self.state == FINISHED:
             outcome = outcome or {"tie": self.view.get("tie"), "winners": self.view.get("winners")}
             return "tied" if outcome.get("tie") else "ended"
         return GAMESTATES.get(self.state, "waiting for players")
@@ -698,7 +699,7 @@ class DotsClient:
         bridge, self.bridge = self.bridge, None
         room, self.room = self.room, None
         self.me = self.token = None
-        self.seats, self.view, self.state = {}, {}, "waiting"
+        self.seats, self.view, self.state = {}, {}, WAITING
         if bridge is not None:
             await bridge.close(leave=leave)
         if room is not None:
