@@ -59,8 +59,6 @@ CREATE INDEX IF NOT EXISTS games_room ON games (room, id);
 _INDEXES = """
 CREATE UNIQUE INDEX IF NOT EXISTS games_gid ON games (gid);
 """
-_GAME_COLUMNS = "room, number, game, settings, seed, players, result, started_at, ended_at, log, private"
-
 _CHECKPOINT = '{"k":"checkpoint"'
 _Pending = tuple[str, str, GameRecord | None, "asyncio.Future[None]"]
 
@@ -228,7 +226,7 @@ class SQLiteStore:
             for _, _, game, _ in batch:
                 if game is not None:
                     cursor = db.execute(
-                        f"INSERT INTO games ({_GAME_COLUMNS}, gid) VALUES ({', '.join('?' * 12)})"
+                        f"INSERT INTO games ({history.GAME_COLUMNS}, gid) VALUES ({', '.join('?' * 12)})"
                         " ON CONFLICT (gid) DO NOTHING",
                         (
                             game.room,
@@ -281,12 +279,12 @@ class SQLiteStore:
         return list(rooms.values())
 
     async def games(self, room: str) -> list[GameRecord]:
-        rows = self._query(f"SELECT {_GAME_COLUMNS} FROM games WHERE room = ? ORDER BY id", (room,))
-        return [_game_record(r) for r in rows]
+        rows = self._query(f"SELECT {history.GAME_COLUMNS} FROM games WHERE room = ? ORDER BY id", (room,))
+        return [history.game_record(r) for r in rows]
 
     async def game(self, game_id: str) -> GameRecord | None:
-        rows = self._query(f"SELECT {_GAME_COLUMNS} FROM games WHERE gid = ?", (game_id,))
-        return _game_record(rows[0]) if rows else None
+        rows = self._query(f"SELECT {history.GAME_COLUMNS} FROM games WHERE gid = ?", (game_id,))
+        return history.game_record(rows[0]) if rows else None
 
     async def list_games(self, query: GameQuery) -> tuple[list[GameRecord], str | None]:
         return history.list_games(self._require(), query)
@@ -309,22 +307,6 @@ class SQLiteStore:
 
     def _query(self, sql: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
         return self._require().execute(sql, params).fetchall()
-
-
-def _game_record(r: tuple[Any, ...]) -> GameRecord:
-    return GameRecord(
-        r[0],
-        r[1],
-        r[2],
-        orjson.loads(r[3]),
-        r[4],
-        orjson.loads(r[5]),
-        orjson.loads(r[6]),
-        r[7],
-        r[8],
-        orjson.loads(r[9]),
-        bool(r[10]),
-    )
 
 
 def _migrate(db: sqlite3.Connection) -> None:

@@ -33,9 +33,12 @@ CREATE INDEX IF NOT EXISTS games_public_by_game ON games (private, game, ended_a
 CREATE INDEX IF NOT EXISTS games_room_recent ON games (room, ended_at, id);
 """
 
+GAME_COLUMNS = "room, number, game, settings, seed, players, result, started_at, ended_at, log, private"
 SUMMARY = (
-    "g.room, g.number, g.game, g.settings, g.seed, g.players, g.result, g.started_at, g.ended_at, g.private"
+    "g.room, g.number, g.game, g.settings, g.seed, g.players, g.result, g.started_at, g.ended_at, '[]',"
+    " g.private"
 )
+"""A list row: a game's columns as ``GAME_COLUMNS`` has them, with an empty log (lists never read it)."""
 TOTALS = "profile, game, name, bot, played, won, stats"
 _END = (float("inf"), 2**62)
 
@@ -85,7 +88,7 @@ def list_games(db: sqlite3.Connection, query: GameQuery) -> tuple[list[GameRecor
                 want,
             )
             rows.sort(key=lambda r: (r[8], r[-1]), reverse=True)
-    games = [_summary(r) for r in rows[: query.limit]]
+    games = [game_record(r) for r in rows[: query.limit]]
     more = len(rows) > query.limit
     last = rows[query.limit - 1] if more else None
     return games, (encode_cursor(last[8], last[-1]) if last is not None else None)
@@ -149,7 +152,8 @@ def _page(
     return db.execute(sql, [*args, want]).fetchall()
 
 
-def _summary(r: tuple[Any, ...]) -> GameRecord:
+def game_record(r: tuple[Any, ...]) -> GameRecord:
+    """A ``GameRecord`` from a row of ``GAME_COLUMNS`` (or ``SUMMARY``)."""
     return GameRecord(
         r[0],
         r[1],
@@ -160,8 +164,8 @@ def _summary(r: tuple[Any, ...]) -> GameRecord:
         orjson.loads(r[6]),
         r[7],
         r[8],
-        [],
-        bool(r[9]),
+        orjson.loads(r[9]),
+        bool(r[10]),
     )
 
 
