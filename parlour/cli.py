@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import argparse
 import gc
+import socket
 import sys
 from collections.abc import Sequence
-from typing import Any
 
 from parlour.config import Config
 
@@ -105,29 +105,42 @@ def serve(config: Config) -> None:
     # (reference counting frees it), so collect far less often. See docs/benchmarks.md, "Server load".
     gc.set_threshold(50_000, 20, 100)
     loop = "asyncio" if sys.platform == "win32" else "uvloop"
-    where: dict[str, Any] = {"host": config.host, "port": config.port}
-    if config.reuse_port:  # one of ``--workers``: the kernel spreads connections over the workers
-        import socket
-
-        sock = socket.socket(socket.AF_INET6 if ":" in config.host else socket.AF_INET)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
-        sock.bind((config.host, config.port))
-        sock.set_inheritable(True)
-        where = {"fd": sock.fileno()}
-    uvicorn.run(
-        create_app(config),
-        **where,
-        loop=loop,
-        http="httptools",
-        ws=ParlourWebSocketProtocol,  # uvicorn's websockets-sansio, plus a fast lane for game frames
-        ws_max_size=1 << 20,
-        # permessage-deflate costs ~21-24% of server CPU per action and doubles memory per
-        # connection (a zlib compressor + decompressor each) for ~1.4 KB frames: off unless asked.
-        ws_per_message_deflate=config.ws_deflate,
-        ws_ping_interval=20.0,
-        lifespan="on",
-        log_config=None,
-        access_log=False,
-        timeout_graceful_shutdown=3,
+    server = uvicorn.Server(
+        uvicorn.Config(
+            create_app(config),
+            host=config.host,
+            port=config.port,
+            loop=loop,
+            http="httptools",
+            ws=ParlourWebSocketProtocol,  # uvicorn's websockets-sansio, plus a fast lane for game frames
+            ws_max_size=1 << 20,
+            # permessage-deflate costs ~21-24% of server CPU per action and doubles memory per
+            # connection (a zlib compressor + decompressor each) for ~1.4 KB frames: off unless asked.
+            ws_per_message_deflate=config.ws_deflate,
+            ws_ping_interval=20.0,
+            lifespan="on",
+            log_config=None,
+            access_log=False,
+            timeout_graceful_shutdown=3,
+        )
     )
+    # One of ``--workers``: the kernel spreads connections over the workers sharing the port.
+    server.run(sockets=[reuse_port_socket(config)] if config.reuse_port else None)
+    if not server.started:  # e.g. the port is taken: fail like ``uvicorn.run`` does
+        sys.exit(3)
+
+
+def reuse_port_socket(config: Config) -> socket.socket:
+    """A listening TCP socket on ``config``'s port that other workers may bind too.
+
+    Handed to uvicorn as a socket object, not as a file descriptor: uvicorn wraps a descriptor as
+    ``AF_UNIX``, so the event loop then never sets ``TCP_NODELAY`` on accepted connections and
+    Nagle's algorithm met the client's delayed ACK: ~40 ms added to every reply of a worker.
+    """
+    sock = socket.socket(
+        socket.AF_INET6 if ":" in config.host else socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP
+    )
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+    sock.bind((config.host, config.port))
+    return sock
