@@ -233,6 +233,8 @@ class EngineIOv3:
         self.timing = timing
         self.max_body = max_body
         self.sessions: dict[str, Session] = {}
+        self.sid_prefix = ""
+        """Starts every sid (a cluster node's tag: ``eio_forward``)."""
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         query = {k: v[0] for k, v in parse_qs(scope.get("query_string", b"").decode("latin-1")).items()}
@@ -291,7 +293,7 @@ class EngineIOv3:
         return _payload(packets)
 
     async def _open(self, scope: Scope) -> Session:
-        session = Session(secrets.token_urlsafe(15), self.timing(scope), self._closed)
+        session = Session(self.sid_prefix + secrets.token_urlsafe(15), self.timing(scope), self._closed)
         self.sessions[session.sid] = session
         session.heard()
         async with session.lock:

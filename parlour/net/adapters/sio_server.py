@@ -29,6 +29,7 @@ import socketio
 from starlette.types import Receive, Scope, Send
 
 from parlour.net.adapters.browser_cookie import BrowserCookie, from_header
+from parlour.net.adapters.eio_forward import Forwarding
 from parlour.net.adapters.engineio_v3 import EngineIOv3, Timing, engine_version
 from parlour.net.adapters.event_gate import Allowance, Verdict, refusal
 from parlour.net.adapters.link import Connector
@@ -260,11 +261,23 @@ class UnoSocketIO:
         if conn is not None:
             await conn.peer.emit("error", {"message": message})
 
-    def asgi(self) -> BrowserCookie:
+    def tag_sids(self, prefix: str) -> None:
+        """Cluster mode: every Engine.IO sid handed out here starts with ``prefix`` (``eio_forward``)."""
+        generate = self.sio.eio.generate_id
+        self.sio.eio.generate_id = lambda: prefix + generate()
+        self.v3.sid_prefix = prefix
+
+    def long_poll(self, scope: Scope) -> float:
+        """The longest a poll may wait for packets on either version, plus a margin."""
+        v3, v4 = _timing(scope), self.sio.eio
+        return max(v3.interval + v3.timeout, v4.ping_interval + v4.ping_timeout) + 5.0
+
+    def asgi(self) -> Forwarding:
         """The ASGI app serving ``/socket.io/``: ``EIO=3`` to the v3 layer, the rest to python-socketio,
-        both behind the middleware that gives each browser its cookie on the Engine.IO handshake."""
+        both behind the middleware that gives each browser its cookie on the Engine.IO handshake, and
+        that behind the one that sends a request to the cluster node holding its sid (``eio_forward``)."""
         v4 = socketio.ASGIApp(self.sio)
-        v3 = EngineIOv3(SocketIOv2(self), _timing, _max_body)
+        v3 = self.v3 = EngineIOv3(SocketIOv2(self), _timing, _max_body)
 
         async def app(scope: Scope, receive: Receive, send: Send) -> None:
             if scope["type"] in ("http", "websocket") and engine_version(scope) == "3":
@@ -272,7 +285,7 @@ class UnoSocketIO:
             else:
                 await v4(scope, receive, send)
 
-        return BrowserCookie(app)
+        return Forwarding(BrowserCookie(app), self.tag_sids, self.long_poll)
 
 
 def _browser(scope: Scope) -> str | None:

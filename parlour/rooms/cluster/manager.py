@@ -68,6 +68,8 @@ class ClusterManager(Manager):
         self._attaches = itertools.count(1)
         self._held: dict[str, str] = {}
         """Session → the stamp of its attach to a connection here (see ``_hold``)."""
+        self.handlers: dict[str, Callable[[Item], None]] = {}
+        """Bus ops served by the layers above (the Engine.IO forwarding of ``net/adapters/eio_forward``)."""
 
     # --- lifecycle -------------------------------------------------------------------
 
@@ -450,8 +452,11 @@ class ClusterManager(Manager):
             if item[2] != self.node and not self._closing:
                 self.owners.pop(item[1], None)
                 self._spawn(self._claim(item[1]))
-        elif op == "lobby" and item[4] != self.node:
-            self._apply_listing(item[1], item[2], item[3])
+        elif op == "lobby":
+            if item[4] != self.node:
+                self._apply_listing(item[1], item[2], item[3])
+        elif (handler := self.handlers.get(op)) is not None:
+            handler(item)
 
     def _serve(self, item: Item) -> None:
         op, rpc, node, cid, code = item[:5]

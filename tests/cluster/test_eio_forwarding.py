@@ -1,0 +1,204 @@
+"""Engine.IO sessions across nodes without sticky routing (parlour/net/adapters/eio_forward.py).
+
+Raw long-polling clients make their handshake on node A and send every later request to the
+other node in turn; real clients (python-socketio, and the official socket.io 2.x client under
+Node) go through a round-robin proxy that sends every request to the next node. Games are played
+to their end; a websocket upgrade that lands on the wrong node is refused and the client stays on
+polling. Also: what a forwarded request carries through Redis.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import orjson
+import pytest
+from eio_raw import RawPolling, RoundRobinProxy
+from pageclient import PageClient
+from sioclient import SioClient
+from test_socket_uno_protocol import DEALT, play_match, request_room
+from test_uno_events_protocol import Player
+
+CLOCKS = {
+    "PARLOUR_READY_COUNTDOWN": "0.3",
+    "PARLOUR_QUICKPLAY_COUNTDOWN": "2",
+    "PARLOUR_GRACE_SECONDS": "3",
+    "PARLOUR_EIO3_PING_INTERVAL": "1",
+    "PARLOUR_EIO3_PING_TIMEOUT": "10",
+}
+
+
+@pytest.fixture
+def nodes(cluster: Any) -> list[Any]:
+    return [cluster.add(CLOCKS), cluster.add(CLOCKS)]
+
+
+async def deal(client: Any, sids: set[str]) -> None:
+    ticks: list[int] = []
+    while not ticks or ticks[-1] != 0:
+        ticks.append(await client.expect("countDown", timeout=10))
+    assert len(await client.expect("haveCard")) in (7, 9)
+    assert await client.expect("turnPlayer") in sids
+    assert await client.expect("sendCard") in DEALT
+
+
+@pytest.mark.parametrize("eio", [3, 4])
+async def test_raw_polling_alternating_nodes_plays_a_tutorial_match(nodes: list[Any], eio: int) -> None:
+    ports = [n.port for n in nodes]
+    tom = await RawPolling.open(ports, eio)
+    uma = await RawPolling.open(ports, eio)
+    assert tom.eio_sid[:8] == uma.eio_sid[:8]  # both held by node A: their tag
+    code, people, _ = await request_room(tom, "Tom")
+    assert people == 1
+    assert await request_room(uma, "Uma") == [code, 2, 10]
+    for client in (tom, uma):
+        await deal(client, {tom.sid, uma.sid})
+    await play_match([tom, uma], code)  # type: ignore[list-item]
+    for client in (tom, uma):
+        assert await client.expect("countDown") > 0  # the room reopened for the next game
+        assert set(client.nodes_used) == set(ports)
+        assert client.nodes_used[1::2].count(ports[1]) == len(client.nodes_used[1::2])  # B every other time
+    for client in (tom, uma):
+        await client.close()
+
+
+async def test_raw_polling_v4_design_document_game_alternating_nodes(nodes: list[Any]) -> None:
+    ports = [n.port for n in nodes]
+    ann = await RawPolling.open(ports, 4, {"name": "Ann"})
+    ben = await RawPolling.open(ports[::-1], 4, {"name": "Ben"})  # held by node B, polled on A too
+    assert ann.eio_sid[:8] != ben.eio_sid[:8]
+    assert "rooms" in await ann.expect("rooms-list")
+    await ann.emit("create-room", {"name": "Ann's table", "maxPlayers": 2, "settings": {"targetScore": 0}})
+    code = (await ann.expect("room-created"))["roomId"]
+    host = (await ann.expect("room-joined"))["room"]["host"]
+    await ben.emit("join-room", {"roomId": code})
+    assert (await ben.expect("room-joined"))["room"]["id"] == code
+    added = await ann.expect("player-joined")
+    players = [Player(ann, host, careful=False), Player(ben, added["user"]["id"], careful=True)]  # type: ignore[arg-type]
+    await ann.emit("start-game", {})
+    results = await asyncio.wait_for(asyncio.gather(*(p.run() for p in players)), 90)
+    assert results[0] == results[1] and results[0]["winner"]["id"] in (host, added["user"]["id"])
+    for client in (ann, ben):
+        assert set(client.nodes_used) == set(ports)
+        await client.close()
+
+
+async def test_unknown_and_foreign_sids(nodes: list[Any]) -> None:
+    """A sid no live node tagged is unknown everywhere; a websocket upgrade on the wrong node is refused."""
+    import aiohttp
+    import websockets
+
+    a, b = nodes
+    async with aiohttp.ClientSession() as http:
+        for eio in (3, 4):
+            url = f"http://127.0.0.1:{a.port}/socket.io/?EIO={eio}&transport=polling&sid=nosuchsid0"
+            async with http.get(url) as r:
+                assert r.status == 400
+        client = await RawPolling.open([a.port, b.port], 4, {"name": "Wes"})
+        url = f"ws://127.0.0.1:{b.port}/socket.io/?EIO=4&transport=websocket&sid={client.eio_sid}"
+        with pytest.raises(websockets.InvalidStatus):
+            async with websockets.connect(url):
+                pass
+        assert "rooms" in await client.expect("rooms-list")  # still there, on polling
+        await client.emit("create-room", {"name": "still here", "maxPlayers": 2, "settings": {}})
+        assert await client.expect("room-created")
+        await client.close()
+
+
+@pytest.mark.parametrize("page_transports", [["polling", "websocket"], ["polling"]])
+async def test_real_clients_through_a_round_robin_proxy_play_a_match(
+    nodes: list[Any], page_transports: list[str]
+) -> None:
+    """python-socketio (v4) and the official socket.io 2.x client (v3) start on polling, as they do by
+    default, through a proxy sending each request to the next node; they play a whole match."""
+    proxy = RoundRobinProxy([n.port for n in nodes])
+    await proxy.start()
+    try:
+        page = await PageClient.open(proxy, "Tom", page_transports)
+        code, people, _ = await page.expect("responseRoom")
+        assert people == 1
+        v4 = SioClient()
+        await v4.sio.connect(f"http://127.0.0.1:{proxy.port}", transports=["polling", "websocket"])
+        assert await request_room(v4, "Uma") == [code, 2, 10]
+        for client in (page, v4):
+            await deal(client, {page.sid, v4.sid})
+        await play_match([page, v4], code)  # type: ignore[list-item]
+        for client in (page, v4):
+            assert await client.expect("countDown") > 0
+        polls = [port for method, port in proxy.sent if method in ("GET", "POST")]
+        assert len(set(polls)) == 2 and len(polls) > 20
+        await page.close()
+        await v4.close()
+    finally:
+        await proxy.stop()
+    assert all(n.alive() for n in nodes)
+
+
+async def test_forwarded_requests_carry_only_what_engine_io_reads(
+    nodes: list[Any], redis_server: Any
+) -> None:
+    """MONITOR on Redis while a client whose every request carries a token in its query, a cookie and
+    an authorization header plays through two nodes: none of them crosses Redis; each forwarded
+    request carries only Engine.IO's query keys and two headers; no Redis key holds a session token
+    in the clear (what a forwarded poll answers — the client's own events — does cross pub/sub)."""
+    secret_query, cookie, bearer = "q-secret-4711", "c-secret-0815", "b-secret-1234"
+    monitor = await asyncio.open_connection("127.0.0.1", redis_server.port)
+    monitor[1].write(b"MONITOR\r\n")
+    await monitor[1].drain()
+    assert (await monitor[0].readline()).startswith(b"+OK")
+    seen = bytearray()
+
+    async def record() -> None:
+        while chunk := await monitor[0].read(65536):
+            seen.extend(chunk)
+
+    recorder = asyncio.create_task(record())
+    ports = [n.port for n in nodes]
+    headers = {"Cookie": f"parlour_browser={cookie}", "Authorization": f"Bearer {bearer}"}
+    extra = {"query": f"&token={secret_query}", "headers": headers}
+    ann = await RawPolling.open(ports, 4, {"name": "Ann"}, **extra)
+    ben = await RawPolling.open(ports[::-1], 4, {"name": "Ben"}, **extra)
+    await ann.emit("create-room", {"name": "locked", "maxPlayers": 2, "settings": {}})
+    code = (await ann.expect("room-created"))["roomId"]
+    await ben.emit("join-room", {"roomId": code})
+    assert (await ben.expect("room-joined"))["room"]["id"] == code
+    tokens = [c.last("session")["token"] for c in (ann, ben)]
+    await ann.emit("chat-message", {"message": "hi"})
+    await ben.expect("chat-message")
+    for client in (ann, ben):
+        await client.close()
+    await asyncio.sleep(0.3)
+    recorder.cancel()
+    monitor[1].close()
+    log = bytes(seen)
+    forwarded = [line for line in log.split(b"\n") if b'"PUBLISH"' in line and b'[\\"eio\\",' in line]
+    assert forwarded  # requests were forwarded (MONITOR escapes the JSON's quotes)
+    for secret in (secret_query, cookie, bearer):
+        assert secret.encode() not in log
+    for line in forwarded:
+        assert b"token=" not in line and b"cookie" not in line.lower() and b"authorization" not in line.lower()
+    keys = _redis_dump(redis_server.port)
+    for secret in tokens:
+        assert secret.encode() not in keys
+
+
+def _redis_dump(port: int) -> bytes:
+    """Every string, hash, list and stream value in Redis, raw (good enough to search for a secret)."""
+    import redis
+
+    client = redis.Redis(port=port)
+    out = bytearray()
+    for key in client.scan_iter(count=1000):
+        kind = client.type(key)
+        if kind == b"string":
+            out += client.get(key) or b""
+        elif kind == b"hash":
+            out += orjson.dumps({k.decode(): v.decode("latin-1") for k, v in client.hgetall(key).items()})
+        elif kind == b"list":
+            out += b"".join(client.lrange(key, 0, -1))
+        elif kind == b"stream":
+            for _, fields in client.xrange(key):
+                out += b"".join(fields.values())
+        out += b"\n"
+    return bytes(out)
