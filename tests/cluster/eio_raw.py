@@ -57,6 +57,8 @@ class RawPolling(Recorder):
         self.sid = ""
         self.nodes_used: list[int] = []
         self.closed = asyncio.Event()
+        self.closed_poll = asyncio.Event()
+        """Set when a poll got only a noop: the session moved to a websocket (polling stops)."""
         self._poller: asyncio.Task[None] | None = None
         self._pinger: asyncio.Task[None] | None = None
         self._connected = asyncio.Event()
@@ -110,12 +112,16 @@ class RawPolling(Recorder):
                 if response.status != 200:
                     self.closed.set()
                     raise AssertionError(f"poll answered {response.status}: {body}")
-            for packet in self._split(body):
+            packets = self._split(body)
+            if packets == ["6"]:
+                self.closed_poll.set()
+                return
+            for packet in packets:
                 await self._packet(packet)
 
     async def _ping(self, interval: float) -> None:
         """Engine.IO v3: the client pings."""
-        while not self.closed.is_set():
+        while not self.closed.is_set() and not self.closed_poll.is_set():
             await asyncio.sleep(interval)
             await self.post("2")
 

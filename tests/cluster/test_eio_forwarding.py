@@ -3,8 +3,8 @@
 Raw long-polling clients make their handshake on node A and send every later request to the
 other node in turn; real clients (python-socketio, and the official socket.io 2.x client under
 Node) go through a round-robin proxy that sends every request to the next node. Games are played
-to their end; a websocket upgrade that lands on the wrong node is refused and the client stays on
-polling. Also: what a forwarded request carries through Redis.
+to their end; a websocket upgrade that lands on the wrong node is relayed to the holder. Also: what
+a forwarded request carries through Redis.
 """
 
 from __future__ import annotations
@@ -12,8 +12,10 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import aiohttp
 import orjson
 import pytest
+import websockets
 from eio_raw import RawPolling, RoundRobinProxy
 from pageclient import PageClient
 from sioclient import SioClient
@@ -84,26 +86,40 @@ async def test_raw_polling_v4_design_document_game_alternating_nodes(nodes: list
         await client.close()
 
 
-async def test_unknown_and_foreign_sids(nodes: list[Any]) -> None:
-    """A sid no live node tagged is unknown everywhere; a websocket upgrade on the wrong node is refused."""
-    import aiohttp
-    import websockets
-
-    a, b = nodes
+async def test_a_sid_no_live_node_tagged_is_unknown_everywhere(nodes: list[Any]) -> None:
     async with aiohttp.ClientSession() as http:
-        for eio in (3, 4):
-            url = f"http://127.0.0.1:{a.port}/socket.io/?EIO={eio}&transport=polling&sid=nosuchsid0"
-            async with http.get(url) as r:
-                assert r.status == 400
-        client = await RawPolling.open([a.port, b.port], 4, {"name": "Wes"})
-        url = f"ws://127.0.0.1:{b.port}/socket.io/?EIO=4&transport=websocket&sid={client.eio_sid}"
-        with pytest.raises(websockets.InvalidStatus):
-            async with websockets.connect(url):
-                pass
-        assert "rooms" in await client.expect("rooms-list")  # still there, on polling
-        await client.emit("create-room", {"name": "still here", "maxPlayers": 2, "settings": {}})
-        assert await client.expect("room-created")
-        await client.close()
+        for node in nodes:
+            for eio in (3, 4):
+                url = f"http://127.0.0.1:{node.port}/socket.io/?EIO={eio}&transport=polling&sid=nosuchsid0"
+                async with http.get(url) as r:
+                    assert r.status == 400
+
+
+@pytest.mark.parametrize("eio", [3, 4])
+async def test_an_upgrade_on_the_other_node_is_relayed_to_the_holder(nodes: list[Any], eio: int) -> None:
+    """Handshake on A, polls alternating, the websocket upgrade on B: probe, upgrade and then the
+    session's events all go through B to A and back; polling ends; the tutorial room is joined."""
+    a, b = nodes
+    client = await RawPolling.open([a.port, b.port], eio)
+    url = f"ws://127.0.0.1:{b.port}/socket.io/?EIO={eio}&transport=websocket&sid={client.eio_sid}"
+    async with websockets.connect(url) as ws:
+        await ws.send("2probe")
+        assert await asyncio.wait_for(ws.recv(), 10) == "3probe"
+        await ws.send("5")
+        await asyncio.wait_for(client.closed_poll.wait(), 10)  # the pending poll was released (a noop)
+        await ws.send("42" + orjson.dumps(["requestRoom", "Val"]).decode())
+        while True:
+            packet = await asyncio.wait_for(ws.recv(), 10)
+            assert isinstance(packet, str)
+            if packet == "2":  # v4: the server's ping, answered through the relay
+                await ws.send("3")
+            if packet.startswith("42"):
+                name, data = orjson.loads(packet[2:])
+                if name == "responseRoom":
+                    break
+        assert data[1:] == [1, 10]
+        await ws.send("41")
+    await client.close()
 
 
 @pytest.mark.parametrize("page_transports", [["polling", "websocket"], ["polling"]])
@@ -127,7 +143,12 @@ async def test_real_clients_through_a_round_robin_proxy_play_a_match(
         for client in (page, v4):
             assert await client.expect("countDown") > 0
         polls = [port for method, port in proxy.sent if method in ("GET", "POST")]
-        assert len(set(polls)) == 2 and len(polls) > 20
+        assert len(set(polls)) == 2
+        if "websocket" in page_transports:  # both upgraded, whichever node each upgrade reached
+            assert page.transport == "websocket" and v4.sio.transport() == "websocket"
+            assert [method for method, _ in proxy.sent].count("ws") == 2
+        else:  # the page polled all along, each request on the next node
+            assert len(polls) > 20
         await page.close()
         await v4.close()
     finally:
@@ -177,7 +198,8 @@ async def test_forwarded_requests_carry_only_what_engine_io_reads(
     for secret in (secret_query, cookie, bearer):
         assert secret.encode() not in log
     for line in forwarded:
-        assert b"token=" not in line and b"cookie" not in line.lower() and b"authorization" not in line.lower()
+        lowered = line.lower()
+        assert b"token=" not in line and b"cookie" not in lowered and b"authorization" not in lowered
     keys = _redis_dump(redis_server.port)
     for secret in tokens:
         assert secret.encode() not in keys

@@ -12,10 +12,10 @@ sticky sessions may hand each to any node. So, in cluster mode only:
   ``/socket.io/`` app in-process and answers with status, headers and body, which go back to the
   client unchanged. A long-poll waits there as it would locally (up to a ping interval plus a ping
   timeout), so the RPC waits that long too;
-- a **websocket upgrade** for another node's sid is refused (closed before it is accepted): the
-  client's probe fails, which Engine.IO clients treat as harmless, and it goes on polling through
-  the forwarding above. The upgrade succeeds whenever it lands on the holder. Websocket-only
-  clients never need any of this (their handshake is their connection).
+- a **websocket upgrade** for another node's sid is **relayed** (``eio_tunnel``): the holder opens the
+  websocket in-process against its own app, and the frames go both ways over the two nodes' channels,
+  so the upgrade (probe, ``5``) and everything after it happen on the holder as for a local websocket.
+  Websocket-only clients never need any of this (their handshake is their connection).
 
 Nothing else crosses Redis: no cookies, no other query keys (a client's ``?token=`` stays on the
 node it reached), no client address. Single-process mode never gets here (no bus: the middleware
@@ -34,6 +34,8 @@ from typing import Any
 from urllib.parse import parse_qs, urlencode
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from parlour.net.adapters.eio_tunnel import Tunnels
 
 log = logging.getLogger(__name__)
 
@@ -81,6 +83,7 @@ class Forwarding:
         self._rpcs: dict[int, asyncio.Future[list[Any]]] = {}
         self._ids = itertools.count(1)
         self._tasks: set[asyncio.Task[None]] = set()
+        self.tunnels: Tunnels | None = None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] not in ("http", "websocket"):
@@ -101,7 +104,8 @@ class Forwarding:
         if node is None:  # no live node has this tag: the app answers "unknown sid"
             await self.app(scope, receive, send)
         elif scope["type"] == "websocket":
-            await send({"type": "websocket.close", "code": 1008, "reason": "upgrade on the session's node"})
+            assert self.tunnels is not None
+            await self.tunnels.relay(node, scope, receive, send, *_kept(scope))
         else:
             await self._forward(node, scope, receive, send)
 
@@ -113,6 +117,7 @@ class Forwarding:
         self.tag_sids(self.tag)
         manager.handlers[REQUEST] = self._serve
         manager.handlers[REPLY] = self._answered
+        self.tunnels = Tunnels(self.app, manager, starlette)
 
     async def _holder(self, sid: str) -> str | None:
         """The live node whose tag starts ``sid``. An unknown tag re-reads the node list (one read at a
@@ -146,9 +151,7 @@ class Forwarding:
                 return
             if not message.get("more_body"):
                 break
-        query = _query(scope)
-        kept = urlencode([(k, query[k]) for k in KEPT_QUERY if k in query])
-        headers = [[k.decode("latin-1"), v.decode("latin-1")] for k, v in scope["headers"] if k in KEPT]
+        kept, headers = _kept(scope)
         rpc = next(self._ids)
         future: asyncio.Future[list[Any]] = asyncio.get_running_loop().create_future()
         self._rpcs[rpc] = future
@@ -233,6 +236,13 @@ class Forwarding:
             ended.set()
         reply = b"".join(chunks).decode("latin-1")
         self.manager.bus.post(origin, [REPLY, rpc, status, reply_headers, reply])
+
+
+def _kept(scope: Scope) -> tuple[str, list[list[str]]]:
+    """What of a request crosses Redis besides its body: Engine.IO's query keys and two headers."""
+    query = _query(scope)
+    kept = urlencode([(k, query[k]) for k in KEPT_QUERY if k in query])
+    return kept, [[k.decode("latin-1"), v.decode("latin-1")] for k, v in scope["headers"] if k in KEPT]
 
 
 def _query(scope: Scope) -> dict[str, str]:
