@@ -20,7 +20,7 @@ from parlour.bots.catalog import get_game
 from parlour.games import InvalidSettings
 from parlour.rooms import messages
 from parlour.rooms.commands import Command, CommandError
-from parlour.rooms.enums import BEFORE_START, CLOSED, FINISHED
+from parlour.rooms.enums import BEFORE_START, CLOSED, FINISHED, PLAYER
 from parlour.rooms.members import BotFactory, Message, Sink
 from parlour.rooms.room import Room, Timings
 from parlour.rooms.validate import (
@@ -251,11 +251,21 @@ class Manager:
         bot_catch_delay: float = 2.0,
         owner: str | None = None,
         origin: str | None = None,
+        spectators_need_password: bool = True,
     ) -> None:
         """Open a room with the creator in seat 0 as host."""
         self._require_free(session)
         room = await self._open_room(
-            game, settings, public, password, capacity, quick_play, bots_take_over, bot_catch_delay, owner
+            game,
+            settings,
+            public,
+            password,
+            capacity,
+            quick_play,
+            bots_take_over,
+            bot_catch_delay,
+            owner,
+            spectators_need_password,
         )
         payload = session.join_payload(creator=True)
         if origin is not None:
@@ -273,6 +283,7 @@ class Manager:
         bots_take_over: bool,
         bot_catch_delay: float = 2.0,
         owner: str | None = None,
+        spectators_need_password: bool = True,
     ) -> Room:
         if len(self.rooms) >= self.limits.max_rooms:
             raise CommandError("server_full", "the server has as many rooms as it may; try again later")
@@ -306,6 +317,8 @@ class Manager:
             "bot_catch_delay": check_catch_delay(bot_catch_delay),
             "created_at": time.time(),
         }
+        if not spectators_need_password:  # the /dots seed's rule: only players need the password
+            config["spectators_need_password"] = False
         while True:
             config["code"] = new_code(public)
             if config["code"] not in self.rooms and await self.store.create_room(config["code"], config):
@@ -342,7 +355,7 @@ class Manager:
             payload["origin"] = origin
         if password is not None:
             payload["password"] = password
-        stored = room.password_hash
+        stored = room.password_hash if role == PLAYER or room.spectators_need_password else None
         if stored is not None and room.member_by_session(session.id) is None:
             if self._locked(room.code):
                 raise CommandError("too_many_guesses", "too many wrong passwords here; wait a minute")
