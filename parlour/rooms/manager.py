@@ -161,9 +161,15 @@ class Manager:
     # --- sessions ----------------------------------------------------------------------
 
     async def identify(
-        self, sink: Sink, raw_name: str, profile: tuple[str, str] | None = None, with_profile: bool = False
+        self,
+        sink: Sink,
+        raw_name: str,
+        profile: tuple[str, str] | None = None,
+        with_profile: bool = False,
+        token: str | None = None,
     ) -> tuple[Session, str, dict[str, str] | None]:
-        """A new guest session; returns it with its token (shown once, stored only as a hash).
+        """A new guest session; returns it with its token (shown once, stored only as a hash): a new
+        random one, or ``token`` when an adapter derived it from a secret of its client's.
 
         With ``with_profile`` the session belongs to a guest profile: the one ``profile`` (id, secret)
         names when the secret matches, else a new one. The third value is the profile for the reply:
@@ -171,7 +177,7 @@ class Manager:
         """
         name = clean_name(raw_name)
         reply = await self.guest_profile(name, profile) if with_profile else None
-        token = new_token()
+        token = token or new_token()
         session = Session(f"s_{secrets.token_hex(8)}", name, hash_token(token), sink)
         session.profile = reply["id"] if reply else None
         record = SessionRecord(session.id, name, session.token_hash, time.time(), session.profile)
