@@ -183,10 +183,12 @@ class TutorialClient:
     async def close(self) -> None:
         """Socket gone: keep the seat for the grace period and remember the name for re-seating."""
         self._stop_ticker()
-        await self._forget_sid()
-        if self.code is not None and self.name and self.token and self.browser and self.nonce:
-            await self.directory.dropped(self.browser, self.name, self.code, self.nonce)
-        await self.bridge.close(leave=False)
+        try:  # in a cluster these are Redis writes: the seat's grace period starts even if they fail
+            await self._forget_sid()
+            if self.code is not None and self.name and self.token and self.browser and self.nonce:
+                await self.directory.dropped(self.browser, self.name, self.code, self.nonce)
+        finally:
+            await self.bridge.close(leave=False)
 
     # --- server → client ---------------------------------------------------
 
