@@ -122,6 +122,42 @@ async def test_an_upgrade_on_the_other_node_is_relayed_to_the_holder(nodes: list
     await client.close()
 
 
+async def test_a_holder_killed_mid_session_ends_its_forwarded_poll_and_relayed_websocket(
+    nodes: list[Any],
+) -> None:
+    """kill -9 of the node holding two sessions: the long-poll forwarded for one is answered 502 and the
+    websocket relayed for the other is closed (1011) once the other node's heartbeat finds the holder
+    gone, well before a long-poll's own limit (50 s with these settings); the clients then reconnect."""
+    a, b = nodes
+    upgraded = await RawPolling.open([a.port, b.port], 4, {"name": "Wil"})
+    url = f"ws://127.0.0.1:{b.port}/socket.io/?EIO=4&transport=websocket&sid={upgraded.eio_sid}"
+    async with aiohttp.ClientSession() as http, websockets.connect(url) as ws:
+        await ws.send("2probe")
+        assert await asyncio.wait_for(ws.recv(), 10) == "3probe"
+        await ws.send("5")
+        await asyncio.wait_for(upgraded.closed_poll.wait(), 10)
+        async with http.get(f"http://127.0.0.1:{a.port}/socket.io/?EIO=4&transport=polling") as r:
+            sid = orjson.loads((await r.text())[1:])["sid"]  # handshake on A; from here on only B
+        poll_url = f"http://127.0.0.1:{b.port}/socket.io/?EIO=4&transport=polling&sid={sid}"
+        async with http.post(poll_url, data=b"40") as r:
+            assert r.status == 200
+        async with http.get(poll_url) as r:  # the connect answer and what came with it
+            assert r.status == 200 and "40{" in await r.text()
+        pending = asyncio.ensure_future(http.get(poll_url))
+        await asyncio.sleep(0.5)  # the poll is parked on A: nothing is queued for it
+        assert not pending.done()
+        a.kill()
+        response = await asyncio.wait_for(pending, 40)
+        assert response.status == 502 and await response.text() == "the session's node is gone"
+        with pytest.raises(websockets.ConnectionClosed) as closed:
+            while True:
+                await asyncio.wait_for(ws.recv(), 40)
+        assert closed.value.rcvd is not None and closed.value.rcvd.code == 1011
+    upgraded.closed.set()
+    await upgraded.http.close()
+    assert b.alive()
+
+
 @pytest.mark.parametrize("page_transports", [["polling", "websocket"], ["polling"]])
 async def test_real_clients_through_a_round_robin_proxy_play_a_match(
     nodes: list[Any], page_transports: list[str]

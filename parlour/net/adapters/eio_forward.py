@@ -80,7 +80,8 @@ class Forwarding:
         self._tags: dict[str, str] = {}
         self._refreshed = 0.0
         self._refreshing = asyncio.Lock()
-        self._rpcs: dict[int, asyncio.Future[list[Any]]] = {}
+        self._rpcs: dict[int, tuple[str, asyncio.Future[list[Any]]]] = {}
+        """By id, a forwarded request's holder and its answer to come."""
         self._ids = itertools.count(1)
         self._tasks: set[asyncio.Task[None]] = set()
         self.tunnels: Tunnels | None = None
@@ -118,6 +119,7 @@ class Forwarding:
         manager.handlers[REQUEST] = self._serve
         manager.handlers[REPLY] = self._answered
         self.tunnels = Tunnels(self.app, manager, starlette)
+        manager.nodes_gone.append(self._gone)
 
     async def _holder(self, sid: str) -> str | None:
         """The live node whose tag starts ``sid``. An unknown tag re-reads the node list (one read at a
@@ -154,7 +156,7 @@ class Forwarding:
         kept, headers = _kept(scope)
         rpc = next(self._ids)
         future: asyncio.Future[list[Any]] = asyncio.get_running_loop().create_future()
-        self._rpcs[rpc] = future
+        self._rpcs[rpc] = (node, future)
         item = [REQUEST, rpc, self.manager.node, scope["method"], scope["path"], scope.get("root_path", "")]
         self.manager.bus.post(node, [*item, kept, headers, body.decode("latin-1")])
         wait = self.long_poll(scope) if scope["method"] == "GET" else POST_SECONDS
@@ -170,9 +172,17 @@ class Forwarding:
         await _respond(send, status, pairs, reply_body.encode("latin-1"))
 
     def _answered(self, item: list[Any]) -> None:
-        future = self._rpcs.get(item[1])
-        if future is not None and not future.done():
-            future.set_result(item[2:5])
+        entry = self._rpcs.get(item[1])
+        if entry is not None and not entry[1].done():
+            entry[1].set_result(item[2:5])
+
+    def _gone(self, nodes: set[str]) -> None:
+        """Holders that died never answer: their requests get a 502 now, not after the long-poll wait."""
+        for node, future in self._rpcs.values():
+            if node in nodes and not future.done():
+                future.set_result([502, [["content-type", "text/plain"]], "the session's node is gone"])
+        assert self.tunnels is not None
+        self.tunnels.gone(nodes)
 
     # --- the node holding the session -----------------------------------------------------
 

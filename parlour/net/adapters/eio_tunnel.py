@@ -7,8 +7,10 @@ each frame the app sends comes back on the client side's channel, in order (one 
 subscriber per direction). The Engine.IO upgrade itself (probe, ``5``) runs on the holder as it
 would for a local websocket, so the client cannot tell.
 
-If either node dies, the other side's Engine.IO ping timeout ends the session, as a lost network
-would. Only what Engine.IO reads crosses Redis (see ``eio_forward``), plus the frames themselves.
+If the holder dies, the relayed websocket is closed as soon as the heartbeat finds it gone (the
+session died with the holder; the client reconnects). If the relaying node dies, the holder's
+Engine.IO ping timeout ends the session, as a lost network would. Only what Engine.IO reads crosses
+Redis (see ``eio_forward``), plus the frames themselves.
 """
 
 from __future__ import annotations
@@ -37,8 +39,8 @@ class Tunnels:
         self.manager = manager
         self.starlette = starlette
         self._ids = itertools.count(1)
-        self._clients: dict[int, asyncio.Queue[list[Any]]] = {}
-        """Client side: by tunnel id, what the holder's app sent, for the client."""
+        self._clients: dict[int, tuple[str, asyncio.Queue[list[Any]]]] = {}
+        """Client side: by tunnel id, the holder and what its app sent, for the client."""
         self._held: dict[tuple[str, int], asyncio.Queue[Message]] = {}
         """Holder side: by (client side's node, tunnel id), the client's frames, for the app."""
         self._tasks: set[asyncio.Task[None]] = set()
@@ -57,7 +59,7 @@ class Tunnels:
         """Serve the client's websocket by relaying it to ``node``, which holds its session."""
         tid = next(self._ids)
         inbox: asyncio.Queue[list[Any]] = asyncio.Queue()
-        self._clients[tid] = inbox
+        self._clients[tid] = (node, inbox)
         me = self.manager.node
         self._post(node, [OPEN, tid, me, scope["path"], scope.get("root_path", ""), query, headers])
         pump: asyncio.Task[None] | None = None
@@ -112,9 +114,15 @@ class Tunnels:
             inbox.put_nowait(["ended"])
 
     def _to_client(self, item: list[Any]) -> None:
-        inbox = self._clients.get(item[1])
-        if inbox is not None:
-            inbox.put_nowait(item[2:])
+        entry = self._clients.get(item[1])
+        if entry is not None:
+            entry[1].put_nowait(item[2:])
+
+    def gone(self, nodes: set[str]) -> None:
+        """Holders that died: their relayed websockets close now (1011), and the clients reconnect."""
+        for node, inbox in self._clients.values():
+            if node in nodes:
+                inbox.put_nowait(["close", 1011])
 
     # --- the node holding the session --------------------------------------------------
 

@@ -70,6 +70,8 @@ class ClusterManager(Manager):
         """Session → the stamp of its attach to a connection here (see ``_hold``)."""
         self.handlers: dict[str, Callable[[Item], None]] = {}
         """Bus ops served by the layers above (the Engine.IO forwarding of ``net/adapters/eio_forward``)."""
+        self.nodes_gone: list[Callable[[set[str]], None]] = []
+        """Told which nodes the heartbeat found dead (their requests in flight will never be answered)."""
 
     # --- lifecycle -------------------------------------------------------------------
 
@@ -656,6 +658,8 @@ class ClusterManager(Manager):
         self._nodes = alive
         if gone:
             self._drop_connections_of(gone)
+            for hook in self.nodes_gone:
+                hook(gone)
 
     def _drop_connections_of(self, nodes: set[str]) -> None:
         """Members connected through nodes that died are disconnected (their grace period starts)."""
