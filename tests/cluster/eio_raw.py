@@ -209,11 +209,11 @@ class RoundRobinProxy:
     async def _websocket(self, request: web.Request, url: str, headers: dict[str, str]) -> web.StreamResponse:
         assert self._client is not None
         try:
-            upstream = await self._client.ws_connect(url, headers=headers, autoping=False)
+            upstream = await self._client.ws_connect(url, headers=headers)
         except aiohttp.WSServerHandshakeError as exc:
             self.refused_websockets += 1
             return web.Response(status=exc.status or 403)
-        downstream = web.WebSocketResponse(autoping=False)
+        downstream = web.WebSocketResponse()  # pings answered on each leg (uvicorn pings every 20 s)
         await downstream.prepare(request)
 
         async def pump(source: Any, sink: Any) -> None:
