@@ -127,7 +127,8 @@ async def test_a_holder_killed_mid_session_ends_its_forwarded_poll_and_relayed_w
 ) -> None:
     """kill -9 of the node holding two sessions: the long-poll forwarded for one is answered 502 and the
     websocket relayed for the other is closed (1011) once the other node's heartbeat finds the holder
-    gone, well before a long-poll's own limit (50 s with these settings); the clients then reconnect."""
+    gone, well before a long-poll's own limit (50 s with these settings); the clients then reconnect. The
+    dead node's sids are unknown from then on."""
     a, b = nodes
     upgraded = await RawPolling.open([a.port, b.port], 4, {"name": "Wil"})
     url = f"ws://127.0.0.1:{b.port}/socket.io/?EIO=4&transport=websocket&sid={upgraded.eio_sid}"
@@ -149,6 +150,8 @@ async def test_a_holder_killed_mid_session_ends_its_forwarded_poll_and_relayed_w
         a.kill()
         response = await asyncio.wait_for(pending, 40)
         assert response.status == 502 and await response.text() == "the session's node is gone"
+        async with http.get(poll_url) as r:  # from now on the dead node's sids are unknown on B
+            assert r.status == 400
         with pytest.raises(websockets.ConnectionClosed) as closed:
             while True:
                 await asyncio.wait_for(ws.recv(), 40)

@@ -177,7 +177,9 @@ class Forwarding:
             entry[1].set_result(item[2:5])
 
     def _gone(self, nodes: set[str]) -> None:
-        """Holders that died never answer: their requests get a 502 now, not after the long-poll wait."""
+        """Holders that died never answer: their requests get a 502 now, not after the long-poll wait,
+        and their sids are unknown from now on (answered 400 here, so their clients reconnect at once)."""
+        self._tags = {tag: node for tag, node in self._tags.items() if node not in nodes}
         for node, future in self._rpcs.values():
             if node in nodes and not future.done():
                 future.set_result([502, [["content-type", "text/plain"]], "the session's node is gone"])
