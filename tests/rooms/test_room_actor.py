@@ -256,3 +256,32 @@ async def test_failed_append_undoes_the_command(harness: Harness, monkeypatch) -
     assert _views(room) == before and len(room.records) == logged and len(clients[1].messages) == seen
     monkeypatch.undo()
     assert (await clients[0].do("action", action={"type": "line", "x": 0, "y": 0, "d": 0}))["type"] == "ok"
+
+
+class MembershipOnly:
+    """A sink that asks for no game frames (as the /dots adapter's admin session does)."""
+
+    games = False
+
+    def __init__(self) -> None:
+        self.messages: list[dict[str, Any]] = []
+
+    def send(self, message: dict[str, Any]) -> None:
+        self.messages.append(message)
+
+    def close(self, code: int = 1000, reason: str = "") -> None:
+        pass
+
+
+async def test_a_sink_without_games_follows_membership_but_is_sent_no_game_frames(harness: Harness) -> None:
+    clients = await harness.table("dots", 2)
+    room = _room(harness)
+    watcher, sink = await harness.client("W"), MembershipOnly()
+    await harness.manager.join(watcher.session, sink, "r", room.code, None, "spectator")
+    await _act(room, clients, 4)
+    late = await harness.client("Late")
+    await harness.manager.join(late.session, late.sink, "r", room.code, None, "spectator")
+    kinds = [m["type"] for m in sink.messages]
+    assert kinds[0] == "room" and "member_joined" in kinds
+    assert "game" not in kinds and "game_started" not in kinds
+    assert clients[1].kinds().count("game") >= 4, "the players still get every move"

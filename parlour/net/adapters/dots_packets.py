@@ -352,7 +352,9 @@ class DotsClient:
         capacity = packet.get("maxplayers", DEFAULT_CAPACITY)
         room = DotsRoom(code="", name=name.strip())
         self.registry.add(room)  # holds the name while the room is being made
-        admin = Bridge(self.connect, lambda message: self.registry.on_admin(room, message), immediate=True)
+        admin = Bridge(  # the admin follows membership only: it is sent no game frames
+            self.connect, lambda message: self.registry.on_admin(room, message), immediate=True, games=False
+        )
         reply = await admin.request("identify", name=ADMIN_NAME)
         if reply["type"] == "welcome":
             room.admin_session = reply["session"]

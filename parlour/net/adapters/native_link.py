@@ -26,6 +26,8 @@ class FunctionSink:
     def __init__(self, deliver: Sink) -> None:
         self.deliver = deliver
         self.alive = True
+        self.games = True
+        """False: the room sends no game frames here (``Sink``; ``InProcessLink.mute_games``)."""
         self.refusals: list[Message] | None = None
         """While a frame is handled: collects errors sent without a request id (rate limit)."""
 
@@ -79,6 +81,9 @@ class InProcessLink:
             return False
         frame = _frame(message)
         return frame is not None and self.client.action_now(frame)  # else ``send`` refuses it
+
+    def mute_games(self) -> None:
+        self.sink.games = False
 
     async def close(self, *, leave: bool) -> None:
         if leave and self.client.session is not None and self.sink.alive:
