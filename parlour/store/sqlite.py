@@ -1,8 +1,8 @@
 """SQLite (WAL) store: one file in the data directory, written from the event loop, batched per tick.
 
 Every write made during one event-loop tick (any room's ``append``, a new session's row, a room's row
-made or closed) is written in a single transaction when the tick ends; each caller's await resolves
-once it has committed. The writes run on the loop's
+made or closed) is written in a single transaction two loop passes later (so the rooms the same I/O
+woke join it; never a timer); each caller's await resolves once it has committed. The writes run on the loop's
 own thread: a WAL commit with ``synchronous=NORMAL`` only hands pages to the OS (no fsync), and
 handing each tick's batch to a writer thread cost more (a thread wake-up and GIL hand-offs per tick,
 3–4% of the server's CPU per game action) than the commit itself. The part that does wait on the disk,
@@ -198,8 +198,10 @@ class SQLiteStore:
         done: asyncio.Future[bool] = loop.create_future()
         self._pending.append((sql, params, game, done))
         if not self._flush_scheduled:
+            # Flush one loop pass after the next: the room tasks woken by the same pass's I/O (other
+            # rooms' moves that arrived together) run first and join this transaction. No timer.
             self._flush_scheduled = True
-            loop.call_soon(self._flush)
+            loop.call_soon(loop.call_soon, self._flush)
         return done
 
     def _flush(self) -> None:
