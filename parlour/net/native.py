@@ -64,6 +64,7 @@ class CreateRoom(_Msg, tag="create_room"):
     capacity: int | None = None
     bots_take_over: bool = True
     bot_catch_delay: float = 2.0
+    spectate: bool = False
 
 
 class Join(_Msg, tag="join"):
@@ -424,6 +425,7 @@ class NativeClient:
                 capacity=msg.capacity,
                 bots_take_over=msg.bots_take_over,
                 bot_catch_delay=msg.bot_catch_delay,
+                spectate=msg.spectate,
             )
         elif isinstance(msg, Join | Spectate):
             await self._join(msg)

@@ -20,7 +20,7 @@ from parlour.bots.catalog import get_game
 from parlour.games import InvalidSettings
 from parlour.rooms import messages
 from parlour.rooms.commands import Command, CommandError
-from parlour.rooms.enums import BEFORE_START, CLOSED, FINISHED
+from parlour.rooms.enums import BEFORE_START, CLOSED, FINISHED, SPECTATOR
 from parlour.rooms.members import BotFactory, Message, Sink
 from parlour.rooms.room import Room, Timings
 from parlour.rooms.validate import (
@@ -251,13 +251,16 @@ class Manager:
         bot_catch_delay: float = 2.0,
         owner: str | None = None,
         origin: str | None = None,
+        spectate: bool = False,
     ) -> None:
-        """Open a room with the creator in seat 0 as host."""
+        """Open a room with the creator in seat 0 as host (``spectate``: as a spectator, seatless)."""
         self._require_free(session)
         room = await self._open_room(
             game, settings, public, password, capacity, quick_play, bots_take_over, bot_catch_delay, owner
         )
         payload = session.join_payload(creator=True)
+        if spectate:
+            payload["role"] = SPECTATOR
         if origin is not None:
             payload["origin"] = origin
         await room.submit(Command("join", session.id, payload, sink, request_id))

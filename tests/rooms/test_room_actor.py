@@ -285,3 +285,19 @@ async def test_a_sink_without_games_follows_membership_but_is_sent_no_game_frame
     assert kinds[0] == "room" and "member_joined" in kinds
     assert "game" not in kinds and "game_started" not in kinds
     assert clients[1].kinds().count("game") >= 4, "the players still get every move"
+
+
+async def test_a_room_created_to_spectate_has_its_creator_as_seatless_host(harness: Harness) -> None:
+    host, player = await harness.client("Host"), await harness.client("P")
+    await harness.manager.create_room(host.session, host.sink, "r", game="dots", capacity=2, spectate=True)
+    snapshot = host.last("room")
+    assert snapshot["you"]["role"] == "spectator" and snapshot["you"]["seat"] is None
+    assert snapshot["host"] == snapshot["you"]["member"]
+    await harness.manager.join(player.session, player.sink, "r", snapshot["code"], None, "player")
+    assert player.last("room")["you"]["seat"] == 0, "the first player takes the first seat"
+    again = harness.restarted()
+    await again.recover()
+    (room,) = again.rooms.values()
+    creator = room.members[snapshot["you"]["member"]]
+    assert (creator.role, creator.seat, room.host) == ("spectator", None, creator.id)
+    await again.close()

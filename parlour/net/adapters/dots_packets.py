@@ -10,7 +10,8 @@ GAMESTATE packets. Three things the native protocol does not have are kept here:
 * ``playerid`` integers: member ``m<n>`` of a room is playerid ``n - 1`` (the room numbers its
   members), so every connection on every node agrees without asking anyone;
 * the admin: CREATE does not seat its sender, so the room is created by a separate native
-  session (the room's host, a spectator named "admin") that obeys whoever holds the admin token.
+  session (the room's host, made a spectator by ``create_room``'s ``spectate``, named "admin") that
+  obeys whoever holds the admin token. It is sent no game frames (it follows membership only).
   The token's hash names the room and that session in ``Names``: an ADMIN packet on another node
   is run there as the admin session's command (``Manager.command_as``).
 
@@ -363,6 +364,7 @@ class DotsClient:
                 "settings": {"width": width, "height": height, "max_players": capacity},
                 "public": True,
                 "capacity": capacity,
+                "spectate": True,  # the admin watches: no become_spectator afterwards
             }
             if password:
                 create["password"] = password
@@ -378,7 +380,6 @@ class DotsClient:
         room.admin_token = secrets.token_urlsafe(16)
         room.password = password or None
         self.started = True
-        await admin.request("become_spectator")
         await self.registry.bind(room, room.admin_session or "")
         self.registry.retire_if_unused(room)
         self.send(
