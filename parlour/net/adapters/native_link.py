@@ -79,8 +79,10 @@ class InProcessLink:
     def act_now(self, message: Message) -> bool:
         if self.lock.locked():  # a frame is being handled: keep the order, take the slow lane
             return False
-        frame = _frame(message)
-        return frame is not None and self.client.action_now(frame)  # else ``send`` refuses it
+        action, request_id = message.get("action"), message.get("id")
+        if type(action) is not dict or type(request_id) is not str:  # what the native decoder requires
+            return False  # ``send`` answers it
+        return self.client.act(action, request_id)
 
     def mute_games(self) -> None:
         self.sink.games = False
