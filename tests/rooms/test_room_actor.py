@@ -301,3 +301,26 @@ async def test_a_room_created_to_spectate_has_its_creator_as_seatless_host(harne
     creator = room.members[snapshot["you"]["member"]]
     assert (creator.role, creator.seat, room.host) == ("spectator", None, creator.id)
     await again.close()
+
+
+async def test_the_lobby_hears_a_game_end_but_not_each_move(harness: Harness) -> None:
+    lobby = MembershipOnly()  # any hashable sink
+    harness.manager.lobby_subscribe(lobby, "dots")
+    clients = [await harness.client("A"), await harness.client("B")]
+    host = clients[0]
+    settings = {"width": 2, "height": 2}
+    await harness.manager.create_room(
+        host.session, host.sink, "r", game="dots", settings=settings, public=True
+    )
+    await harness.manager.join(
+        clients[1].session, clients[1].sink, "r", host.last("room")["code"], None, "player"
+    )
+    await host.do("start")
+    room = _room(harness)
+    assert lobby.messages[-1]["type"] == "lobby_room" and lobby.messages[-1]["room"]["state"] == "playing"
+    before = len(lobby.messages)
+    await _act(room, clients, 3)
+    assert room.state == "playing" and len(lobby.messages) == before, "moves do not change the listing"
+    await _act(room, clients, 1)
+    assert room.state == "finished"
+    assert lobby.messages[-1] == {"type": "lobby_room_removed", "code": room.code}
