@@ -199,9 +199,10 @@ async def test_forwarded_requests_carry_only_what_engine_io_reads(
     nodes: list[Any], redis_server: Any
 ) -> None:
     """MONITOR on Redis while a client whose every request carries a token in its query, a cookie and
-    an authorization header plays through two nodes: none of them crosses Redis; each forwarded
-    request carries only Engine.IO's query keys and two headers; no Redis key holds a session token
-    in the clear (what a forwarded poll answers — the client's own events — does cross pub/sub)."""
+    an authorization header plays through two nodes, polling and then on a relayed websocket: none of
+    them crosses Redis; each forwarded request carries only Engine.IO's query keys and two headers; no
+    Redis key holds a session token in the clear (what a forwarded poll answers — the client's own
+    events — does cross pub/sub)."""
     secret_query, cookie, bearer = "q-secret-4711", "c-secret-0815", "b-secret-1234"
     monitor = await asyncio.open_connection("127.0.0.1", redis_server.port)
     monitor[1].write(b"MONITOR\r\n")
@@ -226,6 +227,14 @@ async def test_forwarded_requests_carry_only_what_engine_io_reads(
     tokens = [c.last("session")["token"] for c in (ann, ben)]
     await ann.emit("chat-message", {"message": "hi"})
     await ben.expect("chat-message")
+    held_by_a = f"sid={ann.eio_sid}&token={secret_query}"  # Ann upgrades on B: relayed to A
+    url = f"ws://127.0.0.1:{ports[1]}/socket.io/?EIO=4&transport=websocket&{held_by_a}"
+    async with websockets.connect(url, additional_headers=headers) as ws:
+        await ws.send("2probe")
+        assert await asyncio.wait_for(ws.recv(), 10) == "3probe"
+        await ws.send("5")
+        await ws.send("42" + orjson.dumps(["chat-message", {"message": "over the relay"}]).decode())
+        assert (await ben.expect("chat-message"))["message"] == "over the relay"
     for client in (ann, ben):
         await client.close()
     await asyncio.sleep(0.3)
@@ -234,6 +243,8 @@ async def test_forwarded_requests_carry_only_what_engine_io_reads(
     log = bytes(seen)
     forwarded = [line for line in log.split(b"\n") if b'"PUBLISH"' in line and b'[\\"eio\\",' in line]
     assert forwarded  # requests were forwarded (MONITOR escapes the JSON's quotes)
+    forwarded += [line for line in log.split(b"\n") if b'"PUBLISH"' in line and b'[\\"eio-ws\\",' in line]
+    assert b"over the relay" in log  # the websocket was relayed
     for secret in (secret_query, cookie, bearer):
         assert secret.encode() not in log
     for line in forwarded:
