@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 from collections.abc import Awaitable, Callable
 from typing import Any
 from urllib.parse import parse_qs
@@ -30,6 +31,7 @@ import socketio
 from engineio import packet as eio_packet
 from starlette.types import Receive, Scope, Send
 
+from parlour.net.adapters import engineio_v4
 from parlour.net.adapters.browser_cookie import BrowserCookie, from_header
 from parlour.net.adapters.engineio_v3 import EngineIOv3, Timing, engine_version
 from parlour.net.adapters.event_gate import Allowance, Verdict, refusal
@@ -44,6 +46,7 @@ from parlour.net.limits import client_key
 log = logging.getLogger(__name__)
 
 _TUTORIAL_EVENTS = ("playCard", "drawCard")
+_LONG_NUMBER = re.compile(r"\d{19}")
 
 
 def _event_packet(event: str, data: Any) -> Any:
@@ -94,6 +97,22 @@ class _GatedServer(socketio.AsyncServer):  # type: ignore[misc]
         allowance = self.allowances.get(eio_sid)
         verdict = Verdict.CLOSE if allowance is None else allowance.take()
         if verdict is Verdict.PASS:
+            if (
+                isinstance(data, str)
+                and data.startswith("2[")
+                and eio_sid not in self._binary_packet
+                and _LONG_NUMBER.search(data) is None
+            ):
+                # An event on ``/`` without an ack id, the packet a game sends most: decoded with
+                # orjson. What orjson reads otherwise (19+ digits: it makes integers past 64 bits
+                # floats) or refuses (NaN, lone surrogates) takes python-socketio's decoder below.
+                try:
+                    args = orjson.loads(data[1:])
+                except orjson.JSONDecodeError:
+                    pass
+                else:
+                    await self._handle_event(eio_sid, "/", None, args)
+                    return
             await super()._handle_eio_message(eio_sid, data)
         elif verdict is Verdict.CLOSE and self.allowances.pop(eio_sid, None) is not None:
             log.warning("event=flood_closed path=/socket.io sid=%s", eio_sid)
@@ -118,6 +137,7 @@ class UnoSocketIO:
         # Events run in the connection's own reader, in order (no task per event; each connection already
         # handles one event at a time).
         self.sio = _GatedServer(async_mode="asgi", cors_allowed_origins="*", async_handlers=False)
+        engineio_v4.install(self.sio.eio)  # its websocket transport without a task per packet
         self.sio.refuse = self._refuse
         self.sio.allowances = {}
         self.state: Any = None  # the app's state, from the first connection
