@@ -3,7 +3,8 @@
 python-engineio reads each websocket packet through a fresh task under ``asyncio.wait_for`` (for the
 idle timeout) and wakes its writer task through another ``wait_for`` per batch: on the Socket.IO
 UNO protocols that was a sixth of the server's busy time. This is the same transport with one
-reader loop (the ASGI task itself) and one writer task per connection, the idle timeout kept by a
+reader loop (the ASGI task itself) and one writer task per connection, which writes what it finds
+queued at a wake-up in one system call (``parlour.send_texts``), and the idle timeout kept by a
 timer that is re-armed only when it fires. The protocol is python-engineio's, unchanged: the
 upgrade from polling (``2probe`` → ``3probe``, a noop ending the pending poll, then ``5``), every
 packet handed to the session's own ``receive`` (pongs, messages, close), the session's queue
@@ -19,6 +20,8 @@ from typing import Any
 
 from engineio import exceptions
 from engineio import packet as eio_packet
+
+from parlour.net.websocket_protocol import SEND_TEXTS
 
 
 def install(server: Any) -> None:
@@ -37,10 +40,10 @@ class WebSocketTransport:
     async def __call__(self, environ: dict[str, Any]) -> str:
         receive, send = environ["asgi.receive"], environ["asgi.send"]
         await send({"type": "websocket.accept"})
-        await self._run(receive, send)
+        await self._run(environ, receive, send)
         return ""
 
-    async def _run(self, receive: Any, send: Any) -> None:
+    async def _run(self, environ: dict[str, Any], receive: Any, send: Any) -> None:
         socket, server = self.socket, self.server
         limit = server.max_http_buffer_size
 
@@ -67,7 +70,8 @@ class WebSocketTransport:
             socket.upgraded, socket.upgrading = True, False
         else:
             socket.connected = socket.upgraded = True
-        writer = asyncio.ensure_future(self._write(send))
+        send_texts = environ["asgi.scope"].get("extensions", {}).get(SEND_TEXTS)
+        writer = asyncio.ensure_future(self._write(send, send_texts))
         try:
             await self._read(read)
         finally:
@@ -106,8 +110,10 @@ class WebSocketTransport:
         finally:
             idle.cancel()
 
-    async def _write(self, send: Any) -> None:
-        """Write the session's queue in order until its end (None) or a failed write."""
+    async def _write(self, send: Any, send_texts: Any) -> None:
+        """Write the session's queue in order until its end (None) or a failed write: what one wake-up
+        finds queued (e.g. the events one move sends this client) in one write through
+        ``parlour.send_texts`` when the socket takes it, else frame by frame through ASGI."""
         queue = self.socket.queue
         try:
             while True:
@@ -116,19 +122,29 @@ class WebSocketTransport:
                 while not queue.empty():
                     packets.append(queue.get_nowait())
                     queue.task_done()
+                texts: list[bytes] = []
                 for pkt in packets:
-                    if pkt is None:
-                        return
-                    encoded = pkt.encode()
+                    encoded = None if pkt is None else pkt.encode()
                     if isinstance(encoded, str):
-                        await send({"type": "websocket.send", "text": encoded})
-                    else:
-                        await send({"type": "websocket.send", "bytes": encoded})
+                        texts.append(encoded.encode())
+                        continue
+                    await _send_texts(send, send_texts, texts)
+                    texts = []
+                    if encoded is None:
+                        return
+                    await send({"type": "websocket.send", "bytes": encoded})
+                await _send_texts(send, send_texts, texts)
         except Exception:
             return
         finally:
             with contextlib.suppress(Exception):
                 await send({"type": "websocket.close"})
+
+
+async def _send_texts(send: Any, send_texts: Any, texts: list[bytes]) -> None:
+    if texts and (send_texts is None or not send_texts(texts)):
+        for text in texts:
+            await send({"type": "websocket.send", "text": text.decode()})
 
 
 class _IdleTimer:
