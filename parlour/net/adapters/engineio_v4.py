@@ -16,26 +16,36 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
+from collections.abc import Callable
 from typing import Any
 
 from engineio import exceptions
 from engineio import packet as eio_packet
 
-from parlour.net.websocket_protocol import SEND_TEXTS
+from parlour.net.websocket_protocol import SEND_TEXTS, TEXT_LANE, TextLane
+
+TakeNow = Callable[[str, str], bool]
+"""``take_now(eio_sid, data)``: handle a Socket.IO event packet (``data`` = ``2[...]``) at once and
+return True, or return False having done nothing (the packet then takes the ordinary path)."""
 
 
-def install(server: Any) -> None:
-    """Serve ``server``'s websocket connections and upgrades with ``WebSocketTransport``."""
-    server._async = {**server._async, "websocket": WebSocketTransport}
+def install(server: Any, take_now: TakeNow | None = None) -> None:
+    """Serve ``server``'s websocket connections and upgrades with ``WebSocketTransport``; with
+    ``take_now``, event packets arriving while the connection is idle are offered to it first, in
+    ``data_received`` (``parlour.text_lane``), before the ASGI queue, the reader and the session."""
+    driver = functools.partial(WebSocketTransport, take_now=take_now)
+    server._async = {**server._async, "websocket": driver}
 
 
 class WebSocketTransport:
     """Stands where python-engineio's ASGI ``WebSocket`` driver class stands: made with the
     session's websocket handler (we keep only its session) and called with the request's environ."""
 
-    def __init__(self, handler: Any, server: Any) -> None:
+    def __init__(self, handler: Any, server: Any, take_now: TakeNow | None = None) -> None:
         self.socket = handler.__self__
         self.server = server
+        self.take_now = take_now
 
     async def __call__(self, environ: dict[str, Any]) -> str:
         receive, send = environ["asgi.receive"], environ["asgi.send"]
@@ -70,20 +80,32 @@ class WebSocketTransport:
             socket.upgraded, socket.upgrading = True, False
         else:
             socket.connected = socket.upgraded = True
-        send_texts = environ["asgi.scope"].get("extensions", {}).get(SEND_TEXTS)
-        writer = asyncio.ensure_future(self._write(send, send_texts))
+        extensions = environ["asgi.scope"].get("extensions") or {}
+        lane = extensions.get(TEXT_LANE) if self.take_now is not None else None
+        writer = asyncio.ensure_future(self._write(send, extensions.get(SEND_TEXTS)))
         try:
-            await self._read(read)
+            await self._read(read, lane)
         finally:
             await socket.queue.put(None)  # the writer's end
             await writer
             await socket.close(wait=False, abort=True, reason=server.reason.TRANSPORT_CLOSE)
 
-    async def _read(self, read: Any) -> None:
+    async def _read(self, read: Any, lane: TextLane | None) -> None:
         """Hand every packet to the session, in order, until the socket ends or stays silent for
-        ``ping_interval + ping_timeout`` (python-engineio's idle limit)."""
+        ``ping_interval + ping_timeout`` (python-engineio's idle limit); ``lane`` offers event
+        packets to ``take_now`` first while no earlier packet is being handled."""
         socket, server = self.socket, self.server
         idle = _IdleTimer(server.ping_interval + server.ping_timeout)
+        if lane is not None and self.take_now is not None:
+            take_now, sid, limit = self.take_now, socket.sid, server.max_http_buffer_size
+
+            def offer(text: str) -> bool:
+                if text.startswith("42[") and len(text) <= limit and take_now(sid, text[1:]):
+                    idle.last = idle.loop.time()
+                    return True
+                return False
+
+            lane.handler = offer
         try:
             while True:
                 idle.waiting()
@@ -99,6 +121,8 @@ class WebSocketTransport:
                 idle.heard()
                 if data is None:
                     return
+                if lane is not None:
+                    lane.busy = True  # packets arriving meanwhile wait their turn in the queue
                 try:
                     await socket.receive(eio_packet.Packet(encoded_packet=data))
                 except exceptions.UnknownPacketError:
@@ -107,8 +131,13 @@ class WebSocketTransport:
                     return
                 except Exception:
                     server.logger.exception("Unknown receive error")
+                finally:
+                    if lane is not None:
+                        lane.busy = False
         finally:
             idle.cancel()
+            if lane is not None:
+                lane.handler = None
 
     async def _write(self, send: Any, send_texts: Any) -> None:
         """Write the session's queue in order until its end (None) or a failed write: what one wake-up

@@ -70,6 +70,14 @@ _EXTRA_EVENTS = {
     "timeout": "turn-timed-out",
     "player_left": "player-removed-from-game",
 }
+_SIMPLE_ACTIONS = {
+    "draw-card": "draw",
+    "pass-turn": "pass",
+    "accept-wild": "accept",
+    "challenge-wild": "challenge",
+    "call-uno": "call_uno",
+}
+"""Events that are one engine action with no fields (the fast lane's, besides ``play-card``)."""
 _CUES = ("turn", "drawn_playable")
 """Engine events after which a client may act: its hand must be current by then."""
 
@@ -241,6 +249,33 @@ class DocClient:
             return
         await handler(self, data)
 
+    def action_now(self, event: str, data: Any) -> Message | None:
+        """The game action a ``play-card``, ``draw-card``, ``pass-turn``, ``accept-wild``,
+        ``challenge-wild`` or ``call-uno`` asks for, for the fast lane; None when the event must
+        take the ordinary path (another event, or one refused with an ``error``)."""
+        if data is None:
+            data = {}
+        if not isinstance(data, dict):
+            return None
+        if event == "play-card":
+            return self._play_action(data)
+        kind = _SIMPLE_ACTIONS.get(event)
+        return None if kind is None else {"type": kind}
+
+    def _play_action(self, data: Message) -> Message | None:
+        """The action for ``play-card``; None when ``cardId`` names no card."""
+        cid = card_id(data.get("cardId"))
+        if cid is None:
+            return None
+        action: dict[str, Any] = {"type": "play", "card": cid}
+        if data.get("chosenColor") is not None:
+            action["color"] = data["chosenColor"]
+        if data.get("targetUserId") is not None:
+            action["target"] = self._seat_of(data["targetUserId"])
+        if data.get("uno") is not None:
+            action["uno"] = data["uno"]
+        return action
+
     async def _create_room(self, data: Message) -> None:
         name = data.get("name")
         if isinstance(name, str) and name.strip():
@@ -285,17 +320,10 @@ class DocClient:
         await self._ask("start")
 
     async def _play_card(self, data: Message) -> None:
-        cid = card_id(data.get("cardId"))
-        if cid is None:
+        action = self._play_action(data)
+        if action is None:
             self._error("cardId names no card")
             return
-        action: dict[str, Any] = {"type": "play", "card": cid}
-        if data.get("chosenColor") is not None:
-            action["color"] = data["chosenColor"]
-        if data.get("targetUserId") is not None:
-            action["target"] = self._seat_of(data["targetUserId"])
-        if data.get("uno") is not None:
-            action["uno"] = data["uno"]
         await self._act(action)
 
     async def _simple(self, kind: str) -> None:

@@ -153,37 +153,63 @@ class TutorialClient:
 
     async def play_card(self, data: Any) -> None:
         """``playCard [n, room]``: the numbered card, with the translation defaults filled in."""
-        if not self._for_my_room(data):
-            return
+        action = self._play_action(data)
+        if isinstance(action, str):
+            self._say("error", {"message": action})
+        else:
+            await self._act(action)
+
+    async def draw_card(self, data: Any) -> None:
+        """``drawCard [1, room]``: draw; or accept a pending Wild Draw Four; or pass after a playable draw."""
+        action = self._draw_action(data)
+        if isinstance(action, str):
+            self._say("error", {"message": action})
+        else:
+            await self._act(action)
+
+    def action_now(self, event: str, data: Any) -> Message | None:
+        """The game action a ``playCard``/``drawCard`` asks for, for the fast lane; None when the
+        event must take the ordinary path (another event, or one refused with an ``error``)."""
+        if event == "playCard":
+            action = self._play_action(data)
+        elif event == "drawCard":
+            action = self._draw_action(data)
+        else:
+            return None
+        return None if isinstance(action, str) else action
+
+    def _play_action(self, data: Any) -> Message | str:
+        """The action for ``playCard``, or why it is refused."""
+        problem = self._room_problem(data)
+        if problem is not None:
+            return problem
         card = number_to_card(data[0])
         hand = [c["id"] for c in self.view.get("hand", [])]
         if card is None or card not in hand:
-            self._say("error", {"message": "you do not hold that card"})
-            return
+            return "you do not hold that card"
         # The view lists this seat's legal plays (Wild colours, Seven Swap targets and the UNO call
         # included): pick the tutorial's default among them. None listed: the engine says why not.
         plays = [a for a in self.view.get("legal", []) if a["type"] == "play" and a["card"] == card]
-        colour = self._most_held_color(card)
+        colour = self._most_held_color(card) if any("color" in a for a in plays) else ""
         counts = self.view.get("counts", [])
-        action = min(
+        return min(
             plays,
             key=lambda a: (a.get("color", colour) != colour, counts[a["target"]] if "target" in a else 0),
             default={"type": "play", "card": card},
         )
-        await self._act(action)
 
-    async def draw_card(self, data: Any) -> None:
-        """``drawCard [1, room]``: draw; or accept a pending Wild Draw Four; or pass after a playable draw."""
-        if not self._for_my_room(data):
-            return
+    def _draw_action(self, data: Any) -> Message | str:
+        """The action for ``drawCard``, or why it is refused."""
+        problem = self._room_problem(data)
+        if problem is not None:
+            return problem
         pending = self.view.get("pending") or {}
         mine = self.view.get("turn") is not None and self.view.get("turn") == self._my_seat()
         if mine and pending.get("challenge"):
-            await self._act({"type": "accept"})
-        elif mine and pending.get("drawn_card_playable"):
-            await self._act({"type": "pass"})
-        else:
-            await self._act({"type": "draw"})
+            return {"type": "accept"}
+        if mine and pending.get("drawn_card_playable"):
+            return {"type": "pass"}
+        return {"type": "draw"}
 
     async def close(self) -> None:
         """Socket gone: keep the seat for the grace period and remember the name for re-seating."""
@@ -360,22 +386,20 @@ class TutorialClient:
     def _reseat_key(self) -> tuple[str, str]:
         return (self.browser or "", (self.name or "").lower())
 
-    def _for_my_room(self, data: Any) -> bool:
-        """The ``[value, room]`` shape, for the room this socket is in; else an ``error`` event.
+    def _room_problem(self, data: Any) -> str | None:
+        """Why ``data`` is not the ``[value, room]`` shape for the room this socket is in, or None.
 
         ``room`` is what the client kept from ``responseRoom``: the name, or the whole
         ``[name, people, maxPeople]`` list when the client stored it as it came.
         """
         if not isinstance(data, list) or not data:
-            self._say("error", {"message": "expected [value, room]"})
-            return False
+            return "expected [value, room]"
         room = data[1] if len(data) > 1 else None
         if isinstance(room, list) and room:
             room = room[0]
         if self.code is None or room not in (None, self.code):
-            self._say("error", {"message": "you are not in that room"})
-            return False
-        return True
+            return "you are not in that room"
+        return None
 
     async def _act(self, action: Message) -> None:
         """Queued for the room at once when the session can take it (the native fast lane, the same
