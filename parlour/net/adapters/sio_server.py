@@ -220,7 +220,7 @@ class UnoSocketIO:
         verdict = Verdict.CLOSE if allowance is None else allowance.take()
         if verdict is Verdict.PASS:
             client = conn.client
-            return bool(client.bridge.act_now(action, client._acted))
+            return bool(client.bridge.act_now(action, client.acted))
         if verdict is Verdict.CLOSE and sio.allowances.pop(eio_sid, None) is not None:
             log.warning("event=flood_closed path=/socket.io sid=%s", eio_sid)
             task = asyncio.get_running_loop().create_task(sio.eio.disconnect(eio_sid))

@@ -663,10 +663,11 @@ class DocClient:
     async def _act(self, action: Message) -> None:
         """A game action: queued for the room at once when the session can take it (the native fast
         lane, the same validation), its refusal reported when it comes back; else as a request."""
-        if not self.bridge.act_now(action, self._acted):
+        if not self.bridge.act_now(action, self.acted):
             await self._ask("action", action=action)
 
-    def _acted(self, reply: Message) -> None:
+    def acted(self, reply: Message) -> None:
+        """The reply to a game action: a refusal becomes an ``error`` event."""
         if reply["type"] == "error":
             self._error(reply["message"], reply["code"])
 

@@ -453,10 +453,11 @@ class TutorialClient:
     async def _act(self, action: Message) -> None:
         """Queued for the room at once when the session can take it (the native fast lane, the same
         validation), its refusal reported when it comes back; else as a request."""
-        if not self.bridge.act_now(action, self._acted):
-            self._acted(await self.bridge.request("action", action=action))
+        if not self.bridge.act_now(action, self.acted):
+            self.acted(await self.bridge.request("action", action=action))
 
-    def _acted(self, reply: Message) -> None:
+    def acted(self, reply: Message) -> None:
+        """The reply to a game action: a refusal becomes an ``error`` event."""
         if reply["type"] == "error":
             self._say("error", {"message": reply["message"], "code": reply["code"]})
 
