@@ -82,7 +82,7 @@ class Outbound(RoomState):
         seats = self.seats if kind == "game_started" else None
         for member in self.members.values():
             sink = member.sink
-            if sink is None:
+            if sink is None or not getattr(sink, "games", True):
                 continue
             seat = self.game_seat(member)
             encoded = getattr(sink, "json", False)
