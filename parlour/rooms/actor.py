@@ -149,8 +149,8 @@ class RoomActor(RoomState):
                 raise
         # Registry and lobby first: once a client reads a reply, the manager agrees with it.
         self.hooks.changed(cast("Room", self))
-        for sink, message in self._out:
-            sink.send(message)
+        for send, message in self._out:
+            send(message)
         # Free this command's messages now, while their memory is still in the CPU's caches: left
         # to the next command of this room, freeing them was a tenth of the server's CPU under load.
         self._out.clear()
