@@ -30,6 +30,8 @@ from parlour.rooms.validate import clean_name
 log = logging.getLogger("parlour.net")
 
 ID_MAX = 2**53  # ids are echoed; any client (JavaScript too) can read them back exactly
+MIN_CHOSEN_TOKEN = 32
+"""An adapter's own token for a session must be at least this long (a derived secret, not a guess)."""
 RequestId = (
     Annotated[str, msgspec.Meta(max_length=128)] | Annotated[int, msgspec.Meta(ge=-ID_MAX, le=ID_MAX)] | None
 )
@@ -50,6 +52,8 @@ class ProfileCredentials(msgspec.Struct):
 class Identify(_Msg, tag="identify"):
     name: str
     profile: ProfileCredentials | None = None
+    token: str | None = None
+    """From a seed-protocol adapter only: the token to give the session (see ``chosen_tokens``)."""
 
 
 class Resume(_Msg, tag="resume"):
@@ -64,6 +68,7 @@ class CreateRoom(_Msg, tag="create_room"):
     capacity: int | None = None
     bots_take_over: bool = True
     bot_catch_delay: float = 2.0
+    spectators_need_password: bool = True
 
 
 class Join(_Msg, tag="join"):
@@ -275,6 +280,9 @@ class NativeClient:
         self.limits = limits
         self.profiles = protocol == "native"
         """Guest profiles are the native client's: a seed protocol's players have none."""
+        self.chosen_tokens = protocol != "native"
+        """An adapter may name its session's token, derived from a secret its client holds (the
+        socket-uno tutorial's browser cookie), so any node can rebuild it; a native client is issued one."""
         allowance = allowance or Allowance.for_config(config, protocol)
         self.bucket, self.patience, self.chat = allowance.bucket, allowance.patience, allowance.chat
         self._request_id: RequestId = None  # of the frame being handled, for internal_error replies
@@ -394,9 +402,11 @@ class NativeClient:
             if isinstance(msg, Identify):
                 if self.limits is not None and not self.limits.new_session(self.address):
                     raise CommandError("too_many_sessions", "too many new sessions from your address; wait")
+                if msg.token is not None and (not self.chosen_tokens or len(msg.token) < MIN_CHOSEN_TOKEN):
+                    raise CommandError("bad_message", "identify takes no token")
                 given = (msg.profile.id, msg.profile.secret) if msg.profile else None
                 self.session, token, profile = await manager.identify(
-                    conn, msg.name, given, with_profile=self.profiles
+                    conn, msg.name, given, with_profile=self.profiles, token=msg.token
                 )
             else:
                 self.session, token = await manager.resume(conn, msg.token), msg.token
@@ -424,6 +434,7 @@ class NativeClient:
                 capacity=msg.capacity,
                 bots_take_over=msg.bots_take_over,
                 bot_catch_delay=msg.bot_catch_delay,
+                spectators_need_password=msg.spectators_need_password,
             )
         elif isinstance(msg, Join | Spectate):
             await self._join(msg)

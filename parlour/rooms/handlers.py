@@ -59,7 +59,12 @@ def join(room: Room, cmd: Command) -> bool | None:
     origin = cmd.payload.get("origin")
     if cmd.session in room.banned or (origin is not None and origin in room.banned):
         raise CommandError("banned", "you were removed from this room")
-    checked = room.password_hash is not None and not room.replaying and not cmd.payload.get("creator")
+    checked = (
+        room.password_hash is not None
+        and not room.replaying
+        and not cmd.payload.get("creator")
+        and (role == PLAYER or room.spectators_need_password)
+    )
     if checked:
         if verified is not None and verified[0] == room.password_hash:
             correct = bool(verified[1])
@@ -195,6 +200,9 @@ def take_seat(room: Room, cmd: Command) -> bool | None:
     member = room.require_member(cmd)
     if member.is_player:
         return False
+    if room.password_hash is not None and not room.spectators_need_password:
+        # Its spectators came in without the password: a seat is had by joining with it.
+        raise CommandError("wrong_password", "leave and join with the room's password to play")
     if room.state not in BETWEEN_GAMES:
         raise CommandError("game_in_progress", "change seats between games")
     if len(room.players()) >= room.capacity:

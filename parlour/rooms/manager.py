@@ -20,7 +20,7 @@ from parlour.bots.catalog import get_game
 from parlour.games import InvalidSettings
 from parlour.rooms import messages
 from parlour.rooms.commands import Command, CommandError
-from parlour.rooms.enums import BEFORE_START, CLOSED, FINISHED
+from parlour.rooms.enums import BEFORE_START, CLOSED, FINISHED, PLAYER
 from parlour.rooms.members import BotFactory, Message, Sink
 from parlour.rooms.room import Room, Timings
 from parlour.rooms.validate import (
@@ -161,9 +161,15 @@ class Manager:
     # --- sessions ----------------------------------------------------------------------
 
     async def identify(
-        self, sink: Sink, raw_name: str, profile: tuple[str, str] | None = None, with_profile: bool = False
+        self,
+        sink: Sink,
+        raw_name: str,
+        profile: tuple[str, str] | None = None,
+        with_profile: bool = False,
+        token: str | None = None,
     ) -> tuple[Session, str, dict[str, str] | None]:
-        """A new guest session; returns it with its token (shown once, stored only as a hash).
+        """A new guest session; returns it with its token (shown once, stored only as a hash): a new
+        random one, or ``token`` when an adapter derived it from a secret of its client's.
 
         With ``with_profile`` the session belongs to a guest profile: the one ``profile`` (id, secret)
         names when the secret matches, else a new one. The third value is the profile for the reply:
@@ -171,7 +177,7 @@ class Manager:
         """
         name = clean_name(raw_name)
         reply = await self.guest_profile(name, profile) if with_profile else None
-        token = new_token()
+        token = token or new_token()
         session = Session(f"s_{secrets.token_hex(8)}", name, hash_token(token), sink)
         session.profile = reply["id"] if reply else None
         record = SessionRecord(session.id, name, session.token_hash, time.time(), session.profile)
@@ -251,11 +257,21 @@ class Manager:
         bot_catch_delay: float = 2.0,
         owner: str | None = None,
         origin: str | None = None,
+        spectators_need_password: bool = True,
     ) -> None:
         """Open a room with the creator in seat 0 as host."""
         self._require_free(session)
         room = await self._open_room(
-            game, settings, public, password, capacity, quick_play, bots_take_over, bot_catch_delay, owner
+            game,
+            settings,
+            public,
+            password,
+            capacity,
+            quick_play,
+            bots_take_over,
+            bot_catch_delay,
+            owner,
+            spectators_need_password,
         )
         payload = session.join_payload(creator=True)
         if origin is not None:
@@ -273,6 +289,7 @@ class Manager:
         bots_take_over: bool,
         bot_catch_delay: float = 2.0,
         owner: str | None = None,
+        spectators_need_password: bool = True,
     ) -> Room:
         if len(self.rooms) >= self.limits.max_rooms:
             raise CommandError("server_full", "the server has as many rooms as it may; try again later")
@@ -306,6 +323,8 @@ class Manager:
             "bot_catch_delay": check_catch_delay(bot_catch_delay),
             "created_at": time.time(),
         }
+        if not spectators_need_password:  # the /dots seed's rule: only players need the password
+            config["spectators_need_password"] = False
         while True:
             config["code"] = new_code(public)
             if config["code"] not in self.rooms and await self.store.create_room(config["code"], config):
@@ -342,7 +361,7 @@ class Manager:
             payload["origin"] = origin
         if password is not None:
             payload["password"] = password
-        stored = room.password_hash
+        stored = room.password_hash if role == PLAYER or room.spectators_need_password else None
         if stored is not None and room.member_by_session(session.id) is None:
             if self._locked(room.code):
                 raise CommandError("too_many_guesses", "too many wrong passwords here; wait a minute")

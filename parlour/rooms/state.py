@@ -110,6 +110,8 @@ class RoomState:
         self.bots_take_over: bool = config.get("bots_take_over", True)
         self.bot_catch_delay: float = config.get("bot_catch_delay", BOT_CATCH_DELAY)
         self.password_hash: str | None = config.get("password_hash")
+        self.spectators_need_password: bool = config.get("spectators_need_password", True)
+        """False for a room made by /dots CREATE: its spectators need no password (that seed's rule)."""
         self.capacity: int = config["capacity"]
         self.state = WAITING
         self.members: dict[str, Member] = {}

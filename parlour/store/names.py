@@ -2,9 +2,10 @@
 
 The Dots protocol names rooms (a name → the room's code) and gives its admin a token (its hash →
 the room and the admin's session); the socket-uno tutorial names the player on turn by its socket
-id (a room's member → the socket id its node gave it). One process keeps them in a dict
-(``LocalNames``); a cluster keeps them in Redis (``RedisNames``), so a client on any node finds
-what a client on another node created.
+id (a room's member → the socket id its node gave it), and re-seats a dropped client by its browser
+(a hash of cookie and name → the room and the nonce its session token is derived from). One
+process keeps them in a dict (``LocalNames``); a cluster keeps them in Redis (``RedisNames``), so a
+client on any node finds what a client on another node created.
 
 Values that name a room start with its code (``"<code>"`` or ``"<code>|<more>"``): a name whose
 room has closed counts as free, so a name held by a node that died is not lost for good.
@@ -23,6 +24,8 @@ PENDING = "|pending"
 """The value of a name being bound (its room is still being made): taken, but for a room nobody
 can join yet."""
 PENDING_SECONDS = 30.0
+SWEEP_FROM = 1024
+"""``LocalNames`` drops expired values once it holds this many (then twice what is left)."""
 
 
 class Names(Protocol):
@@ -44,6 +47,7 @@ class LocalNames:
 
     def __init__(self) -> None:
         self._values: dict[tuple[str, str], tuple[str, float]] = {}
+        self._sweep_at = SWEEP_FROM
 
     async def reserve(self, kind: str, key: str) -> bool:
         if await self.get(kind, key) is not None:
@@ -52,7 +56,11 @@ class LocalNames:
         return True
 
     async def put(self, kind: str, key: str, value: str, ttl: float | None = None) -> None:
-        self._values[kind, key] = (value, time.monotonic() + ttl if ttl is not None else float("inf"))
+        now = time.monotonic()
+        self._values[kind, key] = (value, now + ttl if ttl is not None else float("inf"))
+        if len(self._values) >= self._sweep_at:  # expired values nobody reads again: amortised O(1)
+            self._values = {k: v for k, v in self._values.items() if v[1] >= now}
+            self._sweep_at = max(SWEEP_FROM, 2 * len(self._values))
 
     async def get(self, kind: str, key: str) -> str | None:
         found = self._values.get((kind, key))

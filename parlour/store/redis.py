@@ -51,12 +51,12 @@ _CHECKPOINT = b'{"k":"checkpoint"'
 # ARGV: for each append: lease value, record, is_checkpoint, game or "", membership, code, append id,
 #       game id, index or ""
 # Returns per append 1 (appended), 0 (fenced: the lease is another node's) or the error of that
-# append alone (one room's failure does not fail the others in the call). The append id makes
-# a retried call (its reply lost with the connection) apply each append once. A game is pushed on
+# append alone (one room's failure does not fail the others in the call). The append id, recorded
+# once the append has fully succeeded, makes a retried call (its reply lost with the connection)
+# apply each append once. A game is pushed on
 # its room's list and found by its public id through ``gids`` (id → "<room>|<index>").
 _APPEND = """
 local function append(k, a, code, aid)
-  redis.call('HSET', KEYS[2], code, aid)
   local id = redis.call('XADD', KEYS[k + 1], '*', 'd', ARGV[a + 2])
   if ARGV[a + 3] == '1' then redis.call('XTRIM', KEYS[k + 1], 'MINID', id) end
   if ARGV[a + 4] ~= '' then
@@ -85,6 +85,7 @@ local function append(k, a, code, aid)
       end
     end
   end
+  redis.call('HSET', KEYS[2], code, aid)  -- last: an append that failed is not marked applied
 end
 local out = {}
 for n = 1, (#KEYS - 3) / 3 do

@@ -213,11 +213,12 @@ async def test_password_spectators_any_time_and_bad_moves(server: Any) -> None:
     await c.send({"type": "CHAT", "msg": "Your move, Mr. Bond."})
     chat = await a.expect_key("type", "CHAT")
     assert chat == {"type": "CHAT", "msg": "Your move, Mr. Bond.", "fromid": spectated["playerid"]}
-    # The native protocol keeps its own rule: spectating a password room takes the password.
+    # The rule is the room's (its owner keeps it), so a native spectator needs no password either;
+    # a seat still takes it: joining as a player, never a spectator taking a seat.
     native = await Native.open(server.ws)
     await native.request("identify", name="Nat")
-    assert (await native.request("spectate", code=created["code"]))["code"] == "wrong_password"
-    assert (await native.request("spectate", code=created["code"], password="sesame"))["type"] == "room"
+    assert (await native.request("spectate", code=created["code"], password="wrong"))["type"] == "room"
+    assert (await native.request("take_seat"))["code"] == "wrong_password"
     for client in (a, b, c, native):
         await client.close()
 

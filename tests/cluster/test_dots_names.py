@@ -69,3 +69,30 @@ async def test_a_room_made_by_name_on_one_node_is_found_joined_and_run_from_anot
     assert again["ok"] is True
     await rival.close()
     await maker.close()
+
+
+async def test_a_password_room_is_spectated_without_it_on_every_node_and_joined_only_with_it(cluster) -> None:
+    """The seed's rule (spectators need no password, players do) is the room's, kept by its owner:
+    node A, which made the room, never hands the password to node B."""
+    node_a, node_b = cluster.add(), cluster.add()
+    name = room_name()
+    maker = await dots(node_a)
+    assert (await create(maker, name, 3, 3, password="sesame"))["ok"] is True
+
+    carol = await dots(node_b)
+    await carol.send({"type": "SPECTATE", "roomname": name, "username": "carol"})
+    spectated = await carol.expect_key("type", "SPECTATE")
+    assert spectated["ok"] is True and "token" not in spectated
+    board = await carol.expect_key("type", "BOARD")
+    assert board["spectators"] == {str(spectated["playerid"]): "carol"}
+
+    bob = await dots(node_b)
+    refused = await join(bob, name, "bob")
+    assert refused == {"type": "JOIN", "ok": False, "message": "Wrong password."}
+    assert (await join(bob, name, "bob", password="wrong"))["ok"] is False
+    joined = await join(bob, name, "bob", password="sesame")
+    assert joined["ok"] is True
+    added = await carol.expect_key("type", "ADD")
+    assert added == {"type": "ADD", "playerid": joined["playerid"], "username": "bob", "isplayer": True}
+    for client in (carol, bob, maker):
+        await client.close()

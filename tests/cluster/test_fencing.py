@@ -12,6 +12,7 @@ import json
 import signal
 
 from redis import asyncio as aioredis
+from redis.exceptions import ResponseError
 
 from parlour.store.redis import Fenced, RedisStore
 from tests.server.client import Client, first_legal
@@ -42,6 +43,45 @@ async def test_a_paused_owner_cannot_append_after_another_node_claimed(redis_ser
     await b.append("ABCD", {"k": "chat", "s": "s1", "p": {"n": 3}, "t": 3.0})
     entries = await b.redis.xrange("pl:log:ABCD")
     assert [json.loads(e[b"d"])["p"]["n"] for _, e in entries] == [1, 3]
+    await a.close()
+    await b.close()
+
+
+async def test_one_refused_append_does_not_fail_the_others_of_its_batch(redis_server) -> None:
+    """The appends of one loop tick go in one script call, each room's under ``pcall``: a room fenced
+    out and a room whose append fails in Redis are refused, the other room's record commits."""
+    a = RedisStore(redis_server.url, "node-a", lease_seconds=30)
+    b = RedisStore(redis_server.url, "node-b", lease_seconds=30)
+    await a.open()
+    await b.open()
+    for code in ("FENC", "FAIL", "GOOD"):
+        assert await a.create_room(code, {"code": code})
+    await b.redis.delete("pl:lease:FENC")  # as if node a had stalled past its lease...
+    assert await b.claim("FENC") is not None  # ...and node b had taken the room over
+    await b.redis.set("pl:log:FAIL", "not a stream")  # XADD on it fails (WRONGTYPE)
+    lost: list[str] = []
+    a.on_fenced = lost.append
+    await a.redis.config_resetstat()
+    results = await asyncio.gather(
+        *(
+            a.append(code, {"k": "chat", "s": "s1", "p": {"n": code}, "t": 1.0})
+            for code in ("FENC", "FAIL", "GOOD")
+        ),
+        return_exceptions=True,
+    )
+    calls = (await a.redis.info("commandstats"))["cmdstat_evalsha"]["calls"]
+    assert calls == 1  # the three appends were one batch
+    fenced, failed, good = results
+    assert isinstance(fenced, Fenced) and lost == ["FENC"]
+    assert isinstance(failed, ResponseError) and "WRONGTYPE" in str(failed)
+    assert good is None
+    entries = await a.redis.xrange("pl:log:GOOD")
+    assert [json.loads(e[b"d"])["p"] for _, e in entries] == [{"n": "GOOD"}]
+    assert await a.redis.xrange("pl:log:FENC") == []
+    # Only the committed append is recorded as applied: the same call sent again (its reply lost
+    # with the connection) must not report the failed one as appended.
+    applied = await a.redis.hgetall("pl:applied")
+    assert set(applied) == {b"GOOD"}
     await a.close()
     await b.close()
 

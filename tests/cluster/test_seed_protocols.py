@@ -70,3 +70,11 @@ async def test_dots_packets_full_game_across_nodes(spread) -> None:
 
 async def test_socket_uno_tutorial_match_across_nodes(spread) -> None:
     await socket_uno.test_quick_play_countdown_a_whole_match_and_the_room_reopens(spread)
+
+
+async def test_socket_uno_tutorial_seat_taken_back_by_cookie_on_another_node(cluster) -> None:
+    """Tom plays on node 0 and drops; strangers typing his name on nodes 2 and 0 get seats of their
+    own; Tom's browser comes back through node 1 and has his seat and his hand again."""
+    clocks = {**CLOCKS, "PARLOUR_GRACE_SECONDS": "30"}  # the strangers must not outlast the grace
+    nodes = [cluster.add(clocks) for _ in range(3)]
+    await socket_uno.test_reconnect_from_the_same_browser_gets_the_same_seat(RoundRobin(nodes))

@@ -50,6 +50,10 @@ async def test_resume_elsewhere_replaces_connection(server) -> None:
     bad = await Client.open(server.ws)
     reply = await bad.request("resume", token="not-a-token")
     assert reply["code"] == "invalid_token"
+    # A native client is always issued its token: naming one is for in-process adapters only.
+    chosen = await bad.request("identify", name="Chooser", token="x" * 43)
+    assert chosen["code"] == "bad_message"
+    assert (await bad.request("resume", token="x" * 43))["code"] == "invalid_token"
     await close_all([second, bad])
 
 

@@ -14,6 +14,9 @@ Used by any Engine.IO stack in front of the UNO adapters: wrap its ASGI app in `
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import hmac
 import re
 import secrets
 from collections.abc import Awaitable, Callable, MutableMapping
@@ -38,6 +41,13 @@ def from_header(cookie_header: str) -> str | None:
         if name == COOKIE and _VALUE.fullmatch(value):
             return value
     return None
+
+
+def derive(browser: str, label: str) -> str:
+    """A secret only this browser's cookie yields (HMAC-SHA256 keyed by it), for ``label``: any node
+    can rebuild it from the cookie, so it is never stored."""
+    digest = hmac.new(browser.encode(), label.encode(), hashlib.sha256).digest()
+    return base64.urlsafe_b64encode(digest).rstrip(b"=").decode()
 
 
 def browser_of(environ: dict[str, Any]) -> str | None:

@@ -76,8 +76,6 @@ class DotsRoom:
     name: str
     admin_token: str | None = None
     admin_session: str | None = None
-    password: str | None = None
-    """The password CREATE set, kept so SPECTATE needs none (the seed's rule); never sent."""
     admin: Bridge | None = None
     """The admin session, on the node whose client created the room (None elsewhere)."""
     admin_member: str | None = None
@@ -363,7 +361,8 @@ class DotsClient:
                 "capacity": capacity,
             }
             if password:
-                create["password"] = password
+                # The seed's rule, kept by the room's owner on every node: only players need it.
+                create["password"], create["spectators_need_password"] = password, False
             reply = await admin.request("create_room", **create)
         if reply["type"] != "room":
             self.registry.drop(room)
@@ -374,7 +373,6 @@ class DotsClient:
         room.code = reply["code"]
         room.admin, room.admin_member = admin, reply["you"]["member"]
         room.admin_token = secrets.token_urlsafe(16)
-        room.password = password or None
         self.started = True
         await admin.request("become_spectator")
         await self.registry.bind(room, room.admin_session or "")
@@ -409,8 +407,6 @@ class DotsClient:
         reply = await self.bridge.request("identify", name=username)
         if reply["type"] == "welcome":
             request: dict[str, Any] = {"code": code}
-            if spectate and room is not None and room.password is not None:
-                password = room.password  # a room made here: spectators need no password
             if isinstance(password, str) and password:
                 request["password"] = password
             self.joining = True

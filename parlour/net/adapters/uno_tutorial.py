@@ -12,17 +12,23 @@ pending Wild Draw Four, and passes after drawing a playable card. Legality is th
 played as one of the plays the view lists for it (``legal``), chosen by these defaults.
 After a game the room reopens (rematch, then the quick-play countdown). A reconnecting client
 gets its seat back within the grace period when it sends ``requestRoom`` with the same name **from
-the same browser** (the ``browser_cookie`` its Engine.IO handshake carried); a name alone never
-reclaims a seat.
+the same browser** (the ``browser_cookie`` its Engine.IO handshake carried), on any node; a name
+alone never reclaims a seat. Such a client's session token is derived from its cookie, its name and
+a random nonce (``browser_cookie.derive``); a dropped seat is remembered as the nonce under a hash of
+cookie and name (``Names``), so whichever node the client comes back to rebuilds the token and
+resumes, and no token is stored anywhere (the session store keeps its hash, as for every session).
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import math
+import secrets
 from collections import Counter
 from typing import Any
 
+from parlour.net.adapters.browser_cookie import derive
 from parlour.net.adapters.link import Bridge, Connector, Message
 from parlour.net.adapters.plain_socket import Peer
 from parlour.net.adapters.uno_numbers import card_to_number, number_to_card
@@ -31,14 +37,22 @@ from parlour.store.names import LocalNames, Names
 
 NO_ROOM = ["error", 0, 0]
 NAME_LIMIT = 16
-RESEAT_LIMIT = 10_000
-"""Dropped seats remembered for re-seating; the oldest are forgotten first (grace is short anyway)."""
 
 
 SIDS = "tutorial-sid"
 """``Names`` kind: "<room code>:<member id>" → the socket id of that member's tutorial client."""
 SID_SECONDS = 86_400.0
 """How long a socket id stays known in a cluster if its node dies without forgetting it."""
+SEATS = "tutorial-seat"
+"""``Names`` kind: SHA-256 of (browser cookie, lower-cased name) → "<room code>|<nonce>" of a dropped
+tutorial client: the nonce rebuilds its token with the cookie (``seat_token``)."""
+SEAT_SECONDS = 3_600.0
+"""How long a dropped seat is remembered for re-seating (the room's grace period is shorter)."""
+
+
+def seat_token(browser: str, name: str, nonce: str) -> str:
+    """The session token of a tutorial client: its browser's secret, for this name and nonce."""
+    return derive(browser, f"socket-uno-seat|{name.lower()}|{nonce}")
 
 
 class Directory:
@@ -49,9 +63,6 @@ class Directory:
         self.names: Names = names if names is not None else LocalNames()
         self.sids: dict[tuple[str, str], str] = {}
         """(room code, member id) → socket id of the tutorial clients here (member ids are per room)."""
-        self.reseat: dict[tuple[str, str], str] = {}
-        """(browser cookie, lower-cased name) → session token of a dropped tutorial client. Kept in
-        this process only: a session token is never stored outside it."""
 
     async def remember(self, code: str, member: str, sid: str) -> None:
         self.sids[code, member] = sid
@@ -65,6 +76,24 @@ class Directory:
     async def socket_of(self, code: str, member: str) -> str | None:
         """The member's socket id: here, else on another node; None if it has no tutorial client."""
         return self.sids.get((code, member)) or await self.names.get(SIDS, f"{code}:{member}")
+
+    async def dropped(self, browser: str, name: str, code: str, nonce: str) -> None:
+        """A client left its seat in ``code``: its browser may take it back, on any node."""
+        await self.names.put(SEATS, _seat_key(browser, name), f"{code}|{nonce}", SEAT_SECONDS)
+
+    async def reclaim(self, browser: str, name: str) -> str | None:
+        """The nonce of this browser's dropped seat under ``name`` (taken: once), if any."""
+        key = _seat_key(browser, name)
+        found = await self.names.get(SEATS, key)
+        if not found or "|" not in found:
+            return None
+        await self.names.drop(SEATS, key, found)
+        return found.split("|", 1)[1]
+
+
+def _seat_key(browser: str, name: str) -> str:
+    """Names the seat without naming the cookie (a key is not a secret)."""
+    return hashlib.sha256(f"{browser}|{name.lower()}".encode()).hexdigest()
 
 
 class TutorialClient:
@@ -82,6 +111,8 @@ class TutorialClient:
         self.directory = directory
         self.name: str | None = None
         self.token: str | None = None
+        self.nonce: str | None = None
+        """With a browser cookie: what, with the cookie and the name, makes this session's token."""
         self.code: str | None = None
         self.me: str | None = None
         self.state = WAITING
@@ -104,10 +135,9 @@ class TutorialClient:
             return
         if self.token is None:  # a session once per socket (a closed room leaves it identified)
             self.name = name.strip()[:NAME_LIMIT]  # the tutorial has no way to show a name error
-            token = self.directory.reseat.pop(self._reseat_key(), None) if self.browser else None
-            reply = await self.bridge.request("resume", token=token) if token else None
+            reply = await self._reseat()
             if reply is None or reply["type"] != "welcome":
-                reply = await self.bridge.request("identify", name=self.name)
+                reply = await self._identify()
             if reply["type"] != "welcome":
                 await self.emit("responseRoom", NO_ROOM)
                 return
@@ -153,13 +183,12 @@ class TutorialClient:
     async def close(self) -> None:
         """Socket gone: keep the seat for the grace period and remember the name for re-seating."""
         self._stop_ticker()
-        await self._forget_sid()
-        if self.code is not None and self.name and self.token and self.browser:
-            reseat = self.directory.reseat
-            reseat[self._reseat_key()] = self.token
-            while len(reseat) > RESEAT_LIMIT:
-                del reseat[next(iter(reseat))]
-        await self.bridge.close(leave=False)
+        try:  # in a cluster these are Redis writes: the seat's grace period starts even if they fail
+            await self._forget_sid()
+            if self.code is not None and self.name and self.token and self.browser and self.nonce:
+                await self.directory.dropped(self.browser, self.name, self.code, self.nonce)
+        finally:
+            await self.bridge.close(leave=False)
 
     # --- server → client ---------------------------------------------------
 
@@ -279,8 +308,28 @@ class TutorialClient:
         if self.code is not None and self.me is not None:
             await self.directory.forget(self.code, self.me, self.sid)
 
-    def _reseat_key(self) -> tuple[str, str]:
-        return (self.browser or "", (self.name or "").lower())
+    async def _reseat(self) -> Message | None:
+        """Resume the session this browser dropped under this name (wherever it dropped); None if none."""
+        if not self.browser or not self.name:
+            return None
+        nonce = await self.directory.reclaim(self.browser, self.name)
+        if nonce is None:
+            return None
+        reply = await self.bridge.request("resume", token=seat_token(self.browser, self.name, nonce))
+        if reply["type"] == "welcome":
+            self.nonce = nonce
+        return reply
+
+    async def _identify(self) -> Message:
+        """A new session; with a browser cookie, under a token the cookie can rebuild."""
+        if not self.browser or not self.name:
+            return await self.bridge.request("identify", name=self.name)
+        nonce = secrets.token_urlsafe(12)
+        token = seat_token(self.browser, self.name, nonce)
+        reply = await self.bridge.request("identify", name=self.name, token=token)
+        if reply["type"] == "welcome":
+            self.nonce = nonce
+        return reply
 
     async def _for_my_room(self, data: Any) -> bool:
         """The ``[value, room]`` shape, for the room this socket is in; else an ``error`` event.

@@ -158,9 +158,14 @@ class ClusterManager(Manager):
     # --- sessions ----------------------------------------------------------------------
 
     async def identify(
-        self, sink: Sink, raw_name: str, profile: tuple[str, str] | None = None, with_profile: bool = False
+        self,
+        sink: Sink,
+        raw_name: str,
+        profile: tuple[str, str] | None = None,
+        with_profile: bool = False,
+        token: str | None = None,
     ) -> tuple[Session, str, dict[str, str] | None]:
-        session, token, reply = await super().identify(sink, raw_name, profile, with_profile)
+        session, token, reply = await super().identify(sink, raw_name, profile, with_profile, token)
         await self._hold(session.id)
         return session, token, reply
 
