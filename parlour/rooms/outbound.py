@@ -79,19 +79,19 @@ class Outbound(RoomState):
         frames: GameFrames | None = None
         encoded: dict[int | None, tuple[bytes, bytes]] = {}  # seat → its encoded events and view
         whole: dict[int | None, bytes] = {}  # seat → its whole encoded message
-        plain: dict[int | None, Message] = {}  # seat → its message, for every other sink
+        plain: dict[int | None, tuple[list[Message], Message]] = {}  # seat → events, view for other sinks
         for member in self.members.values():
             sink = member.sink
             if sink is None:
                 continue
             seat = self.game_seat(member)
             if not getattr(sink, "json", False):
-                message = plain.get(seat)
-                if message is None:
+                told_view = plain.get(seat)
+                if told_view is None:
                     mine = [e.for_seat(seat) for e in events] if seat in private else shared
-                    view = {**public, **engine.seat_view(game, seat)}
-                    message = plain[seat] = messages.game_update(kind, seq, mine, entries, view, turn, seats)
-                out.append((sink.send, message))
+                    told_view = plain[seat] = (mine, {**public, **engine.seat_view(game, seat)})
+                update = messages.game_update(kind, seq, told_view[0], entries, told_view[1], turn, seats)
+                out.append((sink.send, update))
                 continue
             if frames is None:
                 frames = GameFrames(kind, seq, public, shared, entries, turn, seats)
