@@ -69,6 +69,7 @@ class CreateRoom(_Msg, tag="create_room"):
     bots_take_over: bool = True
     bot_catch_delay: float = 2.0
     spectators_need_password: bool = True
+    spectate: bool = False
 
 
 class Join(_Msg, tag="join"):
@@ -340,18 +341,27 @@ class NativeClient:
             return False
         if type(msg) is not Action:
             return False
+        return self.act(msg.action, msg.id)
+
+    def act(self, action: dict[str, Any], request_id: RequestId) -> bool:
+        """A game action already decoded (by ``action_now``, or by an in-process adapter, which so
+        skips a JSON round trip per move): rate limit, the 64-bit check, then the room's queue. False,
+        having done nothing, without a session."""
+        session = self.session
+        if session is None:
+            return False
         self.metrics.messages_in += 1
-        self._request_id = msg.id
+        self._request_id = request_id
         try:
             if not self._over_limit():
-                if not storable(msg.action):
+                if not storable(action):
                     raise CommandError("bad_message", "numbers must fit in 64 bits")
-                self.manager.act(self.session, self.conn, msg.id, {"action": msg.action})
+                self.manager.act(session, self.conn, request_id, {"action": action})
         except CommandError as exc:
-            self.error(exc.code, exc.message, msg.id)
+            self.error(exc.code, exc.message, request_id)
         except Exception:
             log.exception("event=frame_failed")
-            self.error("internal_error", "the server failed handling this request", msg.id)
+            self.error("internal_error", "the server failed handling this request", request_id)
         return True
 
     def _refuse(self, data: str | bytes) -> None:
@@ -435,6 +445,7 @@ class NativeClient:
                 bots_take_over=msg.bots_take_over,
                 bot_catch_delay=msg.bot_catch_delay,
                 spectators_need_password=msg.spectators_need_password,
+                spectate=msg.spectate,
             )
         elif isinstance(msg, Join | Spectate):
             await self._join(msg)

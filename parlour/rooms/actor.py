@@ -124,6 +124,7 @@ class RoomActor(RoomState):
     async def _process(self, cmd: Command) -> str | None:
         self._out, self._reply, self._record = [], None, None
         records_before, count_before = self.records, len(self.records)
+        state_before = self.state
         payload = cmd.payload.copy()  # as sent: handlers may add to it before they fail
         try:
             accepted = self._apply(cmd)
@@ -147,8 +148,10 @@ class RoomActor(RoomState):
                 del records_before[count_before:]
                 self.records = records_before
                 raise
-        # Registry and lobby first: once a client reads a reply, the manager agrees with it.
-        self.hooks.changed(cast("Room", self))
+        # Registry and lobby first: once a client reads a reply, the manager agrees with it. A game
+        # action changes neither who is in the room nor its listing, unless it ends the game.
+        if cmd.kind != "action" or self.state != state_before:
+            self.hooks.changed(cast("Room", self))
         for send, message in self._out:
             send(message)
         # Free this command's messages now, while their memory is still in the CPU's caches: left

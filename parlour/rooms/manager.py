@@ -20,7 +20,7 @@ from parlour.bots.catalog import get_game
 from parlour.games import InvalidSettings
 from parlour.rooms import messages
 from parlour.rooms.commands import Command, CommandError
-from parlour.rooms.enums import BEFORE_START, CLOSED, FINISHED, PLAYER
+from parlour.rooms.enums import BEFORE_START, CLOSED, FINISHED, PLAYER, SPECTATOR
 from parlour.rooms.members import BotFactory, Message, Sink
 from parlour.rooms.room import Room, Timings
 from parlour.rooms.validate import (
@@ -258,8 +258,9 @@ class Manager:
         owner: str | None = None,
         origin: str | None = None,
         spectators_need_password: bool = True,
+        spectate: bool = False,
     ) -> None:
-        """Open a room with the creator in seat 0 as host."""
+        """Open a room with the creator in seat 0 as host (``spectate``: as a spectator, seatless)."""
         self._require_free(session)
         room = await self._open_room(
             game,
@@ -274,6 +275,8 @@ class Manager:
             spectators_need_password,
         )
         payload = session.join_payload(creator=True)
+        if spectate:
+            payload["role"] = SPECTATOR
         if origin is not None:
             payload["origin"] = origin
         await room.submit(Command("join", session.id, payload, sink, request_id))

@@ -22,7 +22,8 @@ class Sink(Protocol):
 
     A sink with a true ``json`` attribute encodes messages with orjson, so they may hold
     ``orjson.Fragment`` values (pre-encoded JSON, see ``rooms/encoding.py``); every other sink gets
-    plain data.
+    plain data. A sink with a false ``games`` attribute is sent no game frames (``game_started``,
+    ``game``): a member that only follows who is in the room (the ``/dots`` adapter's admin session).
     """
 
     def send(self, message: Message) -> None:

@@ -82,7 +82,7 @@ class Outbound(RoomState):
         plain: dict[int | None, tuple[list[Message], Message]] = {}  # seat → events, view for other sinks
         for member in self.members.values():
             sink = member.sink
-            if sink is None:
+            if sink is None or not getattr(sink, "games", True):
                 continue
             seat = self.game_seat(member)
             if not getattr(sink, "json", False):

@@ -256,3 +256,71 @@ async def test_failed_append_undoes_the_command(harness: Harness, monkeypatch) -
     assert _views(room) == before and len(room.records) == logged and len(clients[1].messages) == seen
     monkeypatch.undo()
     assert (await clients[0].do("action", action={"type": "line", "x": 0, "y": 0, "d": 0}))["type"] == "ok"
+
+
+class MembershipOnly:
+    """A sink that asks for no game frames (as the /dots adapter's admin session does)."""
+
+    games = False
+
+    def __init__(self) -> None:
+        self.messages: list[dict[str, Any]] = []
+
+    def send(self, message: dict[str, Any]) -> None:
+        self.messages.append(message)
+
+    def close(self, code: int = 1000, reason: str = "") -> None:
+        pass
+
+
+async def test_a_sink_without_games_follows_membership_but_is_sent_no_game_frames(harness: Harness) -> None:
+    clients = await harness.table("dots", 2)
+    room = _room(harness)
+    watcher, sink = await harness.client("W"), MembershipOnly()
+    await harness.manager.join(watcher.session, sink, "r", room.code, None, "spectator")
+    await _act(room, clients, 4)
+    late = await harness.client("Late")
+    await harness.manager.join(late.session, late.sink, "r", room.code, None, "spectator")
+    kinds = [m["type"] for m in sink.messages]
+    assert kinds[0] == "room" and "member_joined" in kinds
+    assert "game" not in kinds and "game_started" not in kinds
+    assert clients[1].kinds().count("game") >= 4, "the players still get every move"
+
+
+async def test_a_room_created_to_spectate_has_its_creator_as_seatless_host(harness: Harness) -> None:
+    host, player = await harness.client("Host"), await harness.client("P")
+    await harness.manager.create_room(host.session, host.sink, "r", game="dots", capacity=2, spectate=True)
+    snapshot = host.last("room")
+    assert snapshot["you"]["role"] == "spectator" and snapshot["you"]["seat"] is None
+    assert snapshot["host"] == snapshot["you"]["member"]
+    await harness.manager.join(player.session, player.sink, "r", snapshot["code"], None, "player")
+    assert player.last("room")["you"]["seat"] == 0, "the first player takes the first seat"
+    again = harness.restarted()
+    await again.recover()
+    (room,) = again.rooms.values()
+    creator = room.members[snapshot["you"]["member"]]
+    assert (creator.role, creator.seat, room.host) == ("spectator", None, creator.id)
+    await again.close()
+
+
+async def test_the_lobby_hears_a_game_end_but_not_each_move(harness: Harness) -> None:
+    lobby = MembershipOnly()  # any hashable sink
+    harness.manager.lobby_subscribe(lobby, "dots")
+    clients = [await harness.client("A"), await harness.client("B")]
+    host = clients[0]
+    settings = {"width": 2, "height": 2}
+    await harness.manager.create_room(
+        host.session, host.sink, "r", game="dots", settings=settings, public=True
+    )
+    await harness.manager.join(
+        clients[1].session, clients[1].sink, "r", host.last("room")["code"], None, "player"
+    )
+    await host.do("start")
+    room = _room(harness)
+    assert lobby.messages[-1]["type"] == "lobby_room" and lobby.messages[-1]["room"]["state"] == "playing"
+    before = len(lobby.messages)
+    await _act(room, clients, 3)
+    assert room.state == "playing" and len(lobby.messages) == before, "moves do not change the listing"
+    await _act(room, clients, 1)
+    assert room.state == "finished"
+    assert lobby.messages[-1] == {"type": "lobby_room_removed", "code": room.code}

@@ -75,3 +75,57 @@ async def test_an_older_database_gets_game_ids(tmp_path: Path) -> None:
     assert old is not None and old.room == "ABCDE"
     assert old.private, "an old game's room may have been unlisted: shown to its players only"
     await store.close()
+
+
+async def test_open_rooms_read_only_their_own_log_from_their_checkpoint(tmp_path: Path) -> None:
+    """The log has no index by room: each open room still gets exactly its rows, in order, from its
+    latest checkpoint; a closed room's rows and rows written before a room existed are not read."""
+    store = await open_store(str(tmp_path))
+    assert await store.create_room("OLDER", {"game": "dots"})
+    await store.append("OLDER", {"k": "action", "n": 0})
+    assert await store.create_room("ABCDE", {"game": "dots"})
+    assert not await store.create_room("ABCDE", {"game": "dots"}), "a code is made once"
+    assert await store.create_room("FGHIJ", {"game": "dots"})
+    await store.append("ABCDE", {"k": "action", "n": 1})
+    await store.append("FGHIJ", {"k": "action", "n": 2})
+    await store.append("ABCDE", {"k": "checkpoint", "n": 3})
+    await store.append("OLDER", {"k": "action", "n": 4})
+    await store.append("ABCDE", {"k": "action", "n": 5})
+    await store.close_room("OLDER", "empty")
+    await store.close()
+
+    again = await open_store(str(tmp_path))
+    logs = {r.code: [entry["n"] for entry in r.log] for r in await again.open_rooms()}
+    assert logs == {"ABCDE": [3, 5], "FGHIJ": [2]}
+    await again.close()
+
+
+async def test_an_older_database_keeps_its_open_rooms_and_drops_the_log_index(tmp_path: Path) -> None:
+    """A database from before rooms knew where their log starts: opened, its open rooms come back
+    whole, and the per-room index that slowed every append is gone."""
+    db = sqlite3.connect(tmp_path / "parlour.db")
+    db.executescript(
+        "CREATE TABLE rooms (code TEXT PRIMARY KEY, config TEXT NOT NULL, created_at REAL NOT NULL,"
+        " closed_at REAL, closed_reason TEXT);"
+        "CREATE TABLE room_log (id INTEGER PRIMARY KEY AUTOINCREMENT, room TEXT NOT NULL,"
+        " data TEXT NOT NULL);"
+        "CREATE INDEX room_log_room ON room_log (room, id);"
+        "INSERT INTO rooms VALUES ('GONE1', '{}', 1.0, 2.0, 'empty'), ('ABCDE', '{}', 1.5, NULL, NULL),"
+        " ('QUIET', '{}', 3.0, NULL, NULL);"
+        "INSERT INTO room_log (room, data) VALUES ('GONE1', '{\"n\":0}'), ('ABCDE', '{\"n\":1}'),"
+        " ('GONE1', '{\"n\":2}'), ('ABCDE', '{\"n\":3}');"
+    )
+    db.commit()
+    db.close()
+    store = await open_store(str(tmp_path))
+    logs = {r.code: [entry["n"] for entry in r.log] for r in await store.open_rooms()}
+    assert logs == {"ABCDE": [1, 3], "QUIET": []}
+    await store.append("QUIET", {"n": 4})
+    await store.close()
+    db = sqlite3.connect(tmp_path / "parlour.db")
+    assert not db.execute("SELECT name FROM sqlite_master WHERE name = 'room_log_room'").fetchall()
+    db.close()
+    again = await open_store(str(tmp_path))
+    logs = {r.code: [entry["n"] for entry in r.log] for r in await again.open_rooms()}
+    assert logs == {"ABCDE": [1, 3], "QUIET": [4]}
+    await again.close()

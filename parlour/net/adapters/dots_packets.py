@@ -10,7 +10,8 @@ GAMESTATE packets. Three things the native protocol does not have are kept here:
 * ``playerid`` integers: member ``m<n>`` of a room is playerid ``n - 1`` (the room numbers its
   members), so every connection on every node agrees without asking anyone;
 * the admin: CREATE does not seat its sender, so the room is created by a separate native
-  session (the room's host, a spectator named "admin") that obeys whoever holds the admin token.
+  session (the room's host, made a spectator by ``create_room``'s ``spectate``, named "admin") that
+  obeys whoever holds the admin token. It is sent no game frames (it follows membership only).
   The token's hash names the room and that session in ``Names``: an ADMIN packet on another node
   is run there as the admin session's command (``Manager.command_as``).
 
@@ -350,7 +351,9 @@ class DotsClient:
         capacity = packet.get("maxplayers", DEFAULT_CAPACITY)
         room = DotsRoom(code="", name=name.strip())
         self.registry.add(room)  # holds the name while the room is being made
-        admin = Bridge(self.connect, lambda message: self.registry.on_admin(room, message), immediate=True)
+        admin = Bridge(  # the admin follows membership only: it is sent no game frames
+            self.connect, lambda message: self.registry.on_admin(room, message), immediate=True, games=False
+        )
         reply = await admin.request("identify", name=ADMIN_NAME)
         if reply["type"] == "welcome":
             room.admin_session = reply["session"]
@@ -359,6 +362,7 @@ class DotsClient:
                 "settings": {"width": width, "height": height, "max_players": capacity},
                 "public": True,
                 "capacity": capacity,
+                "spectate": True,  # the admin watches: no become_spectator afterwards
             }
             if password:
                 # The seed's rule, kept by the room's owner on every node: only players need it.
@@ -374,7 +378,6 @@ class DotsClient:
         room.admin, room.admin_member = admin, reply["you"]["member"]
         room.admin_token = secrets.token_urlsafe(16)
         self.started = True
-        await admin.request("become_spectator")
         await self.registry.bind(room, room.admin_session or "")
         self.registry.retire_if_unused(room)
         self.send(

@@ -35,6 +35,9 @@ class NativeLink(Protocol):
         """Queue a native ``action`` message for the session's room at once, without waiting;
         False (having done nothing) when the session cannot take it now (``send`` then must)."""
 
+    def mute_games(self) -> None:
+        """From now on the session's rooms send it no game frames (``game_started``, ``game``)."""
+
     async def close(self, *, leave: bool) -> None:
         """Drop the connection: ``leave`` leaves the room at once, else the grace period runs."""
 
@@ -52,6 +55,9 @@ class Bridge:
     reply is handed to the awaiting handler, so the adapter has seen every consequence of a
     request when the request returns. A failing ``on_native`` is logged, never fatal.
 
+    With ``games=False`` the session is sent no game frames: for a session that never reads them
+    (the ``/dots`` admin), which the room then neither builds a view for nor delivers to.
+
     ``on_native`` is a coroutine function run by a pump task, or, with ``immediate``, a plain
     function called as each message is sent, in the sender's task (usually the room's, right
     after the command was committed): no queue and no task switch per message. An immediate
@@ -64,8 +70,10 @@ class Bridge:
         on_native: Callable[[Message], Awaitable[None] | None],
         *,
         immediate: bool = False,
+        games: bool = True,
     ) -> None:
         self._connect = connect
+        self._games = games
         self._on_native = on_native
         self._immediate = immediate
         self._queue: asyncio.Queue[Message] = asyncio.Queue()
@@ -90,6 +98,8 @@ class Bridge:
             else:
                 self._link = await self._connect(self._queue.put_nowait)
                 self._pump = asyncio.create_task(self._run())
+            if not self._games:
+                self._link.mute_games()
         rid = f"a{next(self._ids)}"
         future: asyncio.Future[Message] = asyncio.get_running_loop().create_future()
         self._pending[rid] = future

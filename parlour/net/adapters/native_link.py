@@ -26,6 +26,8 @@ class FunctionSink:
     def __init__(self, deliver: Sink) -> None:
         self.deliver = deliver
         self.alive = True
+        self.games = True
+        """False: the room sends no game frames here (``Sink``; ``InProcessLink.mute_games``)."""
         self.refusals: list[Message] | None = None
         """While a frame is handled: collects errors sent without a request id (rate limit)."""
 
@@ -77,8 +79,13 @@ class InProcessLink:
     def act_now(self, message: Message) -> bool:
         if self.lock.locked():  # a frame is being handled: keep the order, take the slow lane
             return False
-        frame = _frame(message)
-        return frame is not None and self.client.action_now(frame)  # else ``send`` refuses it
+        action, request_id = message.get("action"), message.get("id")
+        if type(action) is not dict or type(request_id) is not str:  # what the native decoder requires
+            return False  # ``send`` answers it
+        return self.client.act(action, request_id)
+
+    def mute_games(self) -> None:
+        self.sink.games = False
 
     async def close(self, *, leave: bool) -> None:
         if leave and self.client.session is not None and self.sink.alive:

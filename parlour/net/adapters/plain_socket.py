@@ -135,8 +135,13 @@ async def _serve(
 ) -> None:
     await websocket.accept()
     lane: TextLane | None = websocket.scope.get("extensions", {}).get(TEXT_LANE) if frame_now else None
-    if lane is not None:
-        lane.handler = frame_now
+    if lane is not None and frame_now is not None:
+        # The lane hands actions to the room as data, without the native frame-size check: it only
+        # takes frames whose every character, escaped, still fits that limit; longer ones take the
+        # ordinary path and its full checks.
+        longest = int(websocket.scope["app"].state.config.max_frame) // 8
+        take = frame_now
+        lane.handler = lambda text: len(text) <= longest and take(text)
     closing = False
     try:
         while True:
