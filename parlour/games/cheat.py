@@ -525,7 +525,7 @@ def seat_view(state: State, seat: int | None) -> dict[str, Any]:
         "seat": seat,
         "hand": shown[1].copy(),
         "can_call": seat in _callers(state),
-        "legal": [format_action(a) for a in legal_actions(state, seat)],
+        "legal": legal_actions(state, seat),  # new dicts and lists on every call: no copy needed
     }
 
 

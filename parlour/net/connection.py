@@ -46,8 +46,9 @@ class TokenBucket:
         return False
 
 
-def encode(message: dict[str, Any]) -> str:
-    return json_bytes(message).decode()
+def _encoded(message: dict[str, Any] | bytes) -> bytes:
+    """A queued message as JSON: encoded now, or already (``send_json``)."""
+    return message if type(message) is bytes else json_bytes(message)
 
 
 class Connection:
@@ -76,12 +77,20 @@ class Connection:
             return
         if message.get("type") == "error":
             self.metrics.errors.labels(message.get("code", "unknown")).inc()
+        self._send(message)
+
+    def send_json(self, data: bytes) -> None:
+        """``send`` a message the room encoded itself (a game message, rooms/encoding.py)."""
+        if self.alive:
+            self._send(data)
+
+    def _send(self, message: dict[str, Any] | bytes) -> None:
         queue = self._queue
         if not queue and self._drain is None:
             # Nothing queued or being sent through ASGI (so nothing to overtake): the common case,
             # written now without a trip through the queue.
             send_text = self._send_text
-            if send_text is not None and send_text(json_bytes(message)):
+            if send_text is not None and send_text(_encoded(message)):
                 self.metrics.messages_out += 1
                 return
         elif len(queue) >= self._limit:
@@ -147,7 +156,7 @@ class Connection:
         queue, send_text = self._queue, self._send_text
         while queue:
             message = queue[0]
-            if message is _CLOSE or send_text is None or not send_text(json_bytes(message)):
+            if message is _CLOSE or send_text is None or not send_text(_encoded(message)):
                 self._drain = asyncio.get_running_loop().create_task(self._drain_queue())
                 return
             queue.popleft()
@@ -163,7 +172,7 @@ class Connection:
                     await self.ws.close(*self._close_args)
                     return
                 try:
-                    text = encode(message)
+                    text = _encoded(message).decode()
                 except TypeError:  # never expected: inbound data is checked to be encodable
                     log.error("event=unencodable_message type=%s", message.get("type"))
                     continue

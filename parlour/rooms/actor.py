@@ -152,8 +152,8 @@ class RoomActor(RoomState):
         # action changes neither who is in the room nor its listing, unless it ends the game.
         if cmd.kind != "action" or self.state != state_before:
             self.hooks.changed(cast("Room", self))
-        for sink, message in self._out:
-            sink.send(message)
+        for send, message in self._out:
+            send(message)
         # Free this command's messages now, while their memory is still in the CPU's caches: left
         # to the next command of this room, freeing them was a tenth of the server's CPU under load.
         self._out.clear()

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import time
-from typing import Any
 
 import orjson
 
 from parlour.dumps import json_bytes
 from parlour.games import Event
 from parlour.rooms import messages, scoreboard
-from parlour.rooms.encoding import joined_object
+from parlour.rooms.encoding import GameFrames
 from parlour.rooms.enums import PLAYER
 from parlour.rooms.members import Member, Message
 from parlour.rooms.state import RoomState
@@ -20,8 +19,9 @@ class Outbound(RoomState):
     """Sending, broadcasting, and the room as each member (and the lobby) sees it."""
 
     def send(self, member: Member, message: Message) -> None:
-        if member.sink is not None and not self.replaying:
-            self._out.append((member.sink, message))
+        sink = member.sink
+        if sink is not None and not self.replaying:
+            self._out.append((sink.send, message))
 
     def broadcast(self, message: Message, exclude: Member | None = None) -> None:
         for member in self.members.values():
@@ -70,48 +70,47 @@ class Outbound(RoomState):
         entries = self.describe(events, shared)
         if self.replaying:
             return
-        engine, game = self.engine, self.game
+        engine, game, seq, out = self.engine, self.game, self.seq, self._out
         public = engine.public_view(game)
-        parts: dict[int | None, dict[str, Any]] = {}
-        views: dict[tuple[int | None, bool], Any] = {}  # (seat, pre-encoded) → the view to send
-        seen: dict[tuple[int | None, bool], Any] = {}  # (seat, pre-encoded) → its events
         private = {seat for e in events for seat in e.private}  # seats some event tells more
-        # What every recipient of a JSON sink gets alike, encoded once per action (rooms/encoding.py).
-        common: _Encoded | None = None
         turn = self.turn_info()
         seats = self.seats if kind == "game_started" else None
+        # What JSON sinks get is encoded once per action, and once per seat (rooms/encoding.py).
+        frames: GameFrames | None = None
+        encoded: dict[int | None, tuple[bytes, bytes]] = {}  # seat → its encoded events and view
+        whole: dict[int | None, bytes] = {}  # seat → its whole encoded message
+        plain: dict[int | None, tuple[list[Message], Message]] = {}  # seat → events, view for other sinks
         for member in self.members.values():
             sink = member.sink
             if sink is None or not getattr(sink, "games", True):
                 continue
             seat = self.game_seat(member)
-            encoded = getattr(sink, "json", False)
-            if encoded and common is None:
-                common = _Encoded(public, shared, entries)
-            key = (seat, encoded)
-            view = views.get(key)
-            if view is None:
-                part = parts.get(seat)
-                if part is None:
-                    part = parts[seat] = engine.seat_view(game, seat)
-                if common is not None and encoded:
-                    view = joined_object(common.public, json_bytes(part))
-                else:
-                    view = {**public, **part}
-                views[key] = view
-            mine = seen.get(key)
-            if mine is None:
-                if seat in private:
-                    mine = [e.for_seat(seat) for e in events]
-                    if encoded:
-                        mine = orjson.Fragment(json_bytes(mine))
-                elif common is not None and encoded:
-                    mine = common.events
-                else:
-                    mine = shared
-                seen[key] = mine
-            log = common.log if common is not None and encoded else entries
-            self.send(member, messages.game_update(kind, self.seq, mine, log, view, turn, seats))
+            if not getattr(sink, "json", False):
+                told_view = plain.get(seat)
+                if told_view is None:
+                    mine = [e.for_seat(seat) for e in events] if seat in private else shared
+                    told_view = plain[seat] = (mine, {**public, **engine.seat_view(game, seat)})
+                update = messages.game_update(kind, seq, told_view[0], entries, told_view[1], turn, seats)
+                out.append((sink.send, update))
+                continue
+            if frames is None:
+                frames = GameFrames(kind, seq, public, shared, entries, turn, seats)
+            parts = encoded.get(seat)
+            if parts is None:
+                told = json_bytes([e.for_seat(seat) for e in events]) if seat in private else frames.events
+                parts = encoded[seat] = (told, frames.view(engine.seat_view(game, seat)))
+            send_json = getattr(sink, "send_json", None)
+            if send_json is not None:
+                data = whole.get(seat)
+                if data is None:
+                    data = whole[seat] = frames.frame(*parts)
+                out.append((send_json, data))
+            else:
+                log = orjson.Fragment(frames.log)
+                update = messages.game_update(
+                    kind, seq, orjson.Fragment(parts[0]), log, orjson.Fragment(parts[1]), turn, seats
+                )
+                out.append((sink.send, update))
 
     def countdown_message(self) -> Message:
         if self.countdown is None:
@@ -195,17 +194,6 @@ class Outbound(RoomState):
             "has_password": self.password_hash is not None,
             "quick_play": self.quick_play,
         }
-
-
-class _Encoded:
-    """The parts of a game message that are the same for every JSON-sink recipient, encoded once."""
-
-    __slots__ = ("events", "log", "public")
-
-    def __init__(self, public: Message, events: list[Message], log: list[Message]) -> None:
-        self.public = json_bytes(public)
-        self.events = orjson.Fragment(json_bytes(events))
-        self.log = orjson.Fragment(json_bytes(log))
 
 
 def _remaining(deadline: float | None) -> float | None:

@@ -19,7 +19,7 @@ from parlour.games import Event
 from parlour.rooms import scoreboard
 from parlour.rooms.commands import Command
 from parlour.rooms.enums import WAITING, CountdownKind
-from parlour.rooms.members import BotFactory, Member, Message, Sink
+from parlour.rooms.members import BotFactory, Member, Message
 from parlour.rooms.timers import Timers
 from parlour.store import GameRecord, Store
 
@@ -90,7 +90,9 @@ class RoomState:
         self._task: asyncio.Task[None] | None = None
         self._timers = Timers(self._timer_due)
         self.replaying = False
-        self._out: list[tuple[Sink, Message]] = []
+        # What this command sends, delivered after its commit: (a sink's ``send``, or a websocket's
+        # ``send_json`` for a message the room encoded itself (rooms/encoding.py), and the message).
+        self._out: list[tuple[Callable[[Any], None], Any]] = []
         self._reply: Message | None = None
         self._record: GameRecord | None = None
         self._checkpoint_due = False

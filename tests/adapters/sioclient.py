@@ -67,11 +67,15 @@ class SioClient(Recorder):
         self.sio.on("*", self._on_any)
 
     @classmethod
-    async def open(cls, server: Any, name: str | None = None, token: str | None = None) -> SioClient:
+    async def open(
+        cls, server: Any, name: str | None = None, token: str | None = None, *, polling: bool = False
+    ) -> SioClient:
+        """``polling``: start on HTTP long-polling and upgrade to the websocket, as browsers do."""
         client = cls()
         fields = {"name": name, "token": token}
         auth = {k: v for k, v in fields.items() if v is not None} or None
-        await client.sio.connect(f"http://127.0.0.1:{server.port}", auth=auth, transports=["websocket"])
+        transports = ["polling", "websocket"] if polling else ["websocket"]
+        await client.sio.connect(f"http://127.0.0.1:{server.port}", auth=auth, transports=transports)
         return client
 
     @property

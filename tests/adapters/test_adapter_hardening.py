@@ -101,14 +101,17 @@ async def test_junk_floods_on_plain_adapters_are_cut(server_with: Any, path: str
     await bystander.close()
 
 
-async def test_a_socketio_flood_loses_the_whole_connection(server_with: Any) -> None:
+@pytest.mark.parametrize("event", ["no-such-event", "draw-card"])
+async def test_a_socketio_flood_loses_the_whole_connection(server_with: Any, event: str) -> None:
+    """An event the adapter refuses by itself is limited all the same; a game action (taken on the
+    fast lane while the connection is idle) pays the same allowance."""
     proc = server_with({"PARLOUR_RATE_BURST": "5", "PARLOUR_RATE_PER_SECOND": "1"})
     flooder = await SioClient.open(proc, name="Flood")
     await flooder.expect("rooms-list")
     for _ in range(400):
         if not flooder.sio.connected:
             break
-        await flooder.emit("no-such-event", {})  # refused by the adapter itself: limited all the same
+        await flooder.emit(event, {})
         await asyncio.sleep(0)
     for _ in range(200):
         if not flooder.sio.connected:

@@ -27,9 +27,13 @@ class ScriptedSession:
         return self  # type: ignore[return-value]
 
     async def send(self, message: Message) -> None:
+        self.act_now(message)
+
+    def act_now(self, message: Message) -> bool:
         self.sent.append(message)
         assert self.sink is not None
         self.sink({"type": "ok", "id": message["id"]})
+        return True
 
     async def close(self, *, leave: bool) -> None:
         pass
@@ -39,10 +43,10 @@ class ScriptedSession:
 
 
 def peer(events: list[tuple[str, Any]]) -> Peer:
-    async def emit(event: str, data: Any) -> None:
+    def emit(event: str, data: Any) -> None:
         events.append((event, data))
 
-    async def hangup() -> None:
+    def hangup() -> None:
         events.append(("hangup", None))
 
     return Peer("sid-1", emit, hangup)
@@ -114,7 +118,7 @@ async def test_tutorial_hangs_up_when_the_server_drops_the_session() -> None:
     await client.draw_card([1, "ROOM1"])  # opens the session
     assert session.sink is not None
     session.sink({"type": "connection_closed", "code": 1008, "reason": "rate limit exceeded"})
-    await client.draw_card([1, "ROOM1"])  # the pump has delivered the close by now
+    await client.draw_card([1, "ROOM1"])
     assert ("hangup", None) in events
 
 

@@ -330,6 +330,30 @@ async def test_a_client_reconnecting_with_its_token_gets_its_seat_and_hand_back(
         await client.close()
 
 
+async def test_clients_that_start_on_polling_upgrade_and_play_a_whole_game(server: Any) -> None:
+    """Browsers connect over long-polling first; the websocket upgrade (probe, noop, ``5``) must
+    carry every event queued meanwhile and the rest of the game."""
+    a = await SioClient.open(server, "Ann", polling=True)
+    b = await SioClient.open(server, "Ben", polling=True)
+    assert "rooms" in await a.expect("rooms-list")
+    await a.emit("create-room", {"name": "polling", "maxPlayers": 2, "settings": {"targetScore": 0}})
+    code = (await a.expect("room-created"))["roomId"]
+    ann = (await a.expect("room-joined"))["room"]["host"]
+    await b.emit("join-room", {"roomId": code})
+    ben = (await a.expect("player-joined"))["user"]["id"]
+    for _ in range(200):  # python-socketio upgrades in the background once connected
+        if a.sio.transport() == b.sio.transport() == "websocket":
+            break
+        await asyncio.sleep(0.05)
+    assert a.sio.transport() == b.sio.transport() == "websocket"
+    players = [Player(a, ann, careful=True), Player(b, ben, careful=False)]
+    await a.emit("start-game", {})
+    results = await asyncio.wait_for(asyncio.gather(*(p.run() for p in players)), 60)
+    assert results[0] == results[1] and results[0]["reason"] == "finished"
+    for client in (a, b):
+        await client.close()
+
+
 async def test_a_room_created_without_a_target_plays_one_round(server: Any) -> None:
     """The document's state machine: playing → [a hand empties] → finished."""
     a, b, _, ids = await uno_room(server)  # settings without targetScore

@@ -1,5 +1,7 @@
 """JSON sinks get each game message's view pre-encoded (public part once per action, joined to the
-seat's part); decoded, it is exactly what a plain sink gets and what the engine's view says."""
+seat's part), and a sink that takes whole encoded messages (``send_json``, as a websocket does) the
+whole message encoded by the room; decoded, it is exactly what a plain sink gets and what the
+engine's view says."""
 
 from __future__ import annotations
 
@@ -27,10 +29,17 @@ class JsonSink:
         pass
 
 
+class FrameSink(JsonSink):
+    """A JSON sink that also takes messages the room encoded itself, like ``net.connection.Connection``."""
+
+    def send_json(self, data: bytes) -> None:
+        self.frames.append(data)
+
+
 async def test_pre_encoded_views_decode_to_the_plain_ones() -> None:
     harness = Harness()
     players = await harness.table("uno", 3, {"target_score": 0, "seven_swap": True})
-    wire = JsonSink()
+    wire = FrameSink()
     watcher = await harness.client("Watcher")
     code = players[0].last("room")["code"]
     await harness.manager.join(watcher.session, wire, "r", code, None, "spectator")
@@ -39,6 +48,9 @@ async def test_pre_encoded_views_decode_to_the_plain_ones() -> None:
     json_player = players[1]
     json_wire = JsonSink()
     room.member_by_session(json_player.session.id).sink = json_wire
+    frame_player = players[2]
+    frame_wire = FrameSink()
+    room.member_by_session(frame_player.session.id).sink = frame_wire
     rng = random.Random(7)
     for _ in range(40):
         if room.state != "playing":
@@ -46,7 +58,7 @@ async def test_pre_encoded_views_decode_to_the_plain_ones() -> None:
         seat = room.engine.to_act(room.game)[0]
         actor = next(p for p in players if room.game_seat(room.member_by_session(p.session.id)) == seat)
         action = rng.choice(room.engine.legal_actions(room.game, seat))
-        sink = json_wire if actor is json_player else actor.sink
+        sink = {json_player: json_wire, frame_player: frame_wire}.get(actor, actor.sink)
         before = room.seq
         await harness.manager.command(actor.session, sink, None, "action", {"action": action})
         while room.seq == before:
@@ -64,6 +76,14 @@ async def test_pre_encoded_views_decode_to_the_plain_ones() -> None:
         assert {k: message["view"][k] for k in public} == orjson.loads(orjson.dumps(public))
     for message in spectator:
         assert "hand" not in message["view"] and message["view"]["seat"] is None
+        twin = by_seq[message["seq"]]
+        assert message["log"] == orjson.loads(orjson.dumps(twin["log"]))
+        assert message["turn"] == twin["turn"]
+    whole = [orjson.loads(f) for f in frame_wire.frames if b'"type":"game"' in f]
+    assert [m["seq"] for m in whole] == [m["seq"] for m in decoded]
+    for message in whole:
+        assert message["view"]["seat"] == 2 and "hand" in message["view"] and "legal" in message["view"]
+    assert whole[-1]["view"] == orjson.loads(orjson.dumps(room.engine.view(room.game, 2)))
     assert room.engine.view(room.game, 1) == orjson.loads(orjson.dumps(room.engine.view(room.game, 1)))
     last = decoded[-1]["view"]
     assert last == orjson.loads(orjson.dumps(room.engine.view(room.game, 1)))

@@ -110,3 +110,27 @@ async def test_fast_lane_takes_frames_and_falls_back_in_order() -> None:
     await asyncio.sleep(0.01)
     assert ws.closed == (1000, "")
     await conn.finish()
+
+
+async def test_pre_encoded_messages_share_the_lane_and_the_queue_in_order() -> None:
+    """``send_json`` (a game message the room encoded itself) is written as it is, and queued in
+    order with the other messages while the socket is busy; the ASGI path sends it as text."""
+    ws = LaneSocket()
+    conn = Connection(ws, Metrics(), queue_size=8)  # type: ignore[arg-type]
+    conn.send_json(b'{"type":"game","seq":1}')
+    assert ws.lane == [b'{"type":"game","seq":1}'] and ws.sent == []
+    ws.open = False
+    conn.send({"type": "chat", "n": 2})
+    ws.open = True
+    conn.send_json(b'{"type":"game","seq":3}')  # behind the waiting frame, not overtaking it
+    await asyncio.sleep(0)
+    assert len(ws.lane) == 1
+    ws.never.set()
+    await asyncio.sleep(0.01)
+    assert ws.sent == ['{"type":"chat","n":2}', '{"type":"game","seq":3}']
+    assert all(isinstance(text, str) for text in ws.sent)
+    conn.close()
+    await asyncio.sleep(0.01)
+    conn.send_json(b'{"type":"game","seq":4}')  # closed: dropped
+    assert len(ws.sent) == 2 and len(ws.lane) == 1
+    await conn.finish()

@@ -84,6 +84,8 @@ class CheatClient:
         self._seat_memo: tuple[dict[int, str], str | None, int | None] | None = None
         """(seats, me, my seat): asked several times per message, recomputed when either changes."""
         self.seat_names: dict[int, str] = {}
+        self._rows: tuple[list[int] | None, list[tuple[int, str, bool, bool]]] | None = None
+        """(the view's ``active``, ``_seated_rows``): dropped when a member, the host or the seats change."""
         self.view: Message = {}
         self.previous_rank: int | None = None
 
@@ -257,21 +259,28 @@ class CheatClient:
             return
         if self.joining or self.code is None:
             return
-        if kind == "room":
+        if kind == "game":  # the message a game sends most
+            self.view = message.get("view") or {}
+            self._events(message.get("events", []))
+        elif kind == "room":
             self._snapshot(message)
             if self.state == WAITING:
                 self._waiting_screen()
         elif kind == "member_joined":
             self.members[message["member"]["id"]] = message["member"]
+            self._rows = None
             self._player_list()
         elif kind == "member_left":
             self.members.pop(message["member"], None)
+            self._rows = None
             self._player_list()
         elif kind == "member_updated":
             self.members[message["member"]["id"]] = message["member"]
+            self._rows = None
             self._player_list()
         elif kind == "host_changed":
             self.host = message["host"]
+            self._rows = None
             self._player_list()
             if self.host == self.me:
                 self._send({"action": "become_host"})
@@ -282,9 +291,6 @@ class CheatClient:
             self.view = message.get("view") or {}
             self._send({"action": "start_game"})
             self._cards()
-            self._events(message.get("events", []))
-        elif kind == "game":
-            self.view = message.get("view") or {}
             self._events(message.get("events", []))
         elif kind == "game_over":
             self.state = FINISHED
@@ -353,6 +359,7 @@ class CheatClient:
         self.host = room["host"]
         self.state = room["state"]
         self.members = {m["id"]: m for m in room["members"]}
+        self._rows = None
         game = room.get("table") or {}
         self._seating(game.get("seats", []))
         self.view = game.get("view") or {}
@@ -361,6 +368,7 @@ class CheatClient:
         """Engine seats → member ids and names (names outlive members who leave mid-game)."""
         self.seats = {s["seat"]: s["member"] for s in seats}
         self.seat_names = {s["seat"]: s["name"] for s in seats}
+        self._rows = None
 
     def _waiting_screen(self) -> None:
         self._send({"action": "join_game", "room_code": self.code})
@@ -369,29 +377,55 @@ class CheatClient:
             self._send({"action": "become_host"})
 
     def _player_list(self) -> None:
-        playing = self.state in (PLAYING, FINISHED) and self.seats
-        sizes = self.view.get("hand_sizes", []) if playing else []
-        turn = self.view.get("turn") if playing else None
-        if playing:
-            active = set(self.view.get("active", self.seats))
-            order: list[tuple[int | None, str]] = [
-                (seat, self.seats[seat]) for seat in sorted(self.seats) if seat in active
-            ]
-        else:
-            order = [(None, mid) for mid, m in self.members.items() if m["role"] == PLAYER]
-        players = []
-        for seat, mid in order:
-            member = self.members.get(mid) or {"name": self._seat_name(seat)}
-            players.append(
-                {
-                    "name": member["name"],
-                    "isHost": mid == self.host,
-                    "handSize": sizes[seat] if seat is not None and seat < len(sizes) else 0,
-                    "myTurn": seat is not None and seat == turn,
-                    "isMe": mid == self.me,
-                }
-            )
+        if not (self.state in (PLAYING, FINISHED) and self.seats):
+            self._send({"action": "player_list_update", "players": self._waiting_players()})
+            return
+        view = self.view
+        active = view.get("active")
+        rows = self._rows
+        if rows is None or rows[0] != active:
+            rows = self._rows = (active, self._seated_rows(active))
+        sizes, turn = view.get("hand_sizes", []), view.get("turn")
+        count = len(sizes)
+        players = [
+            {
+                "name": name,
+                "isHost": host,
+                "handSize": sizes[seat] if seat < count else 0,
+                "myTurn": seat == turn,
+                "isMe": me,
+            }
+            for seat, name, host, me in rows[1]
+        ]
         self._send({"action": "player_list_update", "players": players})
+
+    def _seated_rows(self, active: list[int] | None) -> list[tuple[int, str, bool, bool]]:
+        """(seat, name, isHost, isMe) of each seat still in the game: what a game's player lists share
+        until a member, the host or the seats still in change (``_rows`` keeps it until then)."""
+        seats = self.seats
+        still_in = set(seats if active is None else active)
+        rows = []
+        for seat in sorted(seats):
+            if seat in still_in:
+                mid = seats[seat]
+                member = self.members.get(mid)
+                name = member["name"] if member is not None else self._seat_name(seat)
+                rows.append((seat, name, mid == self.host, mid == self.me))
+        return rows
+
+    def _waiting_players(self) -> list[Message]:
+        """The waiting room's player list: every member who plays, in order of arrival."""
+        return [
+            {
+                "name": m["name"],
+                "isHost": mid == self.host,
+                "handSize": 0,
+                "myTurn": False,
+                "isMe": mid == self.me,
+            }
+            for mid, m in self.members.items()
+            if m["role"] == PLAYER
+        ]
 
     def _cards(self) -> None:
         hand = self.view.get("hand", [])
@@ -462,7 +496,7 @@ class CheatClient:
     async def _detach(self) -> None:
         bridge, self.bridge = self.bridge, None
         self.code = self.me = self.host = None
-        self.members, self.seats, self.view, self.state = {}, {}, {}, WAITING
+        self.members, self.seats, self.view, self.state, self._rows = {}, {}, {}, WAITING, None
         if bridge is not None:
             await bridge.close(leave=True)
 

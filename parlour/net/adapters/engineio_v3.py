@@ -37,9 +37,10 @@ log = logging.getLogger(__name__)
 
 OPEN, CLOSE, PING, PONG, MESSAGE, UPGRADE, NOOP = "0123456"
 OUTBOX_LIMIT = 1024
+"""Packets queued for a client that stopped polling (or reading its websocket); past this the
+session is dropped."""
 CLOSE_WAIT = 5.0
 """Seconds a websocket the server closed is read on for the peer's close reply before it is dropped."""
-"""Packets queued for a polling client that stopped polling; past this the session is dropped."""
 
 
 class BadPayload(ValueError):
@@ -137,6 +138,10 @@ class Session:
         self.polling = False
         self.websocket: WebSocket | None = None
         self.ws_lock = asyncio.Lock()
+        self._unsent: list[str] = []
+        """Packets posted for the websocket, written in order by ``_writer``."""
+        self._writer: asyncio.Task[None] | None = None
+        self._closer: asyncio.Task[None] | None = None
         self.lock = asyncio.Lock()
         """Packets from the client are handled one at a time, in order."""
         self._on_close = on_close
@@ -169,16 +174,42 @@ class Session:
             await asyncio.sleep(left)
 
     async def send(self, packet: str) -> None:
-        """Queue one packet (``4`` + data for a message); never raises once the client is gone."""
+        """Queue one packet (``4`` + data for a message) and, on a websocket, wait until it is
+        written; never raises once the client is gone."""
+        self.post(packet)
+        await self._written()
+
+    def post(self, packet: str) -> None:
+        """Queue one packet without waiting, after every packet queued before it: for the next poll,
+        or for the websocket's writer task. Too many unsent packets close the session."""
         if self.state is State.CLOSED:
             return
         if self.transport is Transport.WEBSOCKET and self.websocket is not None:
-            await self._ws_send(packet)
-            return
-        self.outbox.append(packet)
-        self.wake.set()
-        if len(self.outbox) > OUTBOX_LIMIT:
-            await self.close()
+            queue = self._unsent
+            queue.append(packet)
+            if self._writer is None:
+                self._writer = asyncio.get_running_loop().create_task(self._write())
+        else:
+            queue = self.outbox
+            queue.append(packet)
+            self.wake.set()
+        if len(queue) > OUTBOX_LIMIT and self._closer is None:
+            self._closer = asyncio.get_running_loop().create_task(self.close())
+
+    async def _write(self) -> None:
+        try:
+            while self._unsent:
+                packets, self._unsent = self._unsent, []
+                for packet in packets:
+                    await self._ws_send(packet)
+        finally:
+            self._writer = None
+
+    async def _written(self) -> None:
+        """Wait until the websocket's writer has written what was posted (not from the writer)."""
+        writer = self._writer
+        if writer is not None and writer is not asyncio.current_task():
+            await asyncio.shield(writer)
 
     async def switch_to(self, websocket: WebSocket, first: list[str]) -> None:
         """Move to the websocket: ``first``, then everything queued, in order, then direct sends."""
@@ -220,6 +251,9 @@ class Session:
         if watchdog is not None and watchdog is not asyncio.current_task():
             watchdog.cancel()
         if self.websocket is not None:
+            with contextlib.suppress(Exception):
+                async with asyncio.timeout(CLOSE_WAIT):  # what was posted before goes out first
+                    await self._written()
             with contextlib.suppress(Exception):
                 await self.websocket.close()
         await self._on_close(self)

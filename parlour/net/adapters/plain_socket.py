@@ -34,11 +34,16 @@ Post = Callable[[dict[str, Any]], None]
 
 @dataclass(frozen=True, slots=True)
 class Peer:
-    """How a Socket.IO adapter client reaches its connection: emit to it, or drop it."""
+    """How a Socket.IO adapter client reaches its connection: emit to it, or drop it.
+
+    Neither waits, so an adapter can translate inside the room's delivery: ``emit(event, data)``
+    queues the event for the connection at once, in order (nothing once the peer is gone);
+    ``hangup()`` starts closing the connection.
+    """
 
     sid: str
-    emit: Callable[[str, Any], Awaitable[None]]
-    hangup: Hangup
+    emit: Callable[[str, Any], None]
+    hangup: Callable[[], None]
 
 
 class BadFrame(ValueError):

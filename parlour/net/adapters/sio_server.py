@@ -21,13 +21,17 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 from collections.abc import Awaitable, Callable
 from typing import Any
 from urllib.parse import parse_qs
 
+import orjson
 import socketio
+from engineio import packet as eio_packet
 from starlette.types import Receive, Scope, Send
 
+from parlour.net.adapters import engineio_v4
 from parlour.net.adapters.browser_cookie import BrowserCookie, from_header
 from parlour.net.adapters.eio_forward import Forwarding
 from parlour.net.adapters.engineio_v3 import EngineIOv3, Timing, engine_version
@@ -43,8 +47,17 @@ from parlour.net.limits import client_key
 log = logging.getLogger(__name__)
 
 _TUTORIAL_EVENTS = ("playCard", "drawCard")
-LOBBY = "uno-lobby"
-"""The Socket.IO room of the design-document clients: each ``rooms-list`` is encoded once for all."""
+_LONG_NUMBER = re.compile(r"\d{19}")
+
+
+def _event_packet(event: str, data: Any) -> Any:
+    """A Socket.IO v4 event on namespace ``/`` as the Engine.IO message python-engineio writes.
+
+    Exactly what ``AsyncServer.emit`` would queue (``4`` + ``2["event",data]``), encoded once with
+    orjson; the packet caches its own encoding, so one packet can go to many sockets."""
+    args = [event] if data is None else [event, data]
+    text = orjson.dumps(args, option=orjson.OPT_NON_STR_KEYS).decode()
+    return eio_packet.Packet(eio_packet.MESSAGE, "2" + text)
 
 
 class Connection:
@@ -85,6 +98,22 @@ class _GatedServer(socketio.AsyncServer):  # type: ignore[misc]
         allowance = self.allowances.get(eio_sid)
         verdict = Verdict.CLOSE if allowance is None else allowance.take()
         if verdict is Verdict.PASS:
+            if (
+                isinstance(data, str)
+                and data.startswith("2[")
+                and eio_sid not in self._binary_packet
+                and _LONG_NUMBER.search(data) is None
+            ):
+                # An event on ``/`` without an ack id, the packet a game sends most: decoded with
+                # orjson. What orjson reads otherwise (19+ digits: it makes integers past 64 bits
+                # floats) or refuses (NaN, lone surrogates) takes python-socketio's decoder below.
+                try:
+                    args = orjson.loads(data[1:])
+                except orjson.JSONDecodeError:
+                    pass
+                else:
+                    await self._handle_event(eio_sid, "/", None, args)
+                    return
             await super()._handle_eio_message(eio_sid, data)
         elif verdict is Verdict.CLOSE and self.allowances.pop(eio_sid, None) is not None:
             log.warning("event=flood_closed path=/socket.io sid=%s", eio_sid)
@@ -109,15 +138,17 @@ class UnoSocketIO:
         # Events run in the connection's own reader, in order (no task per event; each connection already
         # handles one event at a time).
         self.sio = _GatedServer(async_mode="asgi", cors_allowed_origins="*", async_handlers=False)
+        engineio_v4.install(self.sio.eio, self._take_now)  # its websocket transport, with a fast lane
         self.sio.refuse = self._refuse
         self.sio.allowances = {}
         self.state: Any = None  # the app's state, from the first connection
         self.connections: dict[str, Connection] = {}
+        self._tasks: set[asyncio.Task[None]] = set()
         self.directory = Directory()
         self.room_names: dict[str, str] = {}
         self.feed = LobbyFeed(self.room_names, self._lobby_broadcast)
-        self.lobby_sio: set[str] = set()
-        """Design-document connections of python-socketio, in its Socket.IO room ``LOBBY``."""
+        self.lobby_sio: dict[str, str] = {}
+        """Design-document connections of python-socketio: socket id → Engine.IO sid."""
         self.lobby_peers: dict[str, Peer] = {}
         """Design-document connections of the other stack (``EIO=3``), sent the list one by one."""
         self.sio.on("connect", self._connect)
@@ -126,13 +157,26 @@ class UnoSocketIO:
             self.sio.on(event, self._handler(event))
 
     def _peer(self, sid: str) -> Peer:
-        async def emit(event: str, data: Any) -> None:
-            await self.sio.emit(event, data, to=sid)
+        eio_sid = self.sio.manager.eio_sid_from_sid(sid, "/")
 
-        async def hangup() -> None:
-            await self.sio.disconnect(sid)
+        def emit(event: str, data: Any) -> None:
+            self._queue(eio_sid, _event_packet(event, data))
+
+        def hangup() -> None:
+            task = asyncio.get_running_loop().create_task(self.sio.disconnect(sid))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
 
         return Peer(sid, emit, hangup)
+
+    def _queue(self, eio_sid: str, packet: Any) -> None:
+        """Put one packet in the Engine.IO socket's outbound queue (its writer sends it), at once.
+
+        ``AsyncServer.emit`` does the same through a task per recipient and an ``asyncio.wait``, and
+        re-encodes the event per call: this is the same queue, the same order, without either."""
+        socket = self.sio.eio.sockets.get(eio_sid)
+        if socket is not None and not socket.closing and not socket.closed:
+            socket.queue.put_nowait(packet)
 
     async def _refuse(self, eio_sid: str, namespace: str, message: str) -> None:
         sid = self.sio.manager.sid_from_eio_sid(eio_sid, namespace)
@@ -152,6 +196,39 @@ class UnoSocketIO:
     async def _disconnect(self, sid: str, reason: Any = None) -> None:
         await self.detach(sid)
 
+    def _take_now(self, eio_sid: str, data: str) -> bool:
+        """The fast lane for a game action event (``data`` = ``2[...]``) from an idle connection:
+        the same gate (allowance, ``event_gate.refusal``) and the same action as ``event`` would
+        take, queued for the room at once; False, having done nothing but pay the allowance, when
+        it must take the ordinary path (any other event, a refusal, a session busy with a request)."""
+        sio = self.sio
+        if _LONG_NUMBER.search(data) is not None or eio_sid in sio._binary_packet:
+            return False
+        sid = sio.manager.sid_from_eio_sid(eio_sid, "/")
+        conn = self.connections.get(sid) if sid is not None else None
+        if conn is None or conn.lock.locked() or not sio.manager.is_connected(sid, "/"):
+            return False
+        try:
+            args = orjson.loads(data[1:])
+        except orjson.JSONDecodeError:
+            return False
+        if refusal(args) is not None:
+            return False
+        action = conn.client.action_now(args[0], args[1] if len(args) > 1 else None)
+        if action is None:
+            return False
+        allowance = sio.allowances.get(eio_sid)
+        verdict = Verdict.CLOSE if allowance is None else allowance.take()
+        if verdict is Verdict.PASS:
+            client = conn.client
+            return bool(client.bridge.act_now(action, client.acted))
+        if verdict is Verdict.CLOSE and sio.allowances.pop(eio_sid, None) is not None:
+            log.warning("event=flood_closed path=/socket.io sid=%s", eio_sid)
+            task = asyncio.get_running_loop().create_task(sio.eio.disconnect(eio_sid))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+        return True
+
     def _handler(self, event: str) -> Callable[..., Any]:
         async def handle(sid: str, data: Any = None) -> None:
             await self.event(sid, event, data)
@@ -170,8 +247,8 @@ class UnoSocketIO:
     ) -> bool:
         """A new connection on either protocol version: a design-document client to start with.
 
-        ``sio_room``: a python-socketio connection, which gets the lobby's ``rooms-list`` through
-        a Socket.IO room (encoded once for all); other connections get it through their peer.
+        ``sio_room``: a python-socketio connection, whose lobby ``rooms-list`` is encoded once for
+        all such connections; other connections get it through their peer.
         False (nothing attached) when its address already holds as many connections as it may."""
         state = self.state = scope["app"].state
         self.directory.names = state.names  # shared by every node in a cluster (store/names.py)
@@ -186,25 +263,25 @@ class UnoSocketIO:
             await client.start()
             await self.feed.start(connect)
             if sio_room:
-                await self.sio.enter_room(sid, LOBBY)
-                self.lobby_sio.add(sid)
+                self.lobby_sio[sid] = self.sio.manager.eio_sid_from_sid(sid, "/")
             else:
                 self.lobby_peers[sid] = peer
-            await client.rooms_list()
+            client.rooms_list()
         return True
 
-    async def _lobby_broadcast(self, payload: dict[str, Any]) -> None:
+    def _lobby_broadcast(self, payload: dict[str, Any]) -> None:
+        """One ``rooms-list`` to every design-document client: encoded once for all of python-socketio's."""
         if self.lobby_sio:
-            await self.sio.emit("rooms-list", payload, room=LOBBY)
+            packet = _event_packet("rooms-list", payload)
+            for eio_sid in self.lobby_sio.values():
+                self._queue(eio_sid, packet)
         for peer in list(self.lobby_peers.values()):
-            await peer.emit("rooms-list", payload)
+            peer.emit("rooms-list", payload)
 
     def _leave_lobby(self, sid: str) -> None:
         """The connection no longer gets the lobby (it left, or became a tutorial client)."""
         self.lobby_peers.pop(sid, None)
-        if sid in self.lobby_sio:
-            self.lobby_sio.discard(sid)
-            self.sio.manager.basic_leave_room(sid, "/", LOBBY)
+        self.lobby_sio.pop(sid, None)
 
     async def event(self, sid: str, event: str, data: Any) -> None:
         """One event from a connection, after the ones before it."""
@@ -238,7 +315,6 @@ class UnoSocketIO:
                 await self.error(sid, "leave your room before requestRoom")
                 return
             await client.close()
-            await client.close()
             self._leave_lobby(sid)
             client = conn.client = TutorialClient(conn.connect, conn.peer, self.directory, conn.browser)
         if isinstance(client, TutorialClient):
@@ -259,7 +335,7 @@ class UnoSocketIO:
         """Tell the connection ``sid`` why something it sent was refused (an ``error`` event)."""
         conn = self.connections.get(sid)
         if conn is not None:
-            await conn.peer.emit("error", {"message": message})
+            conn.peer.emit("error", {"message": message})
 
     def tag_sids(self, prefix: str) -> None:
         """Cluster mode: every Engine.IO sid handed out here starts with ``prefix`` (``eio_forward``)."""

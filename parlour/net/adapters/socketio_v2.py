@@ -162,10 +162,10 @@ class SocketIOv2:
         await self.events.detach(session.sid)
 
     def _peer(self, session: Session) -> Peer:
-        async def emit(event: str, data: Any) -> None:
-            await session.send(MESSAGE + encode(Kind.EVENT, [event] if data is None else [event, data]))
+        def emit(event: str, data: Any) -> None:
+            session.post(MESSAGE + encode(Kind.EVENT, [event] if data is None else [event, data]))
 
-        async def hangup() -> None:
+        def hangup() -> None:
             """Sent from inside the adapter's own handlers, so the close runs as its own task."""
             task = asyncio.create_task(self._disconnect(session))
             self._tasks.add(task)

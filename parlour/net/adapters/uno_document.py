@@ -15,7 +15,7 @@ its own seat's native view and translates only that.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable
 from typing import Any, ClassVar
 
 from parlour.games.uno import CARDS
@@ -70,6 +70,14 @@ _EXTRA_EVENTS = {
     "timeout": "turn-timed-out",
     "player_left": "player-removed-from-game",
 }
+_SIMPLE_ACTIONS = {
+    "draw-card": "draw",
+    "pass-turn": "pass",
+    "accept-wild": "accept",
+    "challenge-wild": "challenge",
+    "call-uno": "call_uno",
+}
+"""Events that are one engine action with no fields (the fast lane's, besides ``play-card``)."""
 _CUES = ("turn", "drawn_playable")
 """Engine events after which a client may act: its hand must be current by then."""
 
@@ -111,16 +119,13 @@ class LobbyFeed:
     (``broadcast``). Nothing waits on a timer: the list goes out as soon as the pass ends.
     """
 
-    def __init__(
-        self, names: dict[str, str], broadcast: Callable[[Message], Coroutine[Any, Any, None]]
-    ) -> None:
+    def __init__(self, names: dict[str, str], broadcast: Callable[[Message], None]) -> None:
         self.names = names
         self.rooms: dict[str, Message] = {}
         self._broadcast = broadcast
         self._bridge: Bridge | None = None
         self._ready: asyncio.Future[None] | None = None
         self._due = False
-        self._tasks: set[asyncio.Task[None]] = set()
 
     async def start(self, connect: Connector) -> None:
         """Subscribe once (the first client's connection does it; the others wait for it)."""
@@ -159,9 +164,7 @@ class LobbyFeed:
 
     def _send(self) -> None:
         self._due = False
-        task = asyncio.get_running_loop().create_task(self._broadcast(self.payload()))
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        self._broadcast(self.payload())
 
 
 class DocClient:
@@ -177,7 +180,7 @@ class DocClient:
         feed: LobbyFeed | None = None,
     ) -> None:
         self.feed = feed
-        self.bridge = Bridge(connect, self._on_native)
+        self.bridge = Bridge(connect, self._on_native, immediate=True)
         self.emit = peer.emit
         self.hangup = peer.hangup
         self.name = name
@@ -207,26 +210,26 @@ class DocClient:
         if self.token is not None:
             reply = await self.bridge.request("resume", token=self.token)
             if reply["type"] != "welcome":  # an expired or unknown token: say so, start afresh
-                await self._error(reply["message"], reply["code"])
+                self._error(reply["message"], reply["code"])
                 reply = None
         if reply is None:
             reply = await self.bridge.request("identify", name=self.name)
         if reply["type"] != "welcome":  # say why, and carry on as a guest
-            await self._error(reply["message"], reply["code"])
+            self._error(reply["message"], reply["code"])
             reply = await self.bridge.request("identify", name="Guest")
-        await self._session()
+        self._session()
         if self.feed is not None:  # the server's shared lobby feed; the caller joins this client to it
             return
         reply = await self.bridge.request("lobby_subscribe", game="uno")
         if reply["type"] == "lobby":
             self.lobby = {r["code"]: r for r in reply["rooms"]}
-            await self.rooms_list()
+            self.rooms_list()
 
-    async def _session(self) -> None:
+    def _session(self) -> None:
         """The ``session`` event, once, before anything about a room (it may come from either task)."""
         if self.welcome is not None and not self.session_sent:
             self.session_sent = True
-            await self.emit("session", {"token": self.welcome["token"], "name": self.welcome["name"]})
+            self.emit("session", {"token": self.welcome["token"], "name": self.welcome["name"]})
 
     async def close(self) -> None:
         """Connection gone: keep the seat for the grace period, as native clients do."""
@@ -242,9 +245,36 @@ class DocClient:
         if data is None:
             data = {}
         if not isinstance(data, dict):
-            await self._error("event data must be an object")
+            self._error("event data must be an object")
             return
         await handler(self, data)
+
+    def action_now(self, event: str, data: Any) -> Message | None:
+        """The game action a ``play-card``, ``draw-card``, ``pass-turn``, ``accept-wild``,
+        ``challenge-wild`` or ``call-uno`` asks for, for the fast lane; None when the event must
+        take the ordinary path (another event, or one refused with an ``error``)."""
+        if data is None:
+            data = {}
+        if not isinstance(data, dict):
+            return None
+        if event == "play-card":
+            return self._play_action(data)
+        kind = _SIMPLE_ACTIONS.get(event)
+        return None if kind is None else {"type": kind}
+
+    def _play_action(self, data: Message) -> Message | None:
+        """The action for ``play-card``; None when ``cardId`` names no card."""
+        cid = card_id(data.get("cardId"))
+        if cid is None:
+            return None
+        action: dict[str, Any] = {"type": "play", "card": cid}
+        if data.get("chosenColor") is not None:
+            action["color"] = data["chosenColor"]
+        if data.get("targetUserId") is not None:
+            action["target"] = self._seat_of(data["targetUserId"])
+        if data.get("uno") is not None:
+            action["uno"] = data["uno"]
+        return action
 
     async def _create_room(self, data: Message) -> None:
         name = data.get("name")
@@ -252,7 +282,7 @@ class DocClient:
             try:
                 name = clean_room_name(name)
             except CommandError as exc:
-                await self._error(exc.message, exc.code)
+                self._error(exc.message, exc.code)
                 return
         fields: dict[str, Any] = {
             "game": "uno",
@@ -267,17 +297,17 @@ class DocClient:
         reply = await self._enter("create_room", **fields)
         if reply is not None:
             self.room_names[reply["code"]] = name if isinstance(name, str) and name.strip() else reply["code"]
-            await self.emit("room-created", {"roomId": reply["code"]})
-            await self._room_joined()
-            await self.rooms_list()
+            self.emit("room-created", {"roomId": reply["code"]})
+            self._room_joined()
+            self.rooms_list()
 
     async def _join_room(self, data: Message) -> None:
         if await self._enter("join", code=str(data.get("roomId", ""))) is not None:
-            await self._room_joined()
+            self._room_joined()
 
     async def _spectate_room(self, data: Message) -> None:
         if await self._enter("spectate", code=str(data.get("roomId", ""))) is not None:
-            await self._room_joined()
+            self._room_joined()
 
     def _is_my_room(self, code: str) -> bool:
         return self.room is not None and code.strip().upper() == self.room["code"]
@@ -290,17 +320,10 @@ class DocClient:
         await self._ask("start")
 
     async def _play_card(self, data: Message) -> None:
-        cid = card_id(data.get("cardId"))
-        if cid is None:
-            await self._error("cardId names no card")
+        action = self._play_action(data)
+        if action is None:
+            self._error("cardId names no card")
             return
-        action: dict[str, Any] = {"type": "play", "card": cid}
-        if data.get("chosenColor") is not None:
-            action["color"] = data["chosenColor"]
-        if data.get("targetUserId") is not None:
-            action["target"] = self._seat_of(data["targetUserId"])
-        if data.get("uno") is not None:
-            action["uno"] = data["uno"]
         await self._act(action)
 
     async def _simple(self, kind: str) -> None:
@@ -349,71 +372,74 @@ class DocClient:
 
     # --- server → client ---------------------------------------------------
 
-    async def _on_native(self, message: Message) -> None:
+    def _on_native(self, message: Message) -> None:
         kind = message.get("type")
+        if kind == "error" and "id" not in message:  # a fast-lane action over the rate limit
+            self._error(message["message"], message["code"])
+            return
         if kind == "connection_closed":  # flood, overflow, or the session resumed elsewhere
-            await self.hangup()
+            self.hangup()
             return
         if kind == "welcome":
             self.welcome = message
         elif kind == "room" and self.room is None and not self.joining:  # after ``resume``: back in
-            await self._session()
+            self._session()
             self._snapshot(message)
-            await self._room_joined()
+            self._room_joined()
             return
         if kind == "lobby_room":
             self.lobby[message["room"]["code"]] = message["room"]
-            await self.rooms_list()
+            self.rooms_list()
         elif kind == "lobby_room_removed":
             self.lobby.pop(message["code"], None)
-            await self.rooms_list()
+            self.rooms_list()
         if self.joining or self.room is None:
             return
         if kind == "room":
             self._snapshot(message)
-            await self.emit("room-updated", {"room": self._room()})
+            self.emit("room-updated", {"room": self._room()})
         elif kind == "member_joined":
             member = message["member"]
             self.members[member["id"]] = member
             if member["role"] == PLAYER:
-                await self.emit("player-joined", {"user": _user(member), "players": self._players()})
+                self.emit("player-joined", {"user": _user(member), "players": self._players()})
             else:
-                await self.emit("spectator-joined", {"user": _user(member), "spectators": self._spectators()})
+                self.emit("spectator-joined", {"user": _user(member), "spectators": self._spectators()})
         elif kind == "member_left":
             self.members.pop(message["member"], None)
-            await self.emit("player-left", {"userId": message["member"], "players": self._players()})
+            self.emit("player-left", {"userId": message["member"], "players": self._players()})
         elif kind == "member_updated":
             self.members[message["member"]["id"]] = message["member"]
-            await self.emit("player-updated", {"user": _user(message["member"]), "players": self._players()})
+            self.emit("player-updated", {"user": _user(message["member"]), "players": self._players()})
         elif kind == "host_changed":
             self.room["host"] = message["host"]
-            await self.emit("host-changed", {"host": message["host"]})
+            self.emit("host-changed", {"host": message["host"]})
         elif kind == "chat":
             chat = message["message"]
             user = {"id": chat["member"], "name": chat["name"]}
-            await self.emit(
+            self.emit(
                 "chat-message", {"user": user, "message": chat["text"], "timestamp": int(chat["at"] * 1000)}
             )
         elif kind == "countdown":
-            await self.emit("countdown", {"seconds": message.get("remaining")})
+            self.emit("countdown", {"seconds": message.get("remaining")})
         elif kind == "game_started":
             self._seating(message["seats"])
             self.room["state"] = PLAYING
             self._game(message)
-            await self._events(message["events"])
+            self._events(message["events"])
         elif kind == "game":
             self._game(message)
-            await self._events(message["events"])
+            self._events(message["events"])
         elif kind == "game_over":
             self.room["state"] = FINISHED
-            await self._game_won(message["outcome"])
+            self._game_won(message["outcome"])
         elif kind == "state_changed":
             self.room["state"] = message["state"]
         elif kind in ("kicked", "room_closed"):
-            await self.emit("room-closed", {"reason": message.get("reason", "kicked")})
+            self.emit("room-closed", {"reason": message.get("reason", "kicked")})
             self.room, self.members, self.seats, self.view = None, {}, {}, {}
 
-    async def _events(self, events: list[Message]) -> None:
+    def _events(self, events: list[Message]) -> None:
         """Engine events as the table's events, plus documented extras.
 
         A round's deal (the first, and each of a match's next rounds) is announced with
@@ -424,14 +450,14 @@ class DocClient:
         ``drawn-card-playable``): each card reaches the hand once, however a client counts."""
         deal = next((i for i, e in enumerate(events) if e["type"] == "deal"), None)
         if deal is None:
-            await self._table_events(events, tell_hand=True)
+            self._table_events(events, tell_hand=True)
             return
-        await self._table_events(events[:deal], tell_hand=False)
-        await self.emit("game-started", {"room": self._room()})
+        self._table_events(events[:deal], tell_hand=False)
+        self.emit("game-started", {"room": self._room()})
         self.hand_sent = [card(c) for c in self.view.get("hand", [])] if "hand" in self.view else None
-        await self._table_events([e for e in events[deal + 1 :] if e["type"] != "draw"], tell_hand=False)
+        self._table_events([e for e in events[deal + 1 :] if e["type"] != "draw"], tell_hand=False)
 
-    async def _table_events(self, events: list[Message], *, tell_hand: bool) -> None:
+    def _table_events(self, events: list[Message], *, tell_hand: bool) -> None:
         cue = len(events)
         if tell_hand:  # hand-updated goes after the last change to the hand, before the next cue
             changed = max((i for i, e in enumerate(events) if self._changes_hand(e)), default=-1)
@@ -440,10 +466,10 @@ class DocClient:
             )
         for i, event in enumerate(events):
             if i == cue:
-                await self._hand_updated()
-            await self._table_event(event)
+                self._hand_updated()
+            self._table_event(event)
         if tell_hand and cue == len(events):
-            await self._hand_updated()
+            self._hand_updated()
 
     def _changes_hand(self, event: Message) -> bool:
         """Whether an event changed this seat's hand (a draw, its own play, hands moving)."""
@@ -454,49 +480,49 @@ class DocClient:
             or (kind == "play" and event["seat"] == self._my_seat())
         )
 
-    async def _hand_updated(self) -> None:
+    def _hand_updated(self) -> None:
         if "hand" not in self.view:
             return
         hand = [card(c) for c in self.view["hand"]]
         if hand != self.hand_sent:
             self.hand_sent = hand
-            await self.emit("hand-updated", {"hand": hand})
+            self.emit("hand-updated", {"hand": hand})
 
-    async def _table_event(self, event: Message) -> None:
+    def _table_event(self, event: Message) -> None:
         kind = event["type"]
         if kind == "play":
             user = self._seat_user(event["seat"])
             played = {"user": user, "card": card(event["card"]), "currentColor": event["color"]}
             played.update(cardCount=event["count"], uno=event["uno"], jumpIn=event["jump_in"])
-            await self.emit("card-played", played)
+            self.emit("card-played", played)
             if event.get("uno"):
-                await self.emit("uno-called", {"userId": user["id"], "user": user})
+                self.emit("uno-called", {"userId": user["id"], "user": user})
         elif kind == "draw":
             user = self._seat_user(event["seat"])
-            await self.emit("card-drawn", {"userId": user["id"], "cardCount": event["count"]})
+            self.emit("card-drawn", {"userId": user["id"], "cardCount": event["count"]})
             if "cards" in event:
-                await self.emit("cards-drawn", {"cards": [card(c) for c in event["cards"]]})
+                self.emit("cards-drawn", {"cards": [card(c) for c in event["cards"]]})
         elif kind == "turn":
             turn = {
                 "currentPlayer": self._seat_user(event["seat"])["id"],
                 "turnDirection": event["direction"],
             }
-            await self.emit("turn-changed", turn)
+            self.emit("turn-changed", turn)
         elif kind == "uno_called":
             user = self._seat_user(event["seat"])
-            await self.emit("uno-called", {"userId": user["id"], "user": user})
+            self.emit("uno-called", {"userId": user["id"], "user": user})
         elif kind == "uno_caught":
             fields = {"accuserId": self._seat_user(event["seat"])["id"], "penalty": event["penalty"]}
-            await self.emit("uno-caught", {**fields, "targetId": self._seat_user(event["target"])["id"]})
+            self.emit("uno-caught", {**fields, "targetId": self._seat_user(event["target"])["id"]})
         elif kind in _EXTRA_EVENTS:
-            await self.emit(_EXTRA_EVENTS[kind], self._extra(event))
+            self.emit(_EXTRA_EVENTS[kind], self._extra(event))
 
-    async def _game_won(self, outcome: Message) -> None:
+    def _game_won(self, outcome: Message) -> None:
         winners = outcome.get("winners") or []
         winner = self._seat_user(winners[0]) if winners else None
         scores = outcome.get("scores") or {}
         score = scores.get(str(winners[0]), 0) if winners else 0
-        await self.emit("game-won", {"winner": winner, "score": score, "reason": outcome.get("reason")})
+        self.emit("game-won", {"winner": winner, "score": score, "reason": outcome.get("reason")})
 
     # --- shapes --------------------------------------------------------------
 
@@ -536,13 +562,13 @@ class DocClient:
             )
         return out
 
-    async def _room_joined(self) -> None:
+    def _room_joined(self) -> None:
         role = self.members.get(self.me or "", {}).get("role", PLAYER)
         room = self._room()
         payload: dict[str, Any] = {"room": room, "role": role, "chatHistory": room["chatHistory"]}
         if "hand" in self.view:
             payload["hand"] = self.hand_sent = [card(c) for c in self.view["hand"]]
-        await self.emit("room-joined", payload)
+        self.emit("room-joined", payload)
 
     def _players(self) -> list[Message | None]:
         room = self.room or {}
@@ -570,11 +596,11 @@ class DocClient:
                 out[key] = value
         return out
 
-    async def rooms_list(self) -> None:
+    def rooms_list(self) -> None:
         if self.feed is not None:
-            await self.emit("rooms-list", self.feed.payload())
+            self.emit("rooms-list", self.feed.payload())
             return
-        await self.emit("rooms-list", {"rooms": [_listed(r, self.room_names) for r in self.lobby.values()]})
+        self.emit("rooms-list", {"rooms": [_listed(r, self.room_names) for r in self.lobby.values()]})
 
     # --- helpers -------------------------------------------------------------
 
@@ -609,20 +635,20 @@ class DocClient:
     async def _enter(self, type_: str, **fields: Any) -> Message | None:
         """Join, spectate or create; the room this client is already in answers ``room-joined`` again."""
         if self.room is not None and type_ != "create_room" and self._is_my_room(fields["code"]):
-            await self._room_joined()  # e.g. join-room right after create-room: already seated
+            self._room_joined()  # e.g. join-room right after create-room: already seated
             return None
         if self.room is not None:
-            await self._error("leave your current room first")
+            self._error("leave your current room first")
             return None
         self.joining = True
         reply = await self.bridge.request(type_, **fields)
         self.joining = False
         if reply["type"] != "room":
-            await self._error(reply.get("message", "failed"))
+            self._error(reply.get("message", "failed"))
             return None
         if reply.get("game") != "uno":  # a Cheat or Dots room's code: these events cannot show it
             await self.bridge.request("leave")
-            await self._error("that room does not play UNO", "wrong_game")
+            self._error("that room does not play UNO", "wrong_game")
             return None
         self._snapshot(reply)
         return reply
@@ -630,15 +656,23 @@ class DocClient:
     async def _ask(self, type_: str, **fields: Any) -> Message | None:
         reply = await self.bridge.request(type_, **fields)
         if reply["type"] == "error":
-            await self._error(reply["message"], reply["code"])
+            self._error(reply["message"], reply["code"])
             return None
         return reply
 
     async def _act(self, action: Message) -> None:
-        await self._ask("action", action=action)
+        """A game action: queued for the room at once when the session can take it (the native fast
+        lane, the same validation), its refusal reported when it comes back; else as a request."""
+        if not self.bridge.act_now(action, self.acted):
+            await self._ask("action", action=action)
 
-    async def _error(self, message: str, code: str = "bad_request") -> None:
-        await self.emit("error", {"message": message, "code": code})
+    def acted(self, reply: Message) -> None:
+        """The reply to a game action: a refusal becomes an ``error`` event."""
+        if reply["type"] == "error":
+            self._error(reply["message"], reply["code"])
+
+    def _error(self, message: str, code: str = "bad_request") -> None:
+        self.emit("error", {"message": message, "code": code})
 
 
 def _user(member: Message) -> Message:

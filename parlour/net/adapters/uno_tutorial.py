@@ -23,9 +23,12 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import logging
 import math
 import secrets
-from collections import Counter
+from collections import Counter, deque
+from collections.abc import Coroutine
+from types import EllipsisType
 from typing import Any
 
 from parlour.net.adapters.browser_cookie import derive
@@ -34,6 +37,8 @@ from parlour.net.adapters.plain_socket import Peer
 from parlour.net.adapters.uno_numbers import card_to_number, number_to_card
 from parlour.rooms.enums import FINISHED, PLAYER, PLAYING, WAITING
 from parlour.store.names import LocalNames, Names
+
+log = logging.getLogger(__name__)
 
 NO_ROOM = ["error", 0, 0]
 NAME_LIMIT = 16
@@ -64,14 +69,26 @@ class Directory:
         self.sids: dict[tuple[str, str], str] = {}
         """(room code, member id) → socket id of the tutorial clients here (member ids are per room)."""
 
-    async def remember(self, code: str, member: str, sid: str) -> None:
-        self.sids[code, member] = sid
-        await self.names.put(SIDS, f"{code}:{member}", sid, SID_SECONDS)
+        self._writes: deque[Coroutine[Any, Any, None]] = deque()
+        self._writer: asyncio.Task[None] | None = None
 
-    async def forget(self, code: str, member: str, sid: str) -> None:
+    def remember(self, code: str, member: str, sid: str) -> None:
+        """Known here at once; written to the shared ``Names`` by a task, in order."""
+        self.sids[code, member] = sid
+        self._write(self.names.put(SIDS, f"{code}:{member}", sid, SID_SECONDS))
+
+    def forget(self, code: str, member: str, sid: str) -> None:
         if self.sids.get((code, member)) == sid:  # not a newer socket's entry
             del self.sids[code, member]
-            await self.names.drop(SIDS, f"{code}:{member}", sid)
+            self._write(self.names.drop(SIDS, f"{code}:{member}", sid))
+
+    def local_socket(self, code: str, member: str) -> str | EllipsisType | None:
+        """The member's socket id if this process can tell at once (None: it has no tutorial
+        client); ``...`` when only the shared ``Names`` can (a cluster: it may be on another node)."""
+        sid = self.sids.get((code, member))
+        if sid is not None or isinstance(self.names, LocalNames):  # one process: ``sids`` is all
+            return sid
+        return ...
 
     async def socket_of(self, code: str, member: str) -> str | None:
         """The member's socket id: here, else on another node; None if it has no tutorial client."""
@@ -90,6 +107,21 @@ class Directory:
         await self.names.drop(SEATS, key, found)
         return found.split("|", 1)[1]
 
+    def _write(self, write: Coroutine[Any, Any, None]) -> None:
+        self._writes.append(write)
+        if self._writer is None:
+            self._writer = asyncio.get_running_loop().create_task(self._drain())
+
+    async def _drain(self) -> None:
+        try:
+            while self._writes:
+                try:
+                    await self._writes.popleft()
+                except Exception:
+                    log.exception("event=names_write_failed kind=%s", SIDS)
+        finally:
+            self._writer = None
+
 
 def _seat_key(browser: str, name: str) -> str:
     """Names the seat without naming the cookie (a key is not a secret)."""
@@ -103,7 +135,7 @@ class TutorialClient:
         self, connect: Connector, peer: Peer, directory: Directory, browser: str | None = None
     ) -> None:
         """``browser``: the connection's browser cookie; without one, no seat is ever re-taken."""
-        self.bridge = Bridge(connect, self._on_native)
+        self.bridge = Bridge(connect, self._on_native, immediate=True)
         self.browser = browser
         self.emit = peer.emit
         self.hangup = peer.hangup
@@ -122,16 +154,19 @@ class TutorialClient:
         self.view: Message = {}
         self.hand_sent: list[int] | None = None
         self.ticker: asyncio.Task[None] | None = None
+        self.backlog: deque[tuple[str, Any]] | None = None
+        """Events held behind a socket id being looked up in the shared ``Names`` (a cluster only)."""
+        self.drainer: asyncio.Task[None] | None = None
 
     # --- client → server ---------------------------------------------------
 
     async def request_room(self, name: Any) -> None:
         """``requestRoom``: re-seat if this browser's player of that name dropped out, else quick play."""
         if self.code is not None:
-            await self._response_room()
+            self._response_room()
             return
         if not isinstance(name, str) or not name.strip():
-            await self.emit("responseRoom", NO_ROOM)
+            self._say("responseRoom", NO_ROOM)
             return
         if self.token is None:  # a session once per socket (a closed room leaves it identified)
             self.name = name.strip()[:NAME_LIMIT]  # the tutorial has no way to show a name error
@@ -139,52 +174,78 @@ class TutorialClient:
             if reply is None or reply["type"] != "welcome":
                 reply = await self._identify()
             if reply["type"] != "welcome":
-                await self.emit("responseRoom", NO_ROOM)
+                self._say("responseRoom", NO_ROOM)
                 return
             self.token = reply["token"]
         reply = await self.bridge.request("quick_play", game="uno")
         if reply["type"] == "error" and reply["code"] != "already_in_room":
-            await self.emit("responseRoom", NO_ROOM)
+            self._say("responseRoom", NO_ROOM)
 
     async def play_card(self, data: Any) -> None:
         """``playCard [n, room]``: the numbered card, with the translation defaults filled in."""
-        if not await self._for_my_room(data):
-            return
+        action = self._play_action(data)
+        if isinstance(action, str):
+            self._say("error", {"message": action})
+        else:
+            await self._act(action)
+
+    async def draw_card(self, data: Any) -> None:
+        """``drawCard [1, room]``: draw; or accept a pending Wild Draw Four; or pass after a playable draw."""
+        action = self._draw_action(data)
+        if isinstance(action, str):
+            self._say("error", {"message": action})
+        else:
+            await self._act(action)
+
+    def action_now(self, event: str, data: Any) -> Message | None:
+        """The game action a ``playCard``/``drawCard`` asks for, for the fast lane; None when the
+        event must take the ordinary path (another event, or one refused with an ``error``)."""
+        if event == "playCard":
+            action = self._play_action(data)
+        elif event == "drawCard":
+            action = self._draw_action(data)
+        else:
+            return None
+        return None if isinstance(action, str) else action
+
+    def _play_action(self, data: Any) -> Message | str:
+        """The action for ``playCard``, or why it is refused."""
+        problem = self._room_problem(data)
+        if problem is not None:
+            return problem
         card = number_to_card(data[0])
         hand = [c["id"] for c in self.view.get("hand", [])]
         if card is None or card not in hand:
-            await self.emit("error", {"message": "you do not hold that card"})
-            return
+            return "you do not hold that card"
         # The view lists this seat's legal plays (Wild colours, Seven Swap targets and the UNO call
         # included): pick the tutorial's default among them. None listed: the engine says why not.
         plays = [a for a in self.view.get("legal", []) if a["type"] == "play" and a["card"] == card]
-        colour = self._most_held_color(card)
+        colour = self._most_held_color(card) if any("color" in a for a in plays) else ""
         counts = self.view.get("counts", [])
-        action = min(
+        return min(
             plays,
             key=lambda a: (a.get("color", colour) != colour, counts[a["target"]] if "target" in a else 0),
             default={"type": "play", "card": card},
         )
-        await self._act(action)
 
-    async def draw_card(self, data: Any) -> None:
-        """``drawCard [1, room]``: draw; or accept a pending Wild Draw Four; or pass after a playable draw."""
-        if not await self._for_my_room(data):
-            return
+    def _draw_action(self, data: Any) -> Message | str:
+        """The action for ``drawCard``, or why it is refused."""
+        problem = self._room_problem(data)
+        if problem is not None:
+            return problem
         pending = self.view.get("pending") or {}
         mine = self.view.get("turn") is not None and self.view.get("turn") == self._my_seat()
         if mine and pending.get("challenge"):
-            await self._act({"type": "accept"})
-        elif mine and pending.get("drawn_card_playable"):
-            await self._act({"type": "pass"})
-        else:
-            await self._act({"type": "draw"})
+            return {"type": "accept"}
+        if mine and pending.get("drawn_card_playable"):
+            return {"type": "pass"}
+        return {"type": "draw"}
 
     async def close(self) -> None:
         """Socket gone: keep the seat for the grace period and remember the name for re-seating."""
         self._stop_ticker()
         try:  # in a cluster these are Redis writes: the seat's grace period starts even if they fail
-            await self._forget_sid()
+            self._forget_sid()
             if self.code is not None and self.name and self.token and self.browser and self.nonce:
                 await self.directory.dropped(self.browser, self.name, self.code, self.nonce)
         finally:
@@ -192,28 +253,31 @@ class TutorialClient:
 
     # --- server → client ---------------------------------------------------
 
-    async def _on_native(self, message: Message) -> None:
+    def _on_native(self, message: Message) -> None:
         kind = message.get("type")
+        if kind == "error" and "id" not in message:  # a fast-lane action over the rate limit
+            self._say("error", {"message": message["message"], "code": message["code"]})
+            return
         if kind == "connection_closed":  # flood or overflow: the server dropped this client
-            await self.hangup()
+            self.hangup()
             return
         if kind == "room":
-            await self._seated(message)
+            self._seated(message)
             return
         if self.code is None:
             return
         if kind == "member_joined":
             self.members[message["member"]["id"]] = message["member"]
-            await self._response_room()
+            self._response_room()
         elif kind == "member_left":
             self.members.pop(message["member"], None)
-            await self.emit("playerDisconnect", self.code)
+            self._say("playerDisconnect", self.code)
         elif kind == "member_updated":
             member = message["member"]
             before = self.members.get(member["id"], {})
             self.members[member["id"]] = member
             if before.get("connected") and not member["connected"]:
-                await self.emit("playerDisconnect", self.code)
+                self._say("playerDisconnect", self.code)
         elif kind == "countdown":
             self._stop_ticker()
             if message.get("kind"):
@@ -222,24 +286,24 @@ class TutorialClient:
             self.state = PLAYING
             self.seats = {s["seat"]: s["member"] for s in message["seats"]}
             if self._stop_ticker():
-                await self.emit("countDown", 0)
+                self._say("countDown", 0)
             self.view = message.get("view") or {}
-            await self._table()
+            self._table()
         elif kind == "game":
-            await self._game(message)
+            self._game(message)
         elif kind == "game_over":
             self.state = FINISHED
             self.bridge.post("rematch")
         elif kind in ("kicked", "room_closed"):
             self._stop_ticker()
-            await self._forget_sid()
+            self._forget_sid()
             self.code, self.members, self.seats, self.view = None, {}, {}, {}
 
-    async def _seated(self, room: Message) -> None:
+    def _seated(self, room: Message) -> None:
         """A snapshot: on quick play, after a re-seat, and when the room reopens after a game."""
         self.code = room["code"]
         self.me = room["you"]["member"]
-        await self.directory.remember(self.code, self.me, self.sid)
+        self.directory.remember(self.code, self.me, self.sid)
         self.state = room["state"]
         self.capacity = room["capacity"]
         self.members = {m["id"]: m for m in room["members"]}
@@ -247,51 +311,51 @@ class TutorialClient:
         self.seats = {s["seat"]: s["member"] for s in game.get("seats", [])}
         self.view = game.get("view") or {}
         self.hand_sent = None
-        await self._response_room()
+        self._response_room()
         countdown = (room.get("timers") or {}).get("countdown")
         if countdown and countdown.get("kind"):
             self._stop_ticker()
             self.ticker = asyncio.create_task(self._tick(countdown.get("remaining") or 0))
         if self.state == PLAYING:
-            await self._table()
+            self._table()
         elif self.state == WAITING and room.get("outcome") is None and self._players() >= 2:
             self.bridge.post("ready", ready=True)
 
-    async def _game(self, message: Message) -> None:
+    def _game(self, message: Message) -> None:
         self.view = message.get("view") or {}
         turn = None
         for event in message.get("events", []):
             if event.get("type") in ("play", "first_card"):
-                await self.emit("sendCard", card_to_number(event["card"]["id"]))
+                self._say("sendCard", card_to_number(event["card"]["id"]))
             elif event.get("type") == "turn":
                 turn = event["seat"]
-        await self._hand()
+        self._hand()
         if turn is not None:
-            await self.emit("turnPlayer", await self._socket_of(turn))
+            self._say_turn(turn)
 
-    async def _table(self) -> None:
+    def _table(self) -> None:
         """The tutorial's start-of-game trio: haveCard, turnPlayer, sendCard."""
-        await self._hand()
+        self._hand()
         if self.view.get("turn") is not None:
-            await self.emit("turnPlayer", await self._socket_of(self.view["turn"]))
+            self._say_turn(self.view["turn"])
         if self.view.get("top"):
-            await self.emit("sendCard", card_to_number(self.view["top"]["id"]))
+            self._say("sendCard", card_to_number(self.view["top"]["id"]))
 
-    async def _hand(self) -> None:
+    def _hand(self) -> None:
         if "hand" not in self.view:
             return
         numbers = [card_to_number(c["id"]) for c in self.view["hand"]]
         if numbers != self.hand_sent:
             self.hand_sent = numbers
-            await self.emit("haveCard", numbers)
+            self._say("haveCard", numbers)
 
-    async def _response_room(self) -> None:
-        await self.emit("responseRoom", [self.code, self._players(), self.capacity])
+    def _response_room(self) -> None:
+        self._say("responseRoom", [self.code, self._players(), self.capacity])
 
     async def _tick(self, remaining: float) -> None:
         """``countDown`` once a second from the seconds left; the game start sends the final 0."""
         for value in range(math.ceil(remaining), 0, -1):
-            await self.emit("countDown", value)
+            self._say("countDown", value)
             await asyncio.sleep(1)
 
     def _stop_ticker(self) -> bool:
@@ -304,9 +368,49 @@ class TutorialClient:
 
     # --- helpers -------------------------------------------------------------
 
-    async def _forget_sid(self) -> None:
+    def _say(self, event: str, data: Any) -> None:
+        """Emit now, or after the events held before it (``data`` may be a lookup still running)."""
+        if self.backlog is None and not isinstance(data, asyncio.Future):
+            self.emit(event, data)
+            return
+        if self.backlog is None:
+            self.backlog = deque()
+            self.drainer = asyncio.get_running_loop().create_task(self._drain())
+        self.backlog.append((event, data))
+
+    async def _drain(self) -> None:
+        backlog = self.backlog
+        while backlog:
+            event, data = backlog.popleft()
+            if isinstance(data, asyncio.Future):
+                try:
+                    data = await data
+                except Exception:
+                    log.exception("event=socket_lookup_failed")
+                    data = None
+            self.emit(event, data)
+        self.backlog = self.drainer = None
+
+    def _say_turn(self, seat: int) -> None:
+        """``turnPlayer``: the socket id of the player in ``seat`` (a member on another protocol by its
+        member id), known at once unless it may be on another node of a cluster."""
+        member = self.seats.get(seat)
+        if member is None or self.code is None:
+            self._say("turnPlayer", None)
+            return
+        sid = self.directory.local_socket(self.code, member)
+        if sid is ...:
+            lookup = asyncio.ensure_future(self._socket_of(self.code, member))
+            self._say("turnPlayer", lookup)
+        else:
+            self._say("turnPlayer", sid or member)
+
+    async def _socket_of(self, code: str, member: str) -> str:
+        return await self.directory.socket_of(code, member) or member
+
+    def _forget_sid(self) -> None:
         if self.code is not None and self.me is not None:
-            await self.directory.forget(self.code, self.me, self.sid)
+            self.directory.forget(self.code, self.me, self.sid)
 
     async def _reseat(self) -> Message | None:
         """Resume the session this browser dropped under this name (wherever it dropped); None if none."""
@@ -331,40 +435,37 @@ class TutorialClient:
             self.nonce = nonce
         return reply
 
-    async def _for_my_room(self, data: Any) -> bool:
-        """The ``[value, room]`` shape, for the room this socket is in; else an ``error`` event.
+    def _room_problem(self, data: Any) -> str | None:
+        """Why ``data`` is not the ``[value, room]`` shape for the room this socket is in, or None.
 
         ``room`` is what the client kept from ``responseRoom``: the name, or the whole
         ``[name, people, maxPeople]`` list when the client stored it as it came.
         """
         if not isinstance(data, list) or not data:
-            await self.emit("error", {"message": "expected [value, room]"})
-            return False
+            return "expected [value, room]"
         room = data[1] if len(data) > 1 else None
         if isinstance(room, list) and room:
             room = room[0]
         if self.code is None or room not in (None, self.code):
-            await self.emit("error", {"message": "you are not in that room"})
-            return False
-        return True
+            return "you are not in that room"
+        return None
 
     async def _act(self, action: Message) -> None:
-        reply = await self.bridge.request("action", action=action)
+        """Queued for the room at once when the session can take it (the native fast lane, the same
+        validation), its refusal reported when it comes back; else as a request."""
+        if not self.bridge.act_now(action, self.acted):
+            self.acted(await self.bridge.request("action", action=action))
+
+    def acted(self, reply: Message) -> None:
+        """The reply to a game action: a refusal becomes an ``error`` event."""
         if reply["type"] == "error":
-            await self.emit("error", {"message": reply["message"], "code": reply["code"]})
+            self._say("error", {"message": reply["message"], "code": reply["code"]})
 
     def _players(self) -> int:
         return sum(1 for m in self.members.values() if m["role"] == PLAYER)
 
     def _my_seat(self) -> int | None:
         return next((seat for seat, mid in self.seats.items() if mid == self.me), None)
-
-    async def _socket_of(self, seat: int) -> str | None:
-        """The socket id of the player in ``seat``; a member on another protocol by its member id."""
-        member = self.seats.get(seat)
-        if member is None or self.code is None:
-            return None
-        return await self.directory.socket_of(self.code, member) or member
 
     def _most_held_color(self, played: int) -> str:
         counts = Counter(c["color"] for c in self.view["hand"] if c["id"] != played and c["color"] != "wild")
