@@ -8,7 +8,11 @@ re-attaches its connections, which sends each a fresh snapshot (docs/scaling.md)
 
 Items for one node within one loop tick go out as one message (a JSON list), through the node's
 pipeline (store/pipeline.py), which sends in order and shares its round trips with the log appends,
-so they arrive in the order they were posted.
+so they arrive in the order they were posted. A game message the room already encoded for a
+connection on another node (rooms/encoding.py) travels as raw bytes after the list, not inside it:
+``<JSON list>\n<frame><frame>…``, the list holding ``["j", cid, length]`` where each frame belongs
+(orjson never writes a raw newline). Decoding it there and encoding it again for the socket was a
+tenth of a worker's CPU under load.
 """
 
 from __future__ import annotations
@@ -49,6 +53,8 @@ class Bus:
         self._on_item = on_item
         self._on_reconnect = on_reconnect
         self._outbox: dict[str, list[Any]] = {}
+        self._frames: dict[str, list[bytes]] = {}
+        """Per node: the encoded messages its ``["j", cid, length]`` items stand for, in order."""
         self._scheduled = False
         self._tasks: list[asyncio.Task[None]] = []
         self._subscribed = asyncio.Event()
@@ -85,14 +91,25 @@ class Bus:
             self._scheduled = True
             asyncio.get_running_loop().call_soon(self._flush)
 
+    def post_frame(self, node: str, cid: int, data: bytes) -> None:
+        """Queue a message encoded already (JSON bytes) for connection ``cid`` on ``node``."""
+        self.post(node, ["j", cid, len(data)])
+        frames = self._frames.get(node)
+        if frames is None:
+            frames = self._frames[node] = []
+        frames.append(data)
+
     def _flush(self) -> None:
         self._scheduled = False
         if not self._outbox:
             return
         outbox, self._outbox = self._outbox, {}
+        frames, self._frames = self._frames, {}
         for node, items in outbox.items():
             channel = self.events if node == "*" else self.channel(node)
-            self.pipeliner.send("PUBLISH", channel, json_bytes(items))
+            raw = frames.get(node)
+            payload = json_bytes(items) if raw is None else b"\n".join((json_bytes(items), b"".join(raw)))
+            self.pipeliner.send("PUBLISH", channel, payload)
 
     # --- inbound ----------------------------------------------------------------
 
@@ -115,7 +132,7 @@ class Bus:
                     push = await subscription.read()
                     if not isinstance(push, list) or len(push) != 3 or push[0] != b"message":
                         continue
-                    for item in orjson.loads(push[2]):
+                    for item in _items(push[2]):
                         try:
                             self._on_item(item)
                         except Exception:
@@ -127,3 +144,20 @@ class Bus:
                 log.warning("event=bus_disconnected; retrying", exc_info=False)
                 subscription.close()
                 await asyncio.sleep(0.5)
+
+
+def _items(payload: bytes) -> list[Item]:
+    """A published message's items; each ``["j", cid, length]`` gets its frame's bytes in place of
+    the length."""
+    cut = payload.find(b"\n")
+    if cut < 0:
+        items: list[Item] = orjson.loads(payload)
+        return items
+    items = orjson.loads(payload[:cut])
+    offset = cut + 1
+    for item in items:
+        if item[0] == "j":
+            end = offset + item[2]
+            item[2] = payload[offset:end]
+            offset = end
+    return items

@@ -441,6 +441,14 @@ class ClusterManager(Manager):
             sink = self._local_sinks.get(item[1])
             if sink is not None:
                 sink.send(item[2])
+        elif op == "j":  # a game message encoded by the owner: written as it is when the sink can
+            sink = self._local_sinks.get(item[1])
+            if sink is not None:
+                send_json = getattr(sink, "send_json", None)
+                if send_json is not None:
+                    send_json(item[2])
+                else:
+                    sink.send(orjson.loads(item[2]))
         elif op == "done":
             future = self._rpcs.get(item[1])
             if future is not None and not future.done():

@@ -26,7 +26,7 @@ class RemoteSink:
     checks work by identity exactly as for local connections.
     """
 
-    json = True  # the bus encodes with orjson, so views may stay pre-encoded (rooms/wire.py)
+    json = True  # the bus encodes with orjson, so views may stay pre-encoded (rooms/encoding.py)
 
     def __init__(self, bus: Bus, node: str, cid: int) -> None:
         self.bus = bus
@@ -35,6 +35,10 @@ class RemoteSink:
 
     def send(self, message: Message) -> None:
         self.bus.post(self.node, ["m", self.cid, message])
+
+    def send_json(self, data: bytes) -> None:
+        """A message the room encoded whole (rooms/encoding.py): carried as raw bytes (bus.py)."""
+        self.bus.post_frame(self.node, self.cid, data)
 
     def close(self, code: int = 1000, reason: str = "") -> None:
         self.bus.post(self.node, ["c", self.cid, code, reason])
