@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -11,6 +12,22 @@ import aiohttp
 import socketio
 
 Event = tuple[str, Any]
+
+
+def v3_packets(body: str) -> list[str]:
+    """A v3 polling body split by its ``<length>:`` prefixes, lengths in UTF-16 units as in JavaScript."""
+    out = []
+    while body:
+        match = re.match(r"(\d+):", body)
+        assert match, body
+        units, end = int(match.group(1)), match.end()
+        while units > 0:
+            units -= 2 if ord(body[end]) > 0xFFFF else 1
+            end += 1
+        assert units == 0, body
+        out.append(body[match.end() : end])
+        body = body[end:]
+    return out
 
 
 class Recorder:

@@ -8,7 +8,6 @@ hand to check the handshake, CORS, pings, the idle timeout and what junk gets.
 from __future__ import annotations
 
 import asyncio
-import re
 from typing import Any
 
 import aiohttp
@@ -16,28 +15,12 @@ import orjson
 import pytest
 import websockets
 from pageclient import PageClient
-from sioclient import Recorder, SioClient
+from sioclient import Recorder, SioClient, v3_packets
 from test_socket_uno_protocol import DEALT, play_match, request_room, tutorial
 
 ORIGIN = "http://tutorial.example:3000"
 PINGING = {"PARLOUR_EIO3_PING_INTERVAL": "0.5", "PARLOUR_EIO3_PING_TIMEOUT": "10"}
 """Games run with the page pinging twice a second, so pings and pongs cross every game."""
-
-
-def packets(body: str) -> list[str]:
-    """A v3 polling body split by its ``<length>:`` prefixes, lengths in UTF-16 units as in JavaScript."""
-    out = []
-    while body:
-        match = re.match(r"(\d+):", body)
-        assert match, body
-        units, end = int(match.group(1)), match.end()
-        while units > 0:
-            units -= 2 if ord(body[end]) > 0xFFFF else 1
-            end += 1
-        assert units == 0, body
-        out.append(body[match.end() : end])
-        body = body[end:]
-    return out
 
 
 def js_length(text: str) -> int:
@@ -106,7 +89,7 @@ async def test_eio3_handshake_is_answered_with_cors_and_the_v4_path_still_works(
             assert r.status == 200
             assert r.headers["Access-Control-Allow-Origin"] == ORIGIN
             assert r.headers["Access-Control-Allow-Credentials"] == "true"
-            first = packets(await r.text())
+            first = v3_packets(await r.text())
         assert first[0].startswith("0")
         info = orjson.loads(first[0][1:])
         assert info["upgrades"] == ["websocket"] and info["pingInterval"] > 0 and info["pingTimeout"] > 0
@@ -116,7 +99,7 @@ async def test_eio3_handshake_is_answered_with_cors_and_the_v4_path_still_works(
             assert (r.status, await r.text()) == (200, "ok")
             assert r.headers["Access-Control-Allow-Origin"] == ORIGIN
         async with http.get(f"{url}&sid={sid}") as r:
-            assert "3" in packets(await r.text())  # the pong
+            assert "3" in v3_packets(await r.text())  # the pong
         async with http.post(f"{url}&sid={sid}", data="2:41") as r:
             assert r.status == 200
         async with http.get(f"{url}&sid={sid}") as r:
@@ -144,7 +127,7 @@ async def test_a_cors_preflight_from_another_origin_is_answered(server: Any) -> 
 
 async def _session(http: aiohttp.ClientSession, base: str) -> str:
     async with http.get(f"{base}/socket.io/?EIO=3&transport=polling") as r:
-        return str(orjson.loads(packets(await r.text())[0][1:])["sid"])
+        return str(orjson.loads(v3_packets(await r.text())[0][1:])["sid"])
 
 
 async def _gone(http: aiohttp.ClientSession, base: str, sid: str) -> bool:
@@ -226,14 +209,14 @@ async def test_two_polls_at_once_end_the_session(server: Any) -> None:
         async with http.post(url, data="1:2") as r:  # a ping, so the next poll has a pong
             assert r.status == 200
         async with http.get(url) as r:  # the pong, and whatever the handshake left
-            assert "3" in packets(await r.text())
+            assert "3" in v3_packets(await r.text())
 
         async def poll() -> tuple[int, str]:
             async with http.get(url) as r:
                 return r.status, await r.text()
 
         answers = sorted(await asyncio.gather(poll(), poll()))
-        assert answers[0][0] == 200 and "1" in packets(answers[0][1])  # released with the close packet
+        assert answers[0][0] == 200 and "1" in v3_packets(answers[0][1])  # released with the close packet
         assert answers[1][0] == 400
         assert await _gone(http, server.http, sid)
 
@@ -279,7 +262,7 @@ async def test_an_unknown_namespace_is_refused_as_v2_does(server: Any) -> None:
         seen: list[str] = []
         while '44/admin,"Invalid namespace"' not in seen:
             async with http.get(url) as r:
-                seen += packets(await r.text())
+                seen += v3_packets(await r.text())
 
 
 async def test_a_silent_session_times_out(server_with: Any) -> None:
@@ -292,7 +275,7 @@ async def test_a_silent_session_times_out(server_with: Any) -> None:
             async with http.get(url) as r:
                 if r.status == 400:  # it timed out between two polls
                     break
-                seen += packets(await r.text())
+                seen += v3_packets(await r.text())
         assert await _gone(http, server.http, sid)
 
 
@@ -313,8 +296,8 @@ async def test_lengths_count_utf16_units_both_ways_and_acks_are_answered(server:
         url = f"{server.http}/socket.io/?EIO=3&transport=polling"
         async with http.get(url, params={"name": name}) as r:
             body = await r.text()
-        sid = orjson.loads(packets(body)[0][1:])["sid"]
-        session = next(p for p in packets(body) if p.startswith('42["session"'))
+        sid = orjson.loads(v3_packets(body)[0][1:])["sid"]
+        session = next(p for p in v3_packets(body) if p.startswith('42["session"'))
         assert orjson.loads(session[2:])[1]["name"] == name
         assert f"{js_length(session)}:{session}" in body
         event = '421["requestRoom","Zoë😀"]'
@@ -323,7 +306,7 @@ async def test_lengths_count_utf16_units_both_ways_and_acks_are_answered(server:
         seen: list[str] = []
         while not any(p.startswith('42["responseRoom"') for p in seen):
             async with http.get(f"{url}&sid={sid}") as r:
-                seen += packets(await r.text())
+                seen += v3_packets(await r.text())
         assert "431[]" in seen
         response = orjson.loads(next(p for p in seen if p.startswith('42["responseRoom"'))[2:])
         assert response[1][1:] == [1, 10]

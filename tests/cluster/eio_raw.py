@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
-import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -21,23 +20,9 @@ import orjson
 from aiohttp import web
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "adapters"))
-from sioclient import Recorder
+from sioclient import Recorder, v3_packets
 
 SEPARATOR = "\x1e"
-
-
-def v3_packets(body: str) -> list[str]:
-    out = []
-    while body:
-        match = re.match(r"(\d+):", body)
-        assert match, body
-        units, end = int(match.group(1)), match.end()
-        while units > 0:
-            units -= 2 if ord(body[end]) > 0xFFFF else 1
-            end += 1
-        out.append(body[match.end() : end])
-        body = body[end:]
-    return out
 
 
 def v3_payload(packets: list[str]) -> str:
