@@ -3,16 +3,20 @@
 A game message's view is the engine's ``public_view`` (the same for every recipient) plus its
 ``seat_view``; its events and log entries are the same for every recipient no event tells more.
 For sinks that encode with orjson (``Sink.json``) the room encodes those shared parts once per
-action. A sink that also takes whole encoded messages (``send_json``, a websocket) gets each
-recipient's frame joined from them as bytes; any other JSON sink gets the message with the parts as
-``orjson.Fragment``s.
+action, and each recipient's message is ``game_update`` with those parts as ``orjson.Fragment``s: a
+sink that takes whole encoded messages (``send_json``: a websocket, another node) gets it encoded
+once more (orjson copies fragments as they are), any other JSON sink gets it as it is.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+import orjson
+
 from parlour.dumps import json_bytes
+from parlour.rooms import messages
+from parlour.rooms.members import Message
 
 
 def joined_object(first: bytes, second: bytes) -> bytes:
@@ -25,11 +29,11 @@ def joined_object(first: bytes, second: bytes) -> bytes:
 
 
 class GameFrames:
-    """One action's game message, encoded once in parts: ``head`` (type and seq) + events + ``middle``
-    (the log) + view + ``tail`` (turn and, for ``game_started``, the seats), in ``game_update``'s
-    key order."""
+    """One action's shared parts, each encoded once: the public view, the events and log entries as a
+    spectator sees them, the turn and (for ``game_started``) the seats. A recipient's whole message is
+    ``game_update`` around them, the parts embedded as they are."""
 
-    __slots__ = ("events", "head", "log", "middle", "public", "tail")
+    __slots__ = ("events", "kind", "log", "public", "seats", "seq", "turn")
 
     def __init__(
         self,
@@ -41,20 +45,24 @@ class GameFrames:
         turn: Any,
         seats: list[Any] | None,
     ) -> None:
+        self.kind, self.seq = kind, seq
         self.public = json_bytes(public)
         self.events = json_bytes(events)
-        self.log = json_bytes(log)
-        self.head = b'{"type":"' + kind.encode() + b'","seq":' + str(seq).encode() + b',"events":'
-        self.middle = b',"log":' + self.log + b',"view":'
-        tail = b',"turn":' + json_bytes(turn)
-        if seats is not None:
-            tail += b',"seats":' + json_bytes(seats)
-        self.tail = tail + b"}"
+        self.log = orjson.Fragment(json_bytes(log))
+        self.turn = orjson.Fragment(json_bytes(turn))
+        self.seats = None if seats is None else orjson.Fragment(json_bytes(seats))
 
     def view(self, part: Any) -> bytes:
         """A recipient's whole view: the shared public view joined with its ``seat_view``."""
         return joined_object(self.public, json_bytes(part))
 
+    def message(self, events: bytes, view: bytes) -> Message:
+        """A recipient's message, from its encoded events and view (for any JSON sink)."""
+        fragment = orjson.Fragment
+        return messages.game_update(
+            self.kind, self.seq, fragment(events), self.log, fragment(view), self.turn, self.seats
+        )
+
     def frame(self, events: bytes, view: bytes) -> bytes:
         """A recipient's whole encoded message, from its encoded events and view."""
-        return self.head + events + self.middle + view + self.tail
+        return json_bytes(self.message(events, view))

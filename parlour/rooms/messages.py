@@ -92,12 +92,12 @@ def game_update(
     events: list[Message] | Any,
     log: list[Message] | Any,
     view: Any,
-    turn: Message | None,
-    seats: list[Message] | None,
+    turn: Message | Any | None,
+    seats: list[Message] | Any | None,
 ) -> Message:
     """``game_started`` (with the ``seats``) or ``game``: one recipient's events and view, and the
-    game-log entries they made (the same for everyone). For a JSON sink (``Sink.json``) the events,
-    log and view may be pre-encoded ``orjson.Fragment``s (rooms/encoding.py)."""
+    game-log entries they made (the same for everyone). For a JSON sink (``Sink.json``) every part
+    but ``kind`` and ``seq`` may be a pre-encoded ``orjson.Fragment`` (rooms/encoding.py)."""
     out: Message = {"type": kind, "seq": seq, "events": events, "log": log, "view": view, "turn": turn}
     if seats is not None:
         out["seats"] = seats

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import time
 
-import orjson
-
 from parlour.dumps import json_bytes
 from parlour.games import Event
 from parlour.rooms import messages, scoreboard
@@ -106,11 +104,7 @@ class Outbound(RoomState):
                     data = whole[seat] = frames.frame(*parts)
                 out.append((send_json, data))
             else:
-                log = orjson.Fragment(frames.log)
-                update = messages.game_update(
-                    kind, seq, orjson.Fragment(parts[0]), log, orjson.Fragment(parts[1]), turn, seats
-                )
-                out.append((sink.send, update))
+                out.append((sink.send, frames.message(*parts)))
 
     def countdown_message(self) -> Message:
         if self.countdown is None:
