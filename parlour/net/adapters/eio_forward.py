@@ -35,7 +35,7 @@ from urllib.parse import parse_qs, urlencode
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from parlour.net.adapters.eio_tunnel import Tunnels
+from parlour.net.adapters.eio_tunnel import Tunnels, holder_scope
 
 log = logging.getLogger(__name__)
 
@@ -196,25 +196,9 @@ class Forwarding:
     async def _run(self, item: list[Any]) -> None:
         """Run one forwarded request against this node's own ``/socket.io/`` app; post the answer."""
         _, rpc, origin, method, path, root_path, query, headers, body = item
-        scope: Scope = {
-            "type": "http",
-            "asgi": {"version": "3.0"},
-            "http_version": "1.1",
-            "method": method,
-            "scheme": "http",
-            "path": path,
-            "raw_path": path.encode(),
-            "root_path": root_path,
-            "query_string": query.encode("latin-1"),
-            "headers": [
-                *((k.encode("latin-1"), v.encode("latin-1")) for k, v in headers),
-                (b"content-length", str(len(body.encode("latin-1"))).encode()),
-            ],
-            "client": None,
-            "server": None,
-            "app": self.starlette,
-            "state": {},
-        }
+        length = [(b"content-length", str(len(body.encode("latin-1"))).encode())]
+        scope = holder_scope(self.starlette, path, root_path, query, headers, length)
+        scope.update(type="http", method=method, scheme="http")
         sent = [False]
         ended = asyncio.Event()
 

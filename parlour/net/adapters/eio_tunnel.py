@@ -31,6 +31,31 @@ ACCEPT_SECONDS = 10.0
 """How long the client side waits for the holder to accept (or refuse) the websocket."""
 
 
+def holder_scope(
+    starlette: Any,
+    path: str,
+    root_path: str,
+    query: str,
+    headers: list[list[str]],
+    more: list[tuple[bytes, bytes]],
+) -> Scope:
+    """The ASGI scope of a request another node forwarded, as this node's own app is run with it:
+    only what crossed Redis (path, Engine.IO's query keys, the kept headers) and ``more`` headers."""
+    return {
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "path": path,
+        "raw_path": path.encode(),
+        "root_path": root_path,
+        "query_string": query.encode("latin-1"),
+        "headers": [*((k.encode("latin-1"), v.encode("latin-1")) for k, v in headers), *more],
+        "client": None,
+        "server": None,
+        "app": starlette,
+        "state": {},
+    }
+
+
 class Tunnels:
     """Both ends of every relayed websocket on this node."""
 
@@ -149,26 +174,9 @@ class Tunnels:
         frames: asyncio.Queue[Message] = asyncio.Queue()
         frames.put_nowait({"type": "websocket.connect"})
         self._held[origin, tid] = frames
-        scope: Scope = {
-            "type": "websocket",
-            "asgi": {"version": "3.0"},
-            "http_version": "1.1",
-            "scheme": "ws",
-            "path": path,
-            "raw_path": path.encode(),
-            "root_path": root_path,
-            "query_string": query.encode("latin-1"),
-            "headers": [
-                *((k.encode("latin-1"), v.encode("latin-1")) for k, v in headers),
-                (b"connection", b"Upgrade"),  # python-engineio checks the upgrade asked for
-                (b"upgrade", b"websocket"),
-            ],
-            "client": None,
-            "server": None,
-            "subprotocols": [],
-            "app": self.starlette,
-            "state": {},
-        }
+        upgrade = [(b"connection", b"Upgrade"), (b"upgrade", b"websocket")]  # python-engineio checks these
+        scope = holder_scope(self.starlette, path, root_path, query, headers, upgrade)
+        scope.update(type="websocket", scheme="ws", subprotocols=[])
         closed = False
 
         async def send(message: Message) -> None:
