@@ -7,8 +7,10 @@ measured in one run against:
 1. ``single``: one ``parlour serve`` on SQLite (today's default);
 2. ``workers2``: ``parlour serve --workers 2 --redis URL`` (two processes on one port; the kernel
    spreads the connections, so most rooms have members on both workers);
-   With ``--baseline DIR``, the same phase also runs from the source tree in DIR (an older commit),
-   interleaved with this tree's, twice each: before/after in one run.
+   With ``--baseline DIR``, the same phase also runs from the source tree in DIR (an older commit).
+   Phases 1 and 2 run ``--rounds`` times, interleaved (single, workers2, [baseline], single, ...):
+   a phase's CPU per action drifts by about ±15% on this shared machine, so the report gives each
+   round and the median per phase, and the ratio is the ratio of the medians.
 3. ``same_node`` / ``cross_node``: two nodes on their own ports, a few rooms, each room's four
    players on one node vs. alternating between the nodes: the cost of the hop through Redis;
 4. fail-over: a room owned by one of two nodes, its owner killed (SIGKILL) ``--kills`` times; the
@@ -27,6 +29,7 @@ import multiprocessing as mp
 import os
 import shutil
 import signal
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -266,40 +269,43 @@ def run(args: argparse.Namespace) -> Message:
         redis, redis_url = _redis(tmp)
         redis_pid = [redis.pid]
         try:
-            port = load.free_port()
-            single = _serve(port, tmp, [])
-            try:
-                result["single"] = measure(
-                    [f"ws://127.0.0.1:{port}/api/ws"], [single.pid], args.rooms, args.warmup, args.seconds
-                )
-            finally:
-                _stop(single)
-            trees = [("workers2", None)]
-            if args.baseline:  # interleaved, twice each: the machine's load drifts during a run
-                trees = [("workers2_baseline", args.baseline), ("workers2", None)] * 2
+            # Interleaved rounds: this machine's speed drifts by +-15% between phases (shared host),
+            # so one phase of each is a coin toss; the medians of several rounds are not.
+            phases: list[tuple[str, str | None]] = [("single", None), ("workers2", None)]
+            if args.baseline:
+                phases.append(("workers2_baseline", args.baseline))
             runs: dict[str, list[Message]] = {}
-            for db, (name, tree) in enumerate(trees, start=2):
-                port = load.free_port()
-                url = f"{redis_url[: -len('/0')]}/{db}"  # a fresh database each time
-                workers = _serve(port, tmp, ["--workers", "2", "--redis", url], cwd=tree)
-                time.sleep(2)  # both workers up
-                try:
-                    runs.setdefault(name, []).append(
-                        measure(
-                            [f"ws://127.0.0.1:{port}/api/ws"],
-                            [workers.pid, *redis_pid],
-                            args.rooms,
-                            args.warmup,
-                            args.seconds,
+            db = 2
+            for _ in range(args.rounds):
+                for name, tree in phases:
+                    port = load.free_port()
+                    if name == "single":
+                        server = _serve(port, tmp, [])
+                        pids = [server.pid]
+                    else:
+                        url = f"{redis_url[: -len('/0')]}/{db}"  # a fresh database each time
+                        db += 1
+                        server = _serve(port, tmp, ["--workers", "2", "--redis", url], cwd=tree)
+                        time.sleep(2)  # both workers up
+                        pids = [server.pid, *redis_pid]
+                    try:
+                        phase = measure(
+                            [f"ws://127.0.0.1:{port}/api/ws"], pids, args.rooms, args.warmup, args.seconds
                         )
-                    )
-                finally:
-                    _stop(workers)
+                    finally:
+                        _stop(server)
+                    runs.setdefault(name, []).append(phase)
             for name, measured in runs.items():
-                result[name] = measured[0] if len(measured) == 1 else {"runs": measured}
-                result[name]["server_cpu_ms_per_action"] = round(
-                    sum(m["server_cpu_ms_per_action"] for m in measured) / len(measured), 3
-                )
+                result[name] = {
+                    "server_cpu_ms_per_action": round(
+                        statistics.median(m["server_cpu_ms_per_action"] for m in measured), 3
+                    ),
+                    "runs": measured,
+                }
+            result["cpu_ratio_per_round"] = [
+                round(w["server_cpu_ms_per_action"] / s["server_cpu_ms_per_action"], 2)
+                for s, w in zip(runs["single"], runs["workers2"], strict=True)
+            ]
             ports = [load.free_port(), load.free_port()]
             redis_url = redis_url[: -len("/0")] + "/1"  # a fresh database: not the rooms phase 2 left
             nodes = [_serve(p, tmp, ["--redis", redis_url]) for p in ports]
@@ -351,12 +357,15 @@ def main() -> None:
     parser.add_argument("--hop-rooms", type=int, default=10, help="rooms for the hop latency phases (10)")
     parser.add_argument("--seconds", type=float, default=15.0, help="measured window per phase (15)")
     parser.add_argument("--warmup", type=float, default=3.0, help="warm-up before each window (3)")
+    parser.add_argument(
+        "--rounds", type=int, default=3, help="interleaved rounds of single/workers2 (3); medians reported"
+    )
     parser.add_argument("--kills", type=int, default=20, help="owner kills for the fail-over time (20)")
     parser.add_argument(
         "--baseline",
         default="",
         help="another Parlour source tree (e.g. `git archive COMMIT | tar -x -C DIR`, with the compiled"
-        " engine copied in) whose --workers 2 is measured too, interleaved with this one's, twice each",
+        " engine copied in) whose --workers 2 is measured too, in every round",
     )
     args = parser.parse_args()
     print(orjson.dumps(run(args), option=orjson.OPT_INDENT_2).decode())
