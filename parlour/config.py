@@ -29,6 +29,8 @@ class Config:
     ws_deflate: bool = False
     eio3_ping_interval: float = 25.0
     eio3_ping_timeout: float = 20.0
+    eio4_ping_interval: float = 25.0
+    eio4_ping_timeout: float = 20.0
     redis_url: str = ""  # cluster mode when set (docs/scaling.md)
     lease_seconds: float = 3.0  # how long a dead node's rooms wait before another node claims them
     workers: int = 1  # processes sharing the port (cluster mode only)

@@ -355,7 +355,16 @@ class UnoSocketIO:
         v4 = socketio.ASGIApp(self.sio)
         v3 = self.v3 = EngineIOv3(SocketIOv2(self), _timing, _max_body)
 
+        timed = False
+
         async def app(scope: Scope, receive: Receive, send: Send) -> None:
+            nonlocal timed
+            if not timed and scope["type"] in ("http", "websocket"):
+                # python-engineio reads its timing at each handshake; the config arrives with the app.
+                config = scope["app"].state.config
+                self.sio.eio.ping_interval = config.eio4_ping_interval
+                self.sio.eio.ping_timeout = config.eio4_ping_timeout
+                timed = True
             if scope["type"] in ("http", "websocket") and engine_version(scope) == "3":
                 await v3(scope, receive, send)
             else:
