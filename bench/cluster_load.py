@@ -6,7 +6,9 @@ measured in one run against:
 
 1. ``single``: one ``parlour serve`` on SQLite (today's default);
 2. ``workers2``: ``parlour serve --workers 2 --redis URL`` (two processes on one port; the kernel
-   spreads the connections, so most rooms have members on both workers);
+   spreads the connections, so most rooms have members on both workers); ``workers2_named``: the
+   same, its guests connecting as from an invite link, naming the room (``InviteRoom``), so the
+   worker that accepts each hands it to the room's owner (net/handoff.py);
    With ``--baseline DIR``, the same phase also runs from the source tree in DIR (an older commit).
    Phases 1 and 2 run ``--rounds`` times, interleaved (single, workers2, [baseline], single, ...):
    a phase's CPU per action drifts by about ±15% on this shared machine, so the report gives each
@@ -58,16 +60,37 @@ class SpreadRoom(load.UnoRoom):
         return self.urls[i % len(self.urls)] if self.urls else url
 
 
-async def _clients(urls: list[str], rooms: int, warmup: float, seconds: float, out: Any) -> Message:
+class InviteRoom(load.UnoRoom):
+    """``UnoRoom`` set up as friends following an invite link do: the host connects and creates the
+    room, then each guest connects naming it (``/api/ws?room=CODE``, as the web client does on
+    ``/r/CODE``) and joins. The game is the same; only who connects when, and with which URL, differs."""
+
+    async def setup(self, url: str) -> None:
+        host = await load.Player.connect(url, self)
+        self.players.append(host)
+        await host.request("identify", name=f"R{self.number}P0")
+        room = await host.request("create_room", game="uno", settings={"target_score": 0}, capacity=4)
+        host.member = room["you"]["member"]
+        for i in range(1, 4):
+            guest = await load.Player.connect(f"{url}?room={room['code']}", self)
+            self.players.append(guest)
+            await guest.request("identify", name=f"R{self.number}P{i}")
+            guest.member = (await guest.request("join", code=room["code"]))["you"]["member"]
+
+
+async def _clients(
+    urls: list[str], rooms: int, warmup: float, seconds: float, out: Any, invite: bool = False
+) -> Message:
     load.SESSION = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0))
     SpreadRoom.urls = urls
     stats = load.Stats()
     clock = load.Clock(float("inf"), float("inf"))
     try:
-        made = [SpreadRoom(n, clock, stats, 0.0) for n in range(rooms)]
+        kind = InviteRoom if invite else SpreadRoom
+        made = [kind(n, clock, stats, 0.0) for n in range(rooms)]
         gate = asyncio.Semaphore(load.SETUP_PARALLEL)
 
-        async def setup(room: SpreadRoom) -> None:
+        async def setup(room: load.UnoRoom) -> None:
             async with gate:
                 await room.setup(urls[0])
 
@@ -85,13 +108,15 @@ async def _clients(urls: list[str], rooms: int, warmup: float, seconds: float, o
     return stats.__dict__
 
 
-def _client_process(urls: list[str], rooms: int, warmup: float, seconds: float, out: Any) -> None:
+def _client_process(
+    urls: list[str], rooms: int, warmup: float, seconds: float, out: Any, invite: bool = False
+) -> None:
     load.pin({1} if (os.cpu_count() or 1) > 1 else set())
     load.raise_nofile()
     import uvloop
 
     try:
-        out.put(("stats", uvloop.run(_clients(urls, rooms, warmup, seconds, out))))
+        out.put(("stats", uvloop.run(_clients(urls, rooms, warmup, seconds, out, invite))))
     except BaseException as exc:
         out.put(("failed", f"{type(exc).__name__}: {exc}"))
 
@@ -108,11 +133,16 @@ def _tree_cpu(procs: list[psutil.Process]) -> float:
     return total
 
 
-def measure(urls: list[str], servers: list[int], rooms: int, warmup: float, seconds: float) -> Message:
-    """Drive ``rooms`` rooms through ``urls``; CPU of the ``servers`` pids (and children) per action."""
+def measure(
+    urls: list[str], servers: list[int], rooms: int, warmup: float, seconds: float, invite: bool = False
+) -> Message:
+    """Drive ``rooms`` rooms through ``urls``; CPU of the ``servers`` pids (and children) per action.
+    ``invite``: guests connect naming the room (``InviteRoom``)."""
     ctx = mp.get_context("spawn")
     out = ctx.Queue()
-    client = ctx.Process(target=_client_process, args=(urls, rooms, warmup, seconds, out), daemon=True)
+    client = ctx.Process(
+        target=_client_process, args=(urls, rooms, warmup, seconds, out, invite), daemon=True
+    )
     procs = [psutil.Process(pid) for pid in servers]
     client.start()
     kind, value = out.get(timeout=rooms * 2 + 180)
@@ -271,7 +301,11 @@ def run(args: argparse.Namespace) -> Message:
         try:
             # Interleaved rounds: this machine's speed drifts by +-15% between phases (shared host),
             # so one phase of each is a coin toss; the medians of several rounds are not.
-            phases: list[tuple[str, str | None]] = [("single", None), ("workers2", None)]
+            phases: list[tuple[str, str | None]] = [
+                ("single", None),
+                ("workers2", None),
+                ("workers2_named", None),
+            ]
             if args.baseline:
                 phases.append(("workers2_baseline", args.baseline))
             runs: dict[str, list[Message]] = {}
@@ -290,7 +324,12 @@ def run(args: argparse.Namespace) -> Message:
                         pids = [server.pid, *redis_pid]
                     try:
                         phase = measure(
-                            [f"ws://127.0.0.1:{port}/api/ws"], pids, args.rooms, args.warmup, args.seconds
+                            [f"ws://127.0.0.1:{port}/api/ws"],
+                            pids,
+                            args.rooms,
+                            args.warmup,
+                            args.seconds,
+                            invite=name == "workers2_named",
                         )
                     finally:
                         _stop(server)
@@ -302,10 +341,11 @@ def run(args: argparse.Namespace) -> Message:
                     ),
                     "runs": measured,
                 }
-            result["cpu_ratio_per_round"] = [
-                round(w["server_cpu_ms_per_action"] / s["server_cpu_ms_per_action"], 2)
-                for s, w in zip(runs["single"], runs["workers2"], strict=True)
-            ]
+            for name in ("workers2", "workers2_named"):
+                result[f"cpu_ratio_{name}_per_round"] = [
+                    round(w["server_cpu_ms_per_action"] / s["server_cpu_ms_per_action"], 2)
+                    for s, w in zip(runs["single"], runs[name], strict=True)
+                ]
             ports = [load.free_port(), load.free_port()]
             redis_url = redis_url[: -len("/0")] + "/1"  # a fresh database: not the rooms phase 2 left
             nodes = [_serve(p, tmp, ["--redis", redis_url]) for p in ports]
@@ -341,9 +381,10 @@ def run(args: argparse.Namespace) -> Message:
             / result["single"]["server_cpu_ms_per_action"],
             2,
         )
-    result["cpu_ratio_workers2_vs_single"] = round(
-        result["workers2"]["server_cpu_ms_per_action"] / result["single"]["server_cpu_ms_per_action"], 2
-    )
+    for name in ("workers2", "workers2_named"):
+        result[f"cpu_ratio_{name}_vs_single"] = round(
+            result[name]["server_cpu_ms_per_action"] / result["single"]["server_cpu_ms_per_action"], 2
+        )
     result["hop_added_ms"] = {
         "p50": round(result["cross_node"]["p50_ms"] - result["same_node"]["p50_ms"], 2),
         "p99": round(result["cross_node"]["p99_ms"] - result["same_node"]["p99_ms"], 2),
