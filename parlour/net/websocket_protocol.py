@@ -178,44 +178,49 @@ class ParlourWebSocketProtocol(WebSocketsSansIOProtocol):
         )
 
     lane: TextLane | None = None
+    # Whether ``websockets``' parser stands at a frame boundary with nothing of its own buffered,
+    # half-parsed or negotiated (``_parser_clean``): it changes only when ``websockets`` parses, so
+    # it is read again only after that, not per chunk.
+    parser_clean = False
+    max_text: int | None = None  # the largest message taken here: websockets' own limit
 
     def connection_made(self, transport: Any) -> None:
         super().connection_made(transport)
         self.lane = TextLane()
+        conn = self.conn
+        limits = [n for n in (conn.max_message_size, conn.max_fragment_size) if n is not None]
+        self.max_text = min(limits) if limits else None
 
     def data_received(self, data: bytes) -> None:
-        if self._frames_here():
+        if (
+            self.parser_clean
+            and self.handshake_complete
+            and not self.close_sent
+            and not self.disconnected
+            and self.conn.state is State.OPEN
+        ):
             pos = self._take_text_frames(data)
             if pos == len(data):
                 return
             data = data[pos:]
         super().data_received(data)
+        self.parser_clean = self._parser_clean()
 
-    def _frames_here(self) -> bool:
-        """Whether this chunk may be parsed here: the connection open with nothing negotiated that
-        changes frames, and nothing of a frame or message half-parsed by ``websockets``."""
+    def _parser_clean(self) -> bool:
         conn = self.conn
         reader = conn.reader
         return not (
-            not self.handshake_complete
-            or self.close_sent
-            or self.disconnected
-            or self.initial_response is not None
-            or conn.state is not State.OPEN
-            or conn.extensions
-            or conn.current_size is not None
+            conn.extensions  # e.g. permessage-deflate: frames carry compressed data
+            or conn.current_size is not None  # a fragmented message in progress
             or self.frames
             or reader.buffer
             or reader.eof
-            or not at_frame_boundary(conn.parser)
-        )
+        ) and at_frame_boundary(conn.parser)
 
     def _take_text_frames(self, data: bytes) -> int:
         """Hand each leading text frame's message to the app; the offset of the first byte not taken."""
         conn = self.conn
-        limit = conn.max_message_size
-        if conn.max_fragment_size is not None:
-            limit = conn.max_fragment_size if limit is None else min(limit, conn.max_fragment_size)
+        limit = self.max_text
         pos = 0
         while True:
             frame = text_frame_at(data, pos, limit)
