@@ -344,3 +344,17 @@ async def test_a_flooding_client_is_still_cut_off(server_factory) -> None:
     codes = [m.get("code") for m in raw.messages]
     assert codes.count("rate_limited") >= 40, codes
     await raw.close()
+
+
+async def test_compressed_frames_with_permessage_deflate(server_factory) -> None:
+    """With permessage-deflate negotiated, every frame is left to websockets (RSV1 and compressed)."""
+    srv = server_factory({"PARLOUR_WS_DEFLATE": "true"})
+    client = await Client.open(srv.ws, "Zipped")
+    assert [e.name for e in client.ws.protocol.extensions] == ["permessage-deflate"]
+    for _ in range(5):
+        assert (await client.request("ping"))["type"] == "pong"
+        assert (await client.request("chat", text="z" * 2000))["code"] == "not_in_room"  # compressed
+        assert (await client.request("action", action={"type": "line", "x": 0, "y": 0, "d": 0}))["code"] == (
+            "not_in_room"
+        )
+    await client.close()
