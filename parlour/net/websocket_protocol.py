@@ -22,7 +22,8 @@ handshake, pings, closing, fragmented or compressed messages) and adds:
   bytes) parsed here (``text_frame_at``), when nothing is half-parsed in ``websockets`` (a frame
   boundary, no fragmented message, no extension, connection open): each message then goes to the
   text lane or the ASGI queue as if ``websockets`` had parsed it, without its per-frame generator,
-  ``Frame`` object and event list, which were a tenth of the server's CPU. From the first frame
+  ``Frame`` object and event list (5-6% of the server's CPU under load, docs/benchmarks.md, "Issue
+  11, fifth round"). From the first frame
   that is anything else (a ping, a close, binary data, a frame cut off at the end of the chunk, a
   64-bit length, invalid UTF-8, an unmasked frame), the rest of the chunk goes to ``websockets``,
   which so parses from a frame boundary and answers exactly as before;
