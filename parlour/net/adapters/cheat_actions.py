@@ -136,7 +136,8 @@ class CheatClient:
         if problem is not None:
             self._send({"action": "join_game_error", "message": problem})
             return
-        self.bridge = Bridge(self.connect, self._on_native, immediate=True)
+        # The write-up's client is never told the legal plays: the room need not list them
+        self.bridge = Bridge(self.connect, self._on_native, immediate=True, legal=False)
         reply = await self.bridge.request("identify", name=name)
         if reply["type"] == "welcome":
             self.joining = True
