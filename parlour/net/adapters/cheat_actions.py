@@ -242,16 +242,20 @@ class CheatClient:
             self.send(frame)
 
     def _on_native(self, message: Message) -> None:
-        """Translate one native message; what it produces goes out in one write (``send_all``)."""
-        if self.send_all is None:
+        """Translate one native message; what it produces goes out in one write (``send_all``), and
+        a message that produces nothing (a move's ``ok``) in none."""
+        send_all = self.send_all
+        if send_all is None:
             self._translate(message)
             return
-        self._batch = []
+        batch: list[Message] = []
+        self._batch = batch
         try:
             self._translate(message)
         finally:
-            batch, self._batch = self._batch, None
-            self.send_all(batch)
+            self._batch = None
+            if batch:
+                send_all(batch)
 
     def _translate(self, message: Message) -> None:
         kind = message.get("type")
@@ -341,14 +345,15 @@ class CheatClient:
         self._player_list()
 
     def _start_turn(self) -> None:
-        ranks = self.view.get("ranks") or [0]
+        view = self.view
+        ranks, turn = view.get("ranks") or [0], view.get("turn")
         self._send(
             {
                 "action": "start_turn",
                 "previous_rank": self.previous_rank,
                 "current_rank": ranks[0],
-                "can_accuse_cheater": bool(self.view.get("can_call")),
-                "your_turn": self.view.get("turn") is not None and self.view.get("turn") == self._my_seat(),
+                "can_accuse_cheater": bool(view.get("can_call")),
+                "your_turn": turn is not None and turn == self._my_seat(),
             }
         )
 
