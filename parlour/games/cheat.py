@@ -538,7 +538,7 @@ def seat_view(state: State, seat: int | None, legal: bool = True) -> dict[str, A
     if shown is None or shown[0] is not held:
         shown = state.hand_views[seat] = (held, [card_dict(c) for c in held])
     play = state.last_play
-    part = {
+    part: dict[str, Any] = {
         "seat": seat,
         "hand": shown[1].copy(),
         # ``seat in _callers(state)``, without listing the callers
