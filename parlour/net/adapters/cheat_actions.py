@@ -124,7 +124,7 @@ class CheatClient:
         """Create (``code`` None) or join a game under the given name; joining the game this
         connection is already in (e.g. right after ``create_game``) answers as a join again."""
         if self.code is not None and code is not None and code.strip().upper() == self.code:
-            self._rejoined()
+            self._in_one_write(self._rejoined)
             return
         if self.code is not None:
             self._send({"action": "join_game_error", "message": _JOIN_ERRORS["already_in_room"]})
@@ -152,7 +152,7 @@ class CheatClient:
             self._send({"action": "join_game_error", "message": text})
             return
         self._snapshot(reply)
-        self._waiting_screen()
+        self._in_one_write(self._waiting_screen)
 
     def _rejoined(self) -> None:
         """The screen a join of this game shows, for the player already in it: nothing changes."""
@@ -240,6 +240,22 @@ class CheatClient:
             self._batch.append(frame)
         else:
             self.send(frame)
+
+    def _in_one_write(self, build: Callable[[], None]) -> None:
+        """Run ``build``: the frames it sends go out in one write (``send_all``), as a native
+        message's do (the waiting screen's two or three frames when a game is created or joined)."""
+        send_all = self.send_all
+        if send_all is None or self._batch is not None:
+            build()
+            return
+        batch: list[Message] = []
+        self._batch = batch
+        try:
+            build()
+        finally:
+            self._batch = None
+            if batch:
+                send_all(batch)
 
     def _on_native(self, message: Message) -> None:
         """Translate one native message; what it produces goes out in one write (``send_all``), and
