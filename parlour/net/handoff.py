@@ -108,16 +108,18 @@ class Handoff:
         inbox = self._inbox
         while inbox is not None:
             try:
-                request, fds, _, _ = socket.recv_fds(inbox, _MAX_REQUEST, 4)
+                request, fds, flags, _ = socket.recv_fds(inbox, _MAX_REQUEST, 4)
             except BlockingIOError:
                 return
             except OSError:
                 log.exception("event=handoff_receive_failed")
                 return
-            for fd in fds[1:]:  # a sibling sends one; never keep what nobody asked for
-                os.close(fd)
-            if fds:
-                self._adopt(socket.socket(fileno=fds[0]), request)
+            keep = fds[0] if fds and not flags & (socket.MSG_TRUNC | socket.MSG_CTRUNC) else None
+            for fd in fds:  # a sibling sends one socket with its whole request; close anything else
+                if fd != keep:
+                    os.close(fd)
+            if keep is not None:
+                self._adopt(socket.socket(fileno=keep), request)
 
     def _adopt(self, sock: socket.socket, request: bytes) -> None:
         factory = self._protocols()

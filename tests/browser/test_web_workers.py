@@ -4,41 +4,26 @@ that owns their room (the client names the room when it connects, net/handoff.py
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import signal
 import socket
 import subprocess
-import sys
 import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 import redis
 from browser_helpers import create_room, join_room, start_game
 
+from tests.cluster.workers import start_workers
+
 pytestmark = pytest.mark.browser
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
-
-
-def _both_up(base: str) -> None:
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            with urllib.request.urlopen(f"{base}/healthz", timeout=1) as r:
-                if len(json.loads(r.read())["cluster"]["nodes"]) == 2:
-                    return
-        except (OSError, ValueError, KeyError):
-            pass
-        time.sleep(0.1)
-    raise AssertionError("the two workers did not come up")
 
 
 @pytest.fixture
@@ -62,28 +47,8 @@ def workers(tmp_path: Path):
         except redis.ConnectionError:
             assert time.monotonic() < deadline, "redis-server did not start"
             time.sleep(0.05)
-    env = {**os.environ, "PARLOUR_LOG_LEVEL": "warning"}
-    command = [
-        sys.executable,
-        "-m",
-        "parlour",
-        "serve",
-        "--workers",
-        "2",
-        "--redis",
-        url,
-        "--port",
-        str(port),
-    ]
-    server = subprocess.Popen(
-        [*command, "--data-dir", str(tmp_path)],
-        env=env,
-        cwd=ROOT,
-        stdout=(tmp_path / "workers.log").open("ab"),
-        stderr=subprocess.STDOUT,
-    )
+    server = start_workers(url, port, tmp_path, {"PARLOUR_LOG_LEVEL": "warning"})
     base = f"http://127.0.0.1:{port}"
-    _both_up(base)
     yield base, client
     server.send_signal(signal.SIGTERM)
     server.wait(30)

@@ -5,44 +5,14 @@ invite link) is served by the worker that owns the room, whichever worker the ke
 from __future__ import annotations
 
 import json
-import os
 import signal
-import subprocess
-import sys
 import time
-import urllib.request
-from pathlib import Path
 
 import redis
 
+from tests.cluster.workers import start_workers
 from tests.server.client import Client, play_game
 from tests.server.conftest import FAST_ENV, free_port
-
-
-def _health(port: int) -> dict:
-    with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2) as r:
-        return json.loads(r.read())
-
-
-def _workers(redis_url: str, port: int, data: Path) -> subprocess.Popen[bytes]:
-    env = {**os.environ, **FAST_ENV, "PARLOUR_LOG_LEVEL": "info"}
-    command = [sys.executable, "-m", "parlour", "serve", "--workers", "2", "--redis", redis_url]
-    proc = subprocess.Popen(
-        [*command, "--port", str(port), "--data-dir", str(data)],
-        env=env,
-        stdout=(data / "workers.log").open("ab"),
-        stderr=subprocess.STDOUT,
-    )
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline:
-        try:
-            if len(_health(port)["cluster"]["nodes"]) == 2:
-                return proc
-        except OSError:
-            pass
-        time.sleep(0.1)
-    proc.kill()
-    raise AssertionError((data / "workers.log").read_text()[-2000:])
 
 
 def _connections(r: redis.Redis, node: str) -> int:
@@ -52,7 +22,7 @@ def _connections(r: redis.Redis, node: str) -> int:
 
 async def test_players_who_name_the_room_are_served_by_its_owner(redis_server, tmp_path) -> None:
     port = free_port()
-    proc = _workers(redis_server.url, port, tmp_path)
+    proc = start_workers(redis_server.url, port, tmp_path, {**FAST_ENV, "PARLOUR_LOG_LEVEL": "info"})
     r = redis.Redis.from_url(redis_server.url)
     url = f"ws://127.0.0.1:{port}/api/ws"
     try:
