@@ -258,6 +258,11 @@ class Game(Protocol):
 
     ``has_catches``: players may catch one another out (UNO's missed call, a ``catch`` action); the
     room then holds bots back for its ``bot_catch_delay`` and the host may set that delay.
+
+    Optional: ``seat_view_without_legal(state, seat)``, ``seat_view`` without its ``legal`` key and
+    otherwise equal to it (the same keys, values and secrets rules), for an engine whose legal actions
+    are most of a view's cost (Cheat). The room uses it for a recipient that never reads them (a sink
+    whose ``legal`` attribute is false, such as a ``/ws`` Cheat session); everyone else gets ``seat_view``.
     """
 
     name: str

@@ -147,11 +147,16 @@ class State:
     """Per seat: calls that exposed a lie."""
     caught: list[int] = field(default_factory=list)
     """Per seat: how often a call exposed their lie."""
+    held: dict[int, tuple[list[int], list[int]]] = field(
+        default_factory=dict, init=False, compare=False, repr=False
+    )
+    """Per seat, the hand last seen and it sorted as held (``_held``): a play changes one hand, yet
+    every seat's view and the legal plays of the seat on turn are built after it."""
     hand_views: dict[int, tuple[list[int], list[dict[str, int]]]] = field(
         default_factory=dict, init=False, compare=False, repr=False
     )
-    """Per seat, the hand last shown and its cards as sent: a play changes one hand, yet every
-    seat's view is built after it (sorting and re-describing every hand was 5% of a Cheat move)."""
+    """Per seat, a ``held`` list and its cards as sent (sorting and re-describing every hand for
+    every view was 5% of a Cheat move)."""
 
 
 def allowed_ranks(state: State) -> list[int]:
@@ -190,6 +195,14 @@ def _callers(state: State) -> list[int]:
 
 def _hand_sizes(state: State) -> list[int]:
     return [len(hand) for hand in state.hands]
+
+
+def _held(state: State, seat: int) -> list[int]:
+    """``seat``'s hand sorted as held (by rank), sorted again only once the hand changed."""
+    hand, seen = state.hands[seat], state.held.get(seat)
+    if seen is None or seen[0] != hand:
+        seen = state.held[seat] = (hand.copy(), sorted(hand, key=_by_rank))
+    return seen[1]
 
 
 # --- Setup -----------------------------------------------------------------
@@ -397,23 +410,25 @@ def legal_plays(state: State, seat: int) -> list[dict[str, Any]]:
     held, its first 1..4 cards announced as each allowed rank (with ``any``:
     truthfully, or as the next rank up). Truthful plays are thus always listed.
     """
-    hand = sorted(state.hands[seat], key=_by_rank)
+    hand = _held(state, seat)  # sorted by rank: each rank's cards are a run
     ranks = allowed_ranks(state)
     up = ranks[0]
-    groups: list[list[int]] = [[] for _ in range(13)]
-    for card in hand:
-        groups[card % 52 // 4].append(card)
-    bluff_as = ranks if len(ranks) < 13 else [up]
+    any_rank = len(ranks) == 13
+    bluff_as = [up] if any_rank else ranks
     plays = [{"type": "play", "cards": [card], "rank": up} for card in hand]
-    for held, cards in enumerate(groups):
-        if not cards:
-            continue
+    start, count = 0, len(hand)
+    while start < count:
+        held = hand[start] % 52 // 4
+        end = start + 1
+        while end < count and hand[end] % 52 // 4 == held:
+            end += 1
         # With ``any`` a group may also be announced as what it truly is.
-        announce = [up, held] if len(ranks) == 13 and held != up else bluff_as
-        for size in range(1, min(len(cards), 4) + 1):
+        announce = [up, held] if any_rank and held != up else bluff_as
+        for size in range(1, min(end - start, 4) + 1):
             for rank in announce:
                 if size > 1 or rank != up:  # single cards as ``up`` are listed above
-                    plays.append({"type": "play", "cards": cards[:size], "rank": rank})
+                    plays.append({"type": "play", "cards": hand[start : start + size], "rank": rank})
+        start = end
     return plays
 
 
@@ -518,19 +533,28 @@ def public_view(state: State) -> dict[str, Any]:
     }
 
 
-def seat_view(state: State, seat: int | None) -> dict[str, Any]:
-    """The part that depends on the recipient: its seat, and a player's hand and whether it may call."""
+def seat_view(state: State, seat: int | None, legal: bool = True) -> dict[str, Any]:
+    """The part that depends on the recipient: its seat, and a player's hand, whether it may call and
+    (unless ``legal`` is false: for a recipient that never reads them) its legal actions."""
     if seat is None or not 0 <= seat < state.players:
         return {"seat": seat}
-    hand, shown = state.hands[seat], state.hand_views.get(seat)
-    if shown is None or shown[0] != hand:
-        shown = state.hand_views[seat] = (hand.copy(), [card_dict(c) for c in sorted(hand, key=_by_rank)])
-    return {
+    held, shown = _held(state, seat), state.hand_views.get(seat)
+    if shown is None or shown[0] is not held:
+        shown = state.hand_views[seat] = (held, [card_dict(c) for c in held])
+    play = state.last_play
+    part: dict[str, Any] = {
         "seat": seat,
         "hand": shown[1].copy(),
-        "can_call": seat in _callers(state),
-        "legal": legal_actions(state, seat),  # new dicts and lists on every call: no copy needed
+        # ``seat in _callers(state)``, without listing the callers
+        "can_call": state.reason is None
+        and play is not None
+        and play.callable
+        and state.active[seat]
+        and seat != play.seat,
     }
+    if legal:
+        part["legal"] = legal_actions(state, seat)  # new dicts and lists on every call: no copy needed
+    return part
 
 
 def outcome(state: State) -> Outcome | None:
@@ -658,6 +682,11 @@ class Cheat:
 
     def seat_view(self, state: State, seat: int | None) -> dict[str, Any]:
         return seat_view(state, seat)
+
+    def seat_view_without_legal(self, state: State, seat: int | None) -> dict[str, Any]:
+        """``seat_view`` less ``legal``, for a recipient that never reads it (``Sink.legal``): the legal
+        plays of the seat on turn were most of a Cheat view's cost."""
+        return seat_view(state, seat, legal=False)
 
     def on_leave(self, state: State, seat: int) -> list[Event]:
         return on_leave(state, seat)

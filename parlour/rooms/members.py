@@ -24,6 +24,8 @@ class Sink(Protocol):
     ``orjson.Fragment`` values (pre-encoded JSON, see ``rooms/encoding.py``); every other sink gets
     plain data. A sink with a false ``games`` attribute is sent no game frames (``game_started``,
     ``game``): a member that only follows who is in the room (the ``/dots`` adapter's admin session).
+    A plain sink with a false ``legal`` attribute may get game views without ``legal``, when the engine
+    can build them for less (``seat_view_without_legal``): for one that never reads it (``/ws`` Cheat).
     """
 
     def send(self, message: Message) -> None:

@@ -78,16 +78,22 @@ class Outbound(RoomState):
         encoded: dict[int | None, tuple[bytes, bytes]] = {}  # seat → its encoded events and view
         whole: dict[int | None, bytes] = {}  # seat → its whole encoded message
         plain: dict[int | None, tuple[list[Message], Message]] = {}  # seat → events, view for other sinks
+        brief: dict[int | None, tuple[list[Message], Message]] = {}  # the same without ``legal``
+        without_legal = getattr(engine, "seat_view_without_legal", None)
         for member in self.members.values():
             sink = member.sink
             if sink is None or not getattr(sink, "games", True):
                 continue
             seat = self.game_seat(member)
             if not getattr(sink, "json", False):
-                told_view = plain.get(seat)
+                lean = without_legal is not None and getattr(sink, "legal", True) is False
+                views = brief if lean else plain
+                told_view = views.get(seat)
                 if told_view is None:
                     mine = [e.for_seat(seat) for e in events] if seat in private else shared
-                    told_view = plain[seat] = (mine, {**public, **engine.seat_view(game, seat)})
+                    seat_view = without_legal if lean and without_legal is not None else engine.seat_view
+                    part = seat_view(game, seat)
+                    told_view = views[seat] = (mine, {**public, **part})
                 update = messages.game_update(kind, seq, told_view[0], entries, told_view[1], turn, seats)
                 out.append((sink.send, update))
                 continue

@@ -799,3 +799,19 @@ def test_to_act_lists_the_clock_then_callers() -> None:
     assert GAME.to_act(state) == [1, 2, 3]
     GAME.apply(state, 1, CALL)
     assert GAME.to_act(state) == [1]
+
+
+def test_seat_view_without_legal_is_seat_view_less_legal() -> None:
+    """What the room sends a recipient that never reads ``legal`` (``Sink.legal``), over a whole game."""
+    rng = random.Random(5)
+    state = GAME.setup(GAME.settings({"rank_sequence": "any"}), 4, random.Random(5))
+    for _ in range(300):
+        if GAME.outcome(state) is not None:
+            break
+        for seat in (None, 0, 1, 2, 3):
+            full = GAME.seat_view(state, seat)
+            full.pop("legal", None)
+            assert GAME.seat_view_without_legal(state, seat) == full
+        seat, action = choose(state, rng)
+        GAME.apply(state, seat, action)
+    assert GAME.outcome(state) is not None

@@ -7,7 +7,8 @@ leaving, and junk (listed actions with a field changed or dropped, for a seat at
 
 * every view (each seat's and a spectator's) and every event is plain JSON, and each view is the shared
   ``public_view`` plus its ``seat_view``, without overlap (the server encodes the shared part once);
-  a seat's view carries ``legal``, its listed actions in wire form, and a spectator's none;
+  a seat's view carries ``legal``, its listed actions in wire form, and a spectator's none; a game that
+  offers ``seat_view_without_legal`` gives each recipient ``seat_view`` less ``legal``, nothing else changed;
 * no item of a seat's ``secret_fields`` is in any other seat's view, a spectator's, or an event as they
   receive it (except in ``revealing_events``);
 * listed actions (up to 8 per seat and step, at random) round-trip the wire —
@@ -91,9 +92,14 @@ def _events(events: list[Event], players: int) -> str:
 def _check_views(game: Game, state: Any, players: int) -> None:
     views = {s: _plain(game.view(state, s)) for s in _recipients(players)}
     public = game.public_view(state)
+    lean = getattr(game, "seat_view_without_legal", None)  # optional (the ``Game`` docstring)
     for seat in _recipients(players):
         part = game.seat_view(state, seat)
         assert not public.keys() & part.keys() and views[seat] == {**public, **part}
+        if lean is not None:
+            brief = lean(state, seat)
+            assert "legal" not in brief
+            assert {**brief, **({"legal": part["legal"]} if "legal" in part else {})} == part
     assert "legal" not in views[None], "a spectator has no moves"
     for seat in range(players):  # a seat's moves, as it would send them, only in its own view
         assert views[seat]["legal"] == [game.format_action(a) for a in game.legal_actions(state, seat)]

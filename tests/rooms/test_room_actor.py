@@ -324,3 +324,36 @@ async def test_the_lobby_hears_a_game_end_but_not_each_move(harness: Harness) ->
     await _act(room, clients, 1)
     assert room.state == "finished"
     assert lobby.messages[-1] == {"type": "lobby_room_removed", "code": room.code}
+
+
+class NoLegal(MembershipOnly):
+    """A plain sink that never reads a view's ``legal`` (as the /ws Cheat adapter's sessions); what it
+    gets goes to ``messages`` (an inbox's, so its replies still reach the harness)."""
+
+    games = True
+    legal = False
+
+    def __init__(self, messages: list[dict[str, Any]]) -> None:
+        self.messages = messages
+
+
+async def test_a_sink_without_legal_gets_the_same_views_less_legal(harness: Harness) -> None:
+    """Cheat builds a view without its legal plays for such a sink; every other key, and every other
+    recipient's message, is what it would be; an engine that cannot (Dots) sends its views whole."""
+    for game, n in (("cheat", 3), ("dots", 2)):
+        clients = await harness.table(game, n)
+        room = next(r for r in harness.manager.rooms.values() if r.game_name == game)
+        member = room.member_by_session(clients[0].session.id)
+        seen = len(clients[0].messages)
+        member.sink = clients[0].sink = NoLegal(clients[0].messages)  # type: ignore[assignment]
+        await _act(room, clients, 6)
+        lean = [m for m in clients[0].messages[seen:] if m["type"] == "game"]
+        full = [m for m in clients[1].messages if m["type"] == "game"][-len(lean) :]
+        assert len(lean) == 6 and [m["seq"] for m in lean] == [m["seq"] for m in full]
+        for mine, theirs in zip(lean, full, strict=True):
+            assert ("legal" in mine["view"]) == (game != "cheat")
+            assert "legal" in theirs["view"], "a sink that reads it still gets it"
+        view = room.engine.view(room.game, member.seat)
+        if game == "cheat":
+            del view["legal"]
+        assert lean[-1]["view"] == view

@@ -124,7 +124,7 @@ class CheatClient:
         """Create (``code`` None) or join a game under the given name; joining the game this
         connection is already in (e.g. right after ``create_game``) answers as a join again."""
         if self.code is not None and code is not None and code.strip().upper() == self.code:
-            self._rejoined()
+            self._in_one_write(self._rejoined)
             return
         if self.code is not None:
             self._send({"action": "join_game_error", "message": _JOIN_ERRORS["already_in_room"]})
@@ -136,7 +136,8 @@ class CheatClient:
         if problem is not None:
             self._send({"action": "join_game_error", "message": problem})
             return
-        self.bridge = Bridge(self.connect, self._on_native, immediate=True)
+        # The write-up's client is never told the legal plays: the room need not list them
+        self.bridge = Bridge(self.connect, self._on_native, immediate=True, legal=False)
         reply = await self.bridge.request("identify", name=name)
         if reply["type"] == "welcome":
             self.joining = True
@@ -151,7 +152,7 @@ class CheatClient:
             self._send({"action": "join_game_error", "message": text})
             return
         self._snapshot(reply)
-        self._waiting_screen()
+        self._in_one_write(self._waiting_screen)
 
     def _rejoined(self) -> None:
         """The screen a join of this game shows, for the player already in it: nothing changes."""
@@ -240,17 +241,37 @@ class CheatClient:
         else:
             self.send(frame)
 
+    def _in_one_write(self, build: Callable[[], None]) -> None:
+        """Run ``build``: the frames it sends go out in one write (``send_all``), as a native
+        message's do (the waiting screen's two or three frames when a game is created or joined)."""
+        send_all = self.send_all
+        if send_all is None or self._batch is not None:
+            build()
+            return
+        batch: list[Message] = []
+        self._batch = batch
+        try:
+            build()
+        finally:
+            self._batch = None
+            if batch:
+                send_all(batch)
+
     def _on_native(self, message: Message) -> None:
-        """Translate one native message; what it produces goes out in one write (``send_all``)."""
-        if self.send_all is None:
+        """Translate one native message; what it produces goes out in one write (``send_all``), and
+        a message that produces nothing (a move's ``ok``) in none."""
+        send_all = self.send_all
+        if send_all is None:
             self._translate(message)
             return
-        self._batch = []
+        batch: list[Message] = []
+        self._batch = batch
         try:
             self._translate(message)
         finally:
-            batch, self._batch = self._batch, None
-            self.send_all(batch)
+            self._batch = None
+            if batch:
+                send_all(batch)
 
     def _translate(self, message: Message) -> None:
         kind = message.get("type")
@@ -340,14 +361,15 @@ class CheatClient:
         self._player_list()
 
     def _start_turn(self) -> None:
-        ranks = self.view.get("ranks") or [0]
+        view = self.view
+        ranks, turn = view.get("ranks") or [0], view.get("turn")
         self._send(
             {
                 "action": "start_turn",
                 "previous_rank": self.previous_rank,
                 "current_rank": ranks[0],
-                "can_accuse_cheater": bool(self.view.get("can_call")),
-                "your_turn": self.view.get("turn") is not None and self.view.get("turn") == self._my_seat(),
+                "can_accuse_cheater": bool(view.get("can_call")),
+                "your_turn": turn is not None and turn == self._my_seat(),
             }
         )
 

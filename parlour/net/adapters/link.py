@@ -38,6 +38,9 @@ class NativeLink(Protocol):
     def mute_games(self) -> None:
         """From now on the session's rooms send it no game frames (``game_started``, ``game``)."""
 
+    def mute_legal(self) -> None:
+        """From now on the session's game views may lack ``legal`` (``Sink.legal``)."""
+
     async def close(self, *, leave: bool) -> None:
         """Drop the connection: ``leave`` leaves the room at once, else the grace period runs."""
 
@@ -56,7 +59,9 @@ class Bridge:
     request when the request returns. A failing ``on_native`` is logged, never fatal.
 
     With ``games=False`` the session is sent no game frames: for a session that never reads them
-    (the ``/dots`` admin), which the room then neither builds a view for nor delivers to.
+    (the ``/dots`` admin), which the room then neither builds a view for nor delivers to. With
+    ``legal=False`` its game views may come without ``legal`` (an adapter that never reads it), which
+    the room may then not build.
 
     ``on_native`` is a coroutine function run by a pump task, or, with ``immediate``, a plain
     function called as each message is sent, in the sender's task (usually the room's, right
@@ -71,9 +76,11 @@ class Bridge:
         *,
         immediate: bool = False,
         games: bool = True,
+        legal: bool = True,
     ) -> None:
         self._connect = connect
         self._games = games
+        self._legal = legal
         self._on_native = on_native
         self._immediate = immediate
         self._queue: asyncio.Queue[Message] = asyncio.Queue()
@@ -100,6 +107,8 @@ class Bridge:
                 self._pump = asyncio.create_task(self._run())
             if not self._games:
                 self._link.mute_games()
+            if not self._legal:
+                self._link.mute_legal()
         rid = f"a{next(self._ids)}"
         future: asyncio.Future[Message] = asyncio.get_running_loop().create_future()
         self._pending[rid] = future

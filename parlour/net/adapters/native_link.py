@@ -28,6 +28,8 @@ class FunctionSink:
         self.alive = True
         self.games = True
         """False: the room sends no game frames here (``Sink``; ``InProcessLink.mute_games``)."""
+        self.legal = True
+        """False: game views here may lack ``legal`` (``Sink``; ``InProcessLink.mute_legal``)."""
         self.refusals: list[Message] | None = None
         """While a frame is handled: collects errors sent without a request id (rate limit)."""
 
@@ -86,6 +88,9 @@ class InProcessLink:
 
     def mute_games(self) -> None:
         self.sink.games = False
+
+    def mute_legal(self) -> None:
+        self.sink.legal = False
 
     async def close(self, *, leave: bool) -> None:
         if leave and self.client.session is not None and self.sink.alive:
