@@ -76,7 +76,8 @@ class Bridge:
         self._games = games
         self._on_native = on_native
         self._immediate = immediate
-        self._queue: asyncio.Queue[Message] = asyncio.Queue()
+        self._queue: asyncio.Queue[Message] | None = None
+        """The pump's queue (not for an immediate bridge, which has no pump)."""
         self._pending: dict[str, asyncio.Future[Message]] = {}
         self._callbacks: dict[str, Callable[[Message], None]] = {}
         self._ids = itertools.count(1)
@@ -96,8 +97,9 @@ class Bridge:
             if self._immediate:
                 self._link = await self._connect(self._deliver)
             else:
-                self._link = await self._connect(self._queue.put_nowait)
-                self._pump = asyncio.create_task(self._run())
+                queue = self._queue = asyncio.Queue()
+                self._link = await self._connect(queue.put_nowait)
+                self._pump = asyncio.create_task(self._run(queue))
             if not self._games:
                 self._link.mute_games()
         rid = f"a{next(self._ids)}"
@@ -148,7 +150,7 @@ class Bridge:
 
     async def _close_when_idle(self) -> None:
         for _ in range(500):  # at most ~5 s for replies in flight
-            if self._queue.empty() and not self._pending and not self._callbacks:
+            if (self._queue is None or self._queue.empty()) and not self._pending and not self._callbacks:
                 break
             await asyncio.sleep(0.01)
         await self.close(leave=True)
@@ -180,9 +182,9 @@ class Bridge:
             if not future.done():
                 future.set_result(dict(_CLOSED))
 
-    async def _run(self) -> None:
+    async def _run(self, queue: asyncio.Queue[Message]) -> None:
         while not self._closed:  # ``close`` from inside ``on_native`` ends the loop here
-            message = await self._queue.get()
+            message = await queue.get()
             try:
                 pending = self._on_native(message)
                 if pending is not None:
