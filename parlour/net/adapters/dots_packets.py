@@ -90,6 +90,10 @@ class DotsRoom:
     """Membership messages already applied to ``members`` by one of the room's connections (every
     connection receives the same message object), with whether it changed a player's ready flag."""
     moves: tuple[list[Message], list[Message], bytes] | None = None
+    listeners: list[DotsClient] = field(default_factory=list)
+    """This process's connections in the room, in join order. Only the first (the leader) is sent
+    game frames by the room, and it hands each one to all: the room builds one view and makes one
+    delivery per move for them, not one per connection (the packets are the same for everyone)."""
     unused: asyncio.TimerHandle | None = None
     """Gives the room up if nobody joins it (``Registry.retire_if_unused``); cancelled on retiring,
     so a finished room is not kept in memory by its timer for ``UNUSED_ROOM_SECONDS``."""
@@ -117,6 +121,20 @@ class DotsRoom:
         frames = text_frames([json_bytes(p) for p in packets])
         self.moves = (events, packets, frames)
         return packets, frames
+
+    def enter(self, client: DotsClient) -> None:
+        """``client`` joined: it leads if it is the first here, else it hears moves from the leader."""
+        self.listeners.append(client)
+        if len(self.listeners) > 1:
+            client.hear_games(False)
+
+    def leave(self, client: DotsClient) -> None:
+        """``client`` is leaving (at once, before the room hears of it): the next one leads."""
+        if client in self.listeners:
+            leading = self.listeners[0] is client
+            self.listeners.remove(client)
+            if leading and self.listeners:
+                self.listeners[0].hear_games(True)
 
     def apply(self, message: Message) -> bool:
         """Apply a membership message once, whichever connection sees it first; True if it changed
@@ -430,6 +448,7 @@ class DotsClient:
             return
         self.room = room or await self.registry.for_code(reply["code"], name.strip()[:ROOM_NAME_MAX])
         self.room.clients += 1
+        self.room.enter(self)
         self.started = True
         self._snapshot(reply)
         if not spectate:
@@ -550,13 +569,17 @@ class DotsClient:
         kind = message.get("type")
         if kind == "game":  # by far the most frequent: a move (looked up first, not last)
             room = self.room
-            if room is not None and not self.joining:
-                self.view = message.get("view") or {}
+            if room is not None and not self.joining and room.listeners and room.listeners[0] is self:
+                view = message.get("view") or {}
                 packets, frames = room.packets(message.get("events", []), self.pids)
-                if packets:
-                    self.send_all(packets, frames)
+                for client in room.listeners:
+                    client.view = view
+                    if packets:
+                        client.send_all(packets, frames)
             return
         if kind == "connection_closed":  # flood or overflow: the server dropped this client
+            if self.room is not None:
+                self.room.leave(self)  # no more frames reach this session: another must lead
             self.hangup()
             return
         if self.joining or self.room is None:
@@ -589,6 +612,8 @@ class DotsClient:
     def _on_left(self, message: Message) -> None:
         assert self.room is not None
         member = message["member"]
+        if member == self.me:
+            self.room.leave(self)
         self.room.apply(message)
         reason = _REMOVE_REASONS.get(message.get("reason", ""), "Left the room.")
         self.send({"type": "REMOVE", "playerid": self._pid(member), "message": reason})
@@ -608,12 +633,16 @@ class DotsClient:
         self._gamestate(None)
 
     def _on_game_started(self, message: Message) -> None:
-        assert self.room is not None
-        self.state = PLAYING
-        self.pids = {s["seat"]: playerid(s["member"]) for s in message["seats"]}
-        self.view = message.get("view") or {}
-        packets, _ = self.room.packets(message.get("events", []), self.pids)
-        self.send_all([self._gamestate_packet(None), *packets], None)  # one write
+        room = self.room
+        assert room is not None
+        if not room.listeners or room.listeners[0] is not self:
+            return  # the leader hands it on
+        view = message.get("view") or {}
+        pids = {s["seat"]: playerid(s["member"]) for s in message["seats"]}
+        packets, _ = room.packets(message.get("events", []), pids)
+        for client in room.listeners:
+            client.state, client.pids, client.view = PLAYING, pids, view
+            client.send_all([client._gamestate_packet(None), *packets], None)  # one write
 
     def _on_game_over(self, message: Message) -> None:
         self.state = FINISHED
@@ -625,6 +654,8 @@ class DotsClient:
             self._gamestate(None)
 
     def _on_removed(self, message: Message) -> None:
+        assert self.room is not None
+        self.room.leave(self)  # now: the room sends this session nothing more
         why = "Kicked by the admin." if message["type"] == "kicked" else "The room was closed."
         self.send({"type": "REMOVE", "playerid": self._pid(self.me), "message": why})
         self._spawn(self._detach(leave=False))
@@ -727,6 +758,10 @@ class DotsClient:
             packet["message"] = message or "failed"
         self.send(packet)
 
+    def hear_games(self, on: bool) -> None:
+        if self.bridge is not None:
+            self.bridge.hear_games(on)
+
     def _error(self, request: str, message: str, code: str = "bad_packet") -> None:
         self.send({"type": "ERROR", "ok": False, "request": request, "code": code, "message": message})
 
@@ -744,6 +779,8 @@ class DotsClient:
         room, self.room = self.room, None
         self.me = self.token = None
         self.pids, self.view, self.state = {}, {}, WAITING
+        if room is not None:
+            room.leave(self)
         if bridge is not None:
             await bridge.close(leave=leave)
         if room is not None:

@@ -35,8 +35,8 @@ class NativeLink(Protocol):
         """Queue a native ``action`` message for the session's room at once, without waiting;
         False (having done nothing) when the session cannot take it now (``send`` then must)."""
 
-    def mute_games(self) -> None:
-        """From now on the session's rooms send it no game frames (``game_started``, ``game``)."""
+    def hear_games(self, on: bool) -> None:
+        """Whether the session's rooms send it game frames (``game_started``, ``game``) from now on."""
 
     async def close(self, *, leave: bool) -> None:
         """Drop the connection: ``leave`` leaves the room at once, else the grace period runs."""
@@ -101,7 +101,7 @@ class Bridge:
                 self._link = await self._connect(queue.put_nowait)
                 self._pump = asyncio.create_task(self._run(queue))
             if not self._games:
-                self._link.mute_games()
+                self._link.hear_games(False)
         rid = f"a{next(self._ids)}"
         future: asyncio.Future[Message] = asyncio.get_running_loop().create_future()
         self._pending[rid] = future
@@ -123,6 +123,12 @@ class Bridge:
             return True
         del self._callbacks[rid]
         return False
+
+    def hear_games(self, on: bool) -> None:
+        """Whether the room sends this session game frames from now on (``games``, changed later)."""
+        self._games = on
+        if self._link is not None:
+            self._link.hear_games(on)
 
     def _deliver(self, message: Message) -> None:
         """The sink of an immediate bridge: translate now, then hand a reply to whoever waits."""

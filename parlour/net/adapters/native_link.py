@@ -27,7 +27,7 @@ class FunctionSink:
         self.deliver = deliver
         self.alive = True
         self.games = True
-        """False: the room sends no game frames here (``Sink``; ``InProcessLink.mute_games``)."""
+        """False: the room sends no game frames here (``Sink``; ``InProcessLink.hear_games``)."""
         self.refusals: list[Message] | None = None
         """While a frame is handled: collects errors sent without a request id (rate limit)."""
 
@@ -84,8 +84,8 @@ class InProcessLink:
             return False  # ``send`` answers it
         return self.client.act(action, request_id)
 
-    def mute_games(self) -> None:
-        self.sink.games = False
+    def hear_games(self, on: bool) -> None:
+        self.sink.games = on
 
     async def close(self, *, leave: bool) -> None:
         if leave and self.client.session is not None and self.sink.alive:
