@@ -6,9 +6,13 @@ measured in one run against:
 
 1. ``single``: one ``parlour serve`` on SQLite (today's default);
 2. ``workers2``: ``parlour serve --workers 2 --redis URL`` (two processes on one port; the kernel
-   spreads the connections, so most rooms have members on both workers);
-   With ``--baseline DIR``, the same phase also runs from the source tree in DIR (an older commit),
-   interleaved with this tree's, twice each: before/after in one run.
+   spreads the connections, so most rooms have members on both workers); ``workers2_named``: the
+   same, its guests connecting as from an invite link, naming the room (``InviteRoom``), so the
+   worker that accepts each hands it to the room's owner (net/handoff.py);
+   With ``--baseline DIR``, the same phase also runs from the source tree in DIR (an older commit).
+   Phases 1 and 2 run ``--rounds`` times, interleaved (single, workers2, [baseline], single, ...):
+   a phase's CPU per action drifts by about ±15% on this shared machine, so the report gives each
+   round and the median per phase, and the ratio is the ratio of the medians.
 3. ``same_node`` / ``cross_node``: two nodes on their own ports, a few rooms, each room's four
    players on one node vs. alternating between the nodes: the cost of the hop through Redis;
 4. fail-over: a room owned by one of two nodes, its owner killed (SIGKILL) ``--kills`` times; the
@@ -27,6 +31,7 @@ import multiprocessing as mp
 import os
 import shutil
 import signal
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -55,16 +60,37 @@ class SpreadRoom(load.UnoRoom):
         return self.urls[i % len(self.urls)] if self.urls else url
 
 
-async def _clients(urls: list[str], rooms: int, warmup: float, seconds: float, out: Any) -> Message:
+class InviteRoom(load.UnoRoom):
+    """``UnoRoom`` set up as friends following an invite link do: the host connects and creates the
+    room, then each guest connects naming it (``/api/ws?room=CODE``, as the web client does on
+    ``/r/CODE``) and joins. The game is the same; only who connects when, and with which URL, differs."""
+
+    async def setup(self, url: str) -> None:
+        host = await load.Player.connect(url, self)
+        self.players.append(host)
+        await host.request("identify", name=f"R{self.number}P0")
+        room = await host.request("create_room", game="uno", settings={"target_score": 0}, capacity=4)
+        host.member = room["you"]["member"]
+        for i in range(1, 4):
+            guest = await load.Player.connect(f"{url}?room={room['code']}", self)
+            self.players.append(guest)
+            await guest.request("identify", name=f"R{self.number}P{i}")
+            guest.member = (await guest.request("join", code=room["code"]))["you"]["member"]
+
+
+async def _clients(
+    urls: list[str], rooms: int, warmup: float, seconds: float, out: Any, invite: bool = False
+) -> Message:
     load.SESSION = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0))
     SpreadRoom.urls = urls
     stats = load.Stats()
     clock = load.Clock(float("inf"), float("inf"))
     try:
-        made = [SpreadRoom(n, clock, stats, 0.0) for n in range(rooms)]
+        kind = InviteRoom if invite else SpreadRoom
+        made = [kind(n, clock, stats, 0.0) for n in range(rooms)]
         gate = asyncio.Semaphore(load.SETUP_PARALLEL)
 
-        async def setup(room: SpreadRoom) -> None:
+        async def setup(room: load.UnoRoom) -> None:
             async with gate:
                 await room.setup(urls[0])
 
@@ -82,13 +108,15 @@ async def _clients(urls: list[str], rooms: int, warmup: float, seconds: float, o
     return stats.__dict__
 
 
-def _client_process(urls: list[str], rooms: int, warmup: float, seconds: float, out: Any) -> None:
+def _client_process(
+    urls: list[str], rooms: int, warmup: float, seconds: float, out: Any, invite: bool = False
+) -> None:
     load.pin({1} if (os.cpu_count() or 1) > 1 else set())
     load.raise_nofile()
     import uvloop
 
     try:
-        out.put(("stats", uvloop.run(_clients(urls, rooms, warmup, seconds, out))))
+        out.put(("stats", uvloop.run(_clients(urls, rooms, warmup, seconds, out, invite))))
     except BaseException as exc:
         out.put(("failed", f"{type(exc).__name__}: {exc}"))
 
@@ -105,11 +133,16 @@ def _tree_cpu(procs: list[psutil.Process]) -> float:
     return total
 
 
-def measure(urls: list[str], servers: list[int], rooms: int, warmup: float, seconds: float) -> Message:
-    """Drive ``rooms`` rooms through ``urls``; CPU of the ``servers`` pids (and children) per action."""
+def measure(
+    urls: list[str], servers: list[int], rooms: int, warmup: float, seconds: float, invite: bool = False
+) -> Message:
+    """Drive ``rooms`` rooms through ``urls``; CPU of the ``servers`` pids (and children) per action.
+    ``invite``: guests connect naming the room (``InviteRoom``)."""
     ctx = mp.get_context("spawn")
     out = ctx.Queue()
-    client = ctx.Process(target=_client_process, args=(urls, rooms, warmup, seconds, out), daemon=True)
+    client = ctx.Process(
+        target=_client_process, args=(urls, rooms, warmup, seconds, out, invite), daemon=True
+    )
     procs = [psutil.Process(pid) for pid in servers]
     client.start()
     kind, value = out.get(timeout=rooms * 2 + 180)
@@ -266,40 +299,53 @@ def run(args: argparse.Namespace) -> Message:
         redis, redis_url = _redis(tmp)
         redis_pid = [redis.pid]
         try:
-            port = load.free_port()
-            single = _serve(port, tmp, [])
-            try:
-                result["single"] = measure(
-                    [f"ws://127.0.0.1:{port}/api/ws"], [single.pid], args.rooms, args.warmup, args.seconds
-                )
-            finally:
-                _stop(single)
-            trees = [("workers2", None)]
-            if args.baseline:  # interleaved, twice each: the machine's load drifts during a run
-                trees = [("workers2_baseline", args.baseline), ("workers2", None)] * 2
+            # Interleaved rounds: this machine's speed drifts by +-15% between phases (shared host),
+            # so one phase of each is a coin toss; the medians of several rounds are not.
+            phases: list[tuple[str, str | None]] = [
+                ("single", None),
+                ("workers2", None),
+                ("workers2_named", None),
+            ]
+            if args.baseline:
+                phases.append(("workers2_baseline", args.baseline))
             runs: dict[str, list[Message]] = {}
-            for db, (name, tree) in enumerate(trees, start=2):
-                port = load.free_port()
-                url = f"{redis_url[: -len('/0')]}/{db}"  # a fresh database each time
-                workers = _serve(port, tmp, ["--workers", "2", "--redis", url], cwd=tree)
-                time.sleep(2)  # both workers up
-                try:
-                    runs.setdefault(name, []).append(
-                        measure(
+            db = 2
+            for _ in range(args.rounds):
+                for name, tree in phases:
+                    port = load.free_port()
+                    if name == "single":
+                        server = _serve(port, tmp, [])
+                        pids = [server.pid]
+                    else:
+                        url = f"{redis_url[: -len('/0')]}/{db}"  # a fresh database each time
+                        db += 1
+                        server = _serve(port, tmp, ["--workers", "2", "--redis", url], cwd=tree)
+                        time.sleep(2)  # both workers up
+                        pids = [server.pid, *redis_pid]
+                    try:
+                        phase = measure(
                             [f"ws://127.0.0.1:{port}/api/ws"],
-                            [workers.pid, *redis_pid],
+                            pids,
                             args.rooms,
                             args.warmup,
                             args.seconds,
+                            invite=name == "workers2_named",
                         )
-                    )
-                finally:
-                    _stop(workers)
+                    finally:
+                        _stop(server)
+                    runs.setdefault(name, []).append(phase)
             for name, measured in runs.items():
-                result[name] = measured[0] if len(measured) == 1 else {"runs": measured}
-                result[name]["server_cpu_ms_per_action"] = round(
-                    sum(m["server_cpu_ms_per_action"] for m in measured) / len(measured), 3
-                )
+                result[name] = {
+                    "server_cpu_ms_per_action": round(
+                        statistics.median(m["server_cpu_ms_per_action"] for m in measured), 3
+                    ),
+                    "runs": measured,
+                }
+            for name in ("workers2", "workers2_named"):
+                result[f"cpu_ratio_{name}_per_round"] = [
+                    round(w["server_cpu_ms_per_action"] / s["server_cpu_ms_per_action"], 2)
+                    for s, w in zip(runs["single"], runs[name], strict=True)
+                ]
             ports = [load.free_port(), load.free_port()]
             redis_url = redis_url[: -len("/0")] + "/1"  # a fresh database: not the rooms phase 2 left
             nodes = [_serve(p, tmp, ["--redis", redis_url]) for p in ports]
@@ -335,9 +381,10 @@ def run(args: argparse.Namespace) -> Message:
             / result["single"]["server_cpu_ms_per_action"],
             2,
         )
-    result["cpu_ratio_workers2_vs_single"] = round(
-        result["workers2"]["server_cpu_ms_per_action"] / result["single"]["server_cpu_ms_per_action"], 2
-    )
+    for name in ("workers2", "workers2_named"):
+        result[f"cpu_ratio_{name}_vs_single"] = round(
+            result[name]["server_cpu_ms_per_action"] / result["single"]["server_cpu_ms_per_action"], 2
+        )
     result["hop_added_ms"] = {
         "p50": round(result["cross_node"]["p50_ms"] - result["same_node"]["p50_ms"], 2),
         "p99": round(result["cross_node"]["p99_ms"] - result["same_node"]["p99_ms"], 2),
@@ -351,12 +398,15 @@ def main() -> None:
     parser.add_argument("--hop-rooms", type=int, default=10, help="rooms for the hop latency phases (10)")
     parser.add_argument("--seconds", type=float, default=15.0, help="measured window per phase (15)")
     parser.add_argument("--warmup", type=float, default=3.0, help="warm-up before each window (3)")
+    parser.add_argument(
+        "--rounds", type=int, default=3, help="interleaved rounds of single/workers2 (3); medians reported"
+    )
     parser.add_argument("--kills", type=int, default=20, help="owner kills for the fail-over time (20)")
     parser.add_argument(
         "--baseline",
         default="",
         help="another Parlour source tree (e.g. `git archive COMMIT | tar -x -C DIR`, with the compiled"
-        " engine copied in) whose --workers 2 is measured too, interleaved with this one's, twice each",
+        " engine copied in) whose --workers 2 is measured too, in every round",
     )
     args = parser.parse_args()
     print(orjson.dumps(run(args), option=orjson.OPT_INDENT_2).decode())

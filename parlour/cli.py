@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import gc
 import socket
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 from parlour.config import Config
 
@@ -105,9 +107,10 @@ def serve(config: Config) -> None:
     # (reference counting frees it), so collect far less often. See docs/benchmarks.md, "Server load".
     gc.set_threshold(50_000, 20, 100)
     loop = "asyncio" if sys.platform == "win32" else "uvloop"
+    app = create_app(config)
     server = uvicorn.Server(
         uvicorn.Config(
-            create_app(config),
+            app,
             host=config.host,
             port=config.port,
             loop=loop,
@@ -124,6 +127,21 @@ def serve(config: Config) -> None:
             timeout_graceful_shutdown=3,
         )
     )
+
+    def ws_protocols() -> Any:
+        """What uvicorn builds for an upgraded connection: net/handoff.py adopts handed sockets with it."""
+        lifespan = getattr(server, "lifespan", None)
+        protocol: Any = getattr(server.config, "ws_protocol_class", None)  # set once uvicorn started
+        if lifespan is None or protocol is None:
+            return None
+        return functools.partial(
+            protocol,
+            config=server.config,
+            server_state=server.server_state,
+            app_state=lifespan.state,
+        )
+
+    app.state.ws_protocols = ws_protocols
     # One of ``--workers``: the kernel spreads connections over the workers sharing the port.
     server.run(sockets=[reuse_port_socket(config)] if config.reuse_port else None)
     if not server.started:  # e.g. the port is taken: fail like ``uvicorn.run`` does

@@ -29,10 +29,15 @@ class Config:
     ws_deflate: bool = False
     eio3_ping_interval: float = 25.0
     eio3_ping_timeout: float = 20.0
+    eio4_ping_interval: float = 25.0
+    eio4_ping_timeout: float = 20.0
     redis_url: str = ""  # cluster mode when set (docs/scaling.md)
     lease_seconds: float = 3.0  # how long a dead node's rooms wait before another node claims them
     workers: int = 1  # processes sharing the port (cluster mode only)
     reuse_port: bool = False  # bind with SO_REUSEPORT (set for each worker by ``--workers``)
+    handoff_dir: str = (
+        ""  # set for each worker by ``--workers``: where siblings pass sockets (net/handoff.py)
+    )
     bot_delay: tuple[float, float] = (0.6, 1.6)  # seconds (min, max) before a bot acts
     # Limits that hold against a hostile client (docs/reliability.md).
     max_rooms: int = 2000

@@ -27,6 +27,7 @@ from parlour.bots.catalog import describe as describe_catalog
 from parlour.config import Config
 from parlour.games.compiled import compiled_modules
 from parlour.net import history, native
+from parlour.net.handoff import Handoff
 from parlour.net.invite import routes_for
 from parlour.net.limits import AddressLimits
 from parlour.net.metrics import FailureCounter, Metrics
@@ -100,6 +101,12 @@ def create_app(config: Config, store: Store | None = None) -> Starlette:
         )
         app.state.names = names_for(holder["store"])
         await manager.recover()
+        handoff = None
+        if cluster is not None and config.handoff_dir:
+            protocols = getattr(app.state, "ws_protocols", lambda: None)  # set by ``parlour serve``
+            handoff = Handoff(config.handoff_dir, manager.node, protocols)  # type: ignore[attr-defined]
+            handoff.start()
+        app.state.handoff = handoff
         # Everything alive now (modules, the app, recovered rooms) lives as long as the process:
         # collect the garbage recovery left and move the survivors to the permanent generation, so
         # later collections never traverse them again (docs/benchmarks.md, "Server load").
@@ -115,6 +122,8 @@ def create_app(config: Config, store: Store | None = None) -> Starlette:
         try:
             yield
         finally:
+            if handoff is not None:
+                handoff.close()
             await manager.close()
             await holder["store"].close()
             logging.getLogger("parlour").removeHandler(failures)

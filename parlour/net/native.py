@@ -20,6 +20,7 @@ from starlette.websockets import WebSocket
 from parlour.config import Config
 from parlour.net import replies
 from parlour.net.connection import Connection, TokenBucket
+from parlour.net.handoff import Handoff
 from parlour.net.limits import AddressLimits, client_key
 from parlour.net.metrics import Metrics
 from parlour.net.websocket_protocol import TEXT_LANE, TextLane
@@ -503,6 +504,9 @@ async def endpoint(ws: WebSocket) -> None:
         await ws.close(1008)  # before accept: the handshake is refused (HTTP 403)
         return
     try:
+        handoff: Handoff | None = getattr(app_state, "handoff", None)
+        if handoff is not None and await handoff.route(ws.scope, app_state.manager.owner_of):
+            return  # the worker owning the room the client named serves it (net/handoff.py)
         await _serve(ws, app_state, config, metrics, limits, address)
     finally:
         limits.disconnect(address)

@@ -20,7 +20,9 @@ handshake, pings, closing, fragmented or compressed messages) and adds:
   frames a game sends most skip the queue, the task wake-up and the ``receive`` layers;
 * reading paused only once ``INBOUND_BACKLOG`` messages wait for the app, instead of after each;
 * the ASGI extension ``parlour.abort``: drops the TCP connection at once, unsent data and all, for a
-  peer that stopped reading (a websocket close would wait behind the data it never reads).
+  peer that stopped reading (a websocket close would wait behind the data it never reads);
+* the ASGI extension ``parlour.hand_over`` (net/handoff.py): before the handshake, gives the socket to
+  another worker of this machine and forgets the connection here.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ SEND_TEXTS = "parlour.send_texts"
 SEND_FRAMES = "parlour.send_frames"
 TEXT_LANE = "parlour.text_lane"
 ABORT = "parlour.abort"
+HAND_OVER = "parlour.hand_over"
 INBOUND_BACKLOG = 16  # messages queued for the app before reading pauses (backpressure)
 
 _TEXT_FIN = 0x81  # FIN bit + opcode 1 (text)
@@ -80,6 +83,7 @@ class ParlourWebSocketProtocol(WebSocketsSansIOProtocol):
             scope["extensions"][SEND_FRAMES] = self.send_frames_now
             scope["extensions"][TEXT_LANE] = self.lane
             scope["extensions"][ABORT] = self.transport.abort
+            scope["extensions"][HAND_OVER] = self.hand_over
 
     def send_text_now(self, payload: bytes) -> bool:
         """Write ``payload`` as one text frame now if nothing stands in the way; else return False."""
@@ -100,6 +104,19 @@ class ParlourWebSocketProtocol(WebSocketsSansIOProtocol):
         if not self._lane_open():
             return False
         self.transport.write(frames)
+        return True
+
+    def hand_over(self, send: Callable[[int], bool]) -> bool:
+        """Before the handshake: ``send(fd)`` passes the socket on (to another process, which then owns
+        the connection); if it did, this side lets go without a word (no close frame, no HTTP answer,
+        no error logged for the missing handshake)."""
+        sock = self.transport.get_extra_info("socket")
+        if sock is None or self.handshake_complete or self.close_sent or self.disconnected:
+            return False
+        if not send(sock.fileno()):
+            return False
+        self.handshake_complete = self.close_sent = True
+        self.transport.abort()
         return True
 
     def _lane_open(self) -> bool:

@@ -2,7 +2,8 @@
 
 Each worker is an ordinary cluster node (``--redis``) that binds the port itself with
 ``SO_REUSEPORT``, so the kernel spreads new connections over the workers (no shared accept queue,
-no proxy hop). The supervisor only starts them, forwards SIGTERM/SIGINT (each worker then hands
+no proxy hop); a connection that names a room another worker owns is passed to that worker
+(net/handoff.py). The supervisor only starts them, forwards SIGTERM/SIGINT (each worker then hands
 its rooms over, docs/scaling.md) and starts a worker again if one dies; a dead worker's rooms fail
 over to its siblings meanwhile, like any node's.
 """
@@ -11,9 +12,11 @@ from __future__ import annotations
 
 import logging
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from types import FrameType
 
@@ -22,7 +25,7 @@ from parlour.config import Config
 log = logging.getLogger("parlour.workers")
 
 
-def _spawn(config: Config) -> subprocess.Popen[bytes]:
+def _spawn(config: Config, handoff: str) -> subprocess.Popen[bytes]:
     env = {
         **os.environ,
         "PARLOUR_HOST": config.host,
@@ -32,6 +35,7 @@ def _spawn(config: Config) -> subprocess.Popen[bytes]:
         "PARLOUR_REDIS_URL": config.redis_url,
         "PARLOUR_WORKERS": "1",
         "PARLOUR_REUSE_PORT": "1",
+        "PARLOUR_HANDOFF_DIR": handoff,
     }
     return subprocess.Popen([sys.executable, "-m", "parlour", "serve"], env=env)
 
@@ -45,7 +49,9 @@ def supervise(config: Config) -> int:
     from parlour.net.logs import configure_logging
 
     configure_logging(config.log_level)
-    workers = [_spawn(config) for _ in range(config.workers)]
+    # Only this user may enter it: whoever can write a socket there can hand a worker connections.
+    handoff = tempfile.mkdtemp(prefix="parlour-handoff-")
+    workers = [_spawn(config, handoff) for _ in range(config.workers)]
     stopping = False
 
     def stop(signum: int, frame: FrameType | None) -> None:
@@ -62,7 +68,7 @@ def supervise(config: Config) -> int:
                 log.warning(
                     "event=worker_died pid=%d code=%s; starting another", worker.pid, worker.returncode
                 )
-                workers[i] = _spawn(config)
+                workers[i] = _spawn(config, handoff)
     for worker in workers:
         if worker.poll() is None:
             worker.send_signal(signal.SIGTERM)
@@ -71,4 +77,5 @@ def supervise(config: Config) -> int:
             worker.wait(20)
         except subprocess.TimeoutExpired:
             worker.kill()
+    shutil.rmtree(handoff, ignore_errors=True)
     return 0

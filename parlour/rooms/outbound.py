@@ -161,6 +161,7 @@ class Outbound(RoomState):
             "settings": self.settings_raw,
             "public": self.public,
             "has_password": self.password_hash is not None,
+            "spectators_need_password": self.spectators_need_password,
             "capacity": self.capacity,
             "quick_play": self.quick_play,
             "bots_take_over": self.bots_take_over,

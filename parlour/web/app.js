@@ -47,6 +47,7 @@ function normalise(msg) {
     settings: msg.settings ?? {},
     public: msg.public,
     has_password: msg.has_password,
+    spectators_need_password: msg.spectators_need_password,
     capacity: msg.capacity,
     bots_take_over: msg.bots_take_over,
     bot_catch_delay: msg.bot_catch_delay,

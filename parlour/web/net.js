@@ -16,7 +16,10 @@ export class Connection {
 
   connect() {
     const scheme = location.protocol === "https:" ? "wss" : "ws";
-    const ws = new WebSocket(`${scheme}://${location.host}/api/ws`);
+    // In a room (an invite link, or a reconnect) the page is /r/CODE: naming the room lets a server
+    // of several workers serve this socket where the room lives (docs/scaling.md, "Workers").
+    const room = location.pathname.match(/^\/r\/([A-Za-z0-9]+)\/?$/);
+    const ws = new WebSocket(`${scheme}://${location.host}/api/ws${room ? `?room=${room[1]}` : ""}`);
     this.ws = ws;
     this.onStatus("connecting");
     ws.addEventListener("open", async () => {

@@ -164,10 +164,21 @@ function waiting(room, app) {
       host && players.length < room.capacity
         ? game.bots.map((level) => el("button", { onclick: () => app.send("add_bot", { level }) }, `Add ${level} bot`))
         : null,
-      you?.role === "spectator" && players.length < room.capacity ? el("button", { onclick: () => app.send("take_seat") }, "Take a seat") : null,
+      you?.role === "spectator" && players.length < room.capacity && !seatNeedsPassword(room)
+        ? el("button", { onclick: () => app.send("take_seat") }, "Take a seat")
+        : null,
       you?.role === "player" ? el("button", { onclick: () => app.send("become_spectator") }, "Just watch") : null,
     ),
+    you?.role === "spectator" && seatNeedsPassword(room)
+      ? el("p", { class: "muted", dataset: { testid: "seat-password" } }, "Watching needs no password here, but playing does: leave and join again with the room's password to take a seat.")
+      : null,
   );
+}
+
+/** A room whose spectators came in without its password (rooms made over /dots): a seat is had only by
+ * joining again with the password, so "Take a seat" would only earn an error. */
+function seatNeedsPassword(room) {
+  return room.has_password && room.spectators_need_password === false;
 }
 
 /** Getting friends in: the link, its QR code, the share sheet, and whether anyone else can reach us. */

@@ -217,7 +217,10 @@ async def test_password_spectators_any_time_and_bad_moves(server: Any) -> None:
     # a seat still takes it: joining as a player, never a spectator taking a seat.
     native = await Native.open(server.ws)
     await native.request("identify", name="Nat")
-    assert (await native.request("spectate", code=created["code"], password="wrong"))["type"] == "room"
+    snapshot = await native.request("spectate", code=created["code"], password="wrong")
+    assert snapshot["type"] == "room"
+    # The snapshot says so, so a client offers no seat that would only be refused (web/room.js).
+    assert snapshot["has_password"] is True and snapshot["spectators_need_password"] is False
     assert (await native.request("take_seat"))["code"] == "wrong_password"
     for client in (a, b, c, native):
         await client.close()

@@ -2,53 +2,22 @@
 
 from __future__ import annotations
 
-import json
-import os
 import signal
-import subprocess
-import sys
 import time
-import urllib.request
 
+from tests.cluster.workers import health, start_workers
 from tests.server.client import close_all, open_table, play_game
 from tests.server.conftest import FAST_ENV, free_port
 
 
-def _health(port: int) -> dict:
-    with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2) as r:
-        return json.loads(r.read())
-
-
 async def test_two_workers_share_one_port_and_one_set_of_rooms(redis_server, tmp_path) -> None:
     port = free_port()
-    env = {**os.environ, **FAST_ENV, "PARLOUR_LOG_LEVEL": "warning"}
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "parlour",
-            "serve",
-            "--workers",
-            "2",
-            "--redis",
-            redis_server.url,
-            "--port",
-            str(port),
-            "--data-dir",
-            str(tmp_path),
-        ],
-        env=env,
-        stdout=(tmp_path / "workers.log").open("ab"),
-        stderr=subprocess.STDOUT,
-    )
+    proc = start_workers(redis_server.url, port, tmp_path, {**FAST_ENV, "PARLOUR_LOG_LEVEL": "warning"})
     try:
         seen: set[str] = set()
         deadline = time.monotonic() + 20
-        while time.monotonic() < deadline and (len(seen) < 2 or len(_health(port)["cluster"]["nodes"]) < 2):
-            try:
-                seen.add(_health(port)["node"])  # a new connection each time: the kernel spreads them
-            except OSError:
-                time.sleep(0.1)
+        while time.monotonic() < deadline and len(seen) < 2:
+            seen.add(health(port)["node"])  # a new connection each time: the kernel spreads them
         assert len(seen) == 2, (tmp_path / "workers.log").read_text()[-2000:]
         url = f"ws://127.0.0.1:{port}/api/ws"
         seated, watchers, _ = await open_table(url, "dots", 3, {"width": 3, "height": 3, "max_players": 3})

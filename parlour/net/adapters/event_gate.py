@@ -40,6 +40,11 @@ class Allowance:
             return Verdict.PASS
         return Verdict.DROP if self.patience.take() else Verdict.CLOSE
 
+    def refund(self) -> None:
+        """Give back a PASS that was not used: the fast lane paid, then left the packet to the
+        ordinary path, which pays for it again."""
+        self.bucket.tokens = min(self.bucket.capacity, self.bucket.tokens + 1)
+
 
 def refusal(data: Any) -> str | None:
     """Why an event packet's data ``[name, arg?]`` may not be handled, or None if it may."""

@@ -199,8 +199,9 @@ class UnoSocketIO:
     def _take_now(self, eio_sid: str, data: str) -> bool:
         """The fast lane for a game action event (``data`` = ``2[...]``) from an idle connection:
         the same gate (allowance, ``event_gate.refusal``) and the same action as ``event`` would
-        take, queued for the room at once; False, having done nothing but pay the allowance, when
-        it must take the ordinary path (any other event, a refusal, a session busy with a request)."""
+        take, queued for the room at once; False, having done nothing (a paid allowance is given
+        back), when it must take the ordinary path (any other event, a refusal, a session busy with
+        a request), which pays for the packet itself."""
         sio = self.sio
         if _LONG_NUMBER.search(data) is not None or eio_sid in sio._binary_packet:
             return False
@@ -219,9 +220,12 @@ class UnoSocketIO:
             return False
         allowance = sio.allowances.get(eio_sid)
         verdict = Verdict.CLOSE if allowance is None else allowance.take()
-        if verdict is Verdict.PASS:
+        if verdict is Verdict.PASS and allowance is not None:
             client = conn.client
-            return bool(client.bridge.act_now(action, client.acted))
+            if client.bridge.act_now(action, client.acted):
+                return True
+            allowance.refund()
+            return False
         if verdict is Verdict.CLOSE and sio.allowances.pop(eio_sid, None) is not None:
             log.warning("event=flood_closed path=/socket.io sid=%s", eio_sid)
             task = asyncio.get_running_loop().create_task(sio.eio.disconnect(eio_sid))
@@ -355,7 +359,16 @@ class UnoSocketIO:
         v4 = socketio.ASGIApp(self.sio)
         v3 = self.v3 = EngineIOv3(SocketIOv2(self), _timing, _max_body)
 
+        timed = False
+
         async def app(scope: Scope, receive: Receive, send: Send) -> None:
+            nonlocal timed
+            if not timed and scope["type"] in ("http", "websocket"):
+                # python-engineio reads its timing at each handshake; the config arrives with the app.
+                config = scope["app"].state.config
+                self.sio.eio.ping_interval = config.eio4_ping_interval
+                self.sio.eio.ping_timeout = config.eio4_ping_timeout
+                timed = True
             if scope["type"] in ("http", "websocket") and engine_version(scope) == "3":
                 await v3(scope, receive, send)
             else:

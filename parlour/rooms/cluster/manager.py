@@ -405,6 +405,17 @@ class ClusterManager(Manager):
         elif code not in self.rooms and not (isinstance(current, RemoteRoom) and current.code == code):
             self.session_rooms[session] = RemoteRoom(self, code)  # type: ignore[assignment]
 
+    async def owner_of(self, code: str) -> str | None:
+        """Who owns ``code`` as far as one look tells (no waiting, no claim): where a connection that
+        names the room is best served (net/handoff.py); None for no such room, or no such code."""
+        try:
+            code = normalize_code(code)
+        except CommandError:
+            return None
+        if code in self.rooms:
+            return self.node
+        return self.owners.get(code) or await self.store.owner(code)
+
     async def _owner(self, code: str) -> str | None:
         """The node owning ``code``: cached, else its lease; an unowned open room is claimed here."""
         if code in self.rooms:
