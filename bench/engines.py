@@ -11,7 +11,8 @@ the same loop on peer engines:
   player may draw while holding a playable card, and a hand then lasts about 1,000 actions instead
   of about 50, so games/s there measures the random player, not the engine: ``uno_default`` is
   reported against the same RLCard figures without a bar, and the 500-point match alone.
-  ``uno_compiled`` says whether the mypyc build of the engine ran (``scripts/compile_engines.py``).
+  ``uno_compiled`` (and ``dots_compiled``, ``cheat_compiled``) say whether the mypyc build of the
+  engine ran (``scripts/compile_engines.py``).
 * Dots & Boxes 3×3 and 5×5 boxes (4×4 and 6×6 dots), 2 players, against OpenSpiel's C++
   ``dots_and_boxes`` driven from Python (``legal_actions`` + random choice + ``apply_action``
   until terminal). Bar: ≥ 0.7×.
@@ -43,6 +44,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from parlour.games.compiled import is_compiled
 
 CHEAT_CAP = 1000
+BUILT = ("uno", "dots", "cheat")  # the engines scripts/compile_engines.py compiles
 SLICE = 0.25  # seconds per alternating slice
 
 
@@ -260,7 +262,10 @@ def main(argv: list[str] | None = None) -> int:
         "seconds": args.seconds,
         "python": platform.python_version(),
         "cpus": os.cpu_count(),
-        "uno_compiled": is_compiled(importlib.import_module("parlour.games.uno")),
+        **{
+            f"{name}_compiled": is_compiled(importlib.import_module(f"parlour.games.{name}"))
+            for name in BUILT
+        },
     }
     rows: list[list[str]] = []
     missed: list[str] = []
@@ -308,8 +313,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         print(json.dumps(out))
     else:
-        build = "compiled with mypyc" if out["uno_compiled"] else "pure Python (not compiled)"
-        machine = f"Python {out['python']}, {out['cpus']} CPUs; UNO engine {build}"
+        compiled = [name for name in BUILT if out[f"{name}_compiled"]]
+        build = f"compiled with mypyc: {', '.join(compiled) or 'none'}"
+        machine = f"Python {out['python']}, {out['cpus']} CPUs; engines {build}"
         print(f"{args.seconds:g} s per engine (rates per CPU second); {machine}")
         print("| " + " | ".join(HEAD) + " |")
         print("|" + "|".join("---" for _ in HEAD) + "|")

@@ -1,4 +1,4 @@
-# Sourced by ./serve and ./test: make .venv with Parlour installed, and its UNO engine compiled,
+# Sourced by ./serve and ./test: make .venv with Parlour installed, and its engines compiled,
 # idempotently (each step is skipped while what it made is up to date).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -13,6 +13,6 @@ if [ ! -f "$stamp" ] || [ "$root/pyproject.toml" -nt "$stamp" ]; then
   "$venv/bin/python" -m pip install -q -e "$root[$extras]" >&2
   touch "$stamp"
 fi
-# Without a C compiler this says so and the pure-Python engine runs (same rules, slower).
+# Without a C compiler this says so and the pure-Python engines run (same rules, slower).
 "$venv/bin/python" "$root/scripts/compile_engines.py" || true
 export PATH="$venv/bin:$PATH"

@@ -20,6 +20,10 @@ Choices the rules leave open, made here:
   disconnect may race the move that made it stale).
 * Views never carry revealed cards: they are in someone's hand by then, and
   the ``called`` event already showed them to everyone.
+
+Compiled with mypyc by ``./serve`` and ``./test`` (``scripts/compile_engines.py``): parameters that may
+carry unchecked input (``apply``'s seat and action, ``parse_action``, settings, ``setup``'s player
+count) are ``Any``, so mypyc's run-time type checks refuse nothing the source refuses otherwise.
 """
 
 from __future__ import annotations
@@ -99,7 +103,7 @@ SCHEMA: tuple[Setting, ...] = (
 )
 
 
-def parse_settings(raw: dict[str, Any] | None) -> Settings:
+def parse_settings(raw: Any) -> Settings:
     """Validate raw room settings; anything unknown or malformed is refused by name."""
     settings: Settings = read_settings(SCHEMA, raw, Settings)
     return settings
@@ -191,7 +195,7 @@ def _hand_sizes(state: State) -> list[int]:
 # --- Setup -----------------------------------------------------------------
 
 
-def setup(settings: Settings, players: int, rng: random.Random) -> State:
+def setup(settings: Settings, players: Any, rng: random.Random) -> State:
     """Shuffle, deal one card at a time in join order, pick a random first player."""
     if not _is_int(players) or not 3 <= players <= 10:
         raise InvalidSettings(f"Cheat needs 3 to 10 players, not {players}")
@@ -372,7 +376,7 @@ def _call(state: State, seat: int) -> list[Event]:
     return events
 
 
-def apply(state: State, seat: int, action: Any) -> list[Event]:
+def apply(state: State, seat: Any, action: Any) -> list[Event]:
     """Validate fully, then perform; a refused action leaves ``state`` untouched."""
     if state.reason is not None:
         raise IllegalAction("game_over", "the game is over")
@@ -614,7 +618,7 @@ class Cheat:
         ("call_accuracy", "Call accuracy", "calls_right", "calls"),
     )
 
-    def settings(self, raw: dict[str, Any] | None) -> Settings:
+    def settings(self, raw: Any) -> Settings:
         return parse_settings(raw)
 
     def default_capacity(self, settings: Settings) -> int:
@@ -623,7 +627,7 @@ class Cheat:
     def turn_timer(self, settings: Settings) -> int:
         return settings.turn_timer
 
-    def setup(self, settings: Settings | dict[str, Any] | None, players: int, rng: random.Random) -> State:
+    def setup(self, settings: Any, players: Any, rng: random.Random) -> State:
         if not isinstance(settings, Settings):
             settings = parse_settings(settings)
         return setup(settings, players, rng)
@@ -631,7 +635,7 @@ class Cheat:
     def start_events(self, state: State) -> list[Event]:
         return start_events(state)
 
-    def parse_action(self, raw: dict[str, Any]) -> dict[str, Any]:
+    def parse_action(self, raw: Any) -> dict[str, Any]:
         return parse_action(raw)
 
     def format_action(self, action: dict[str, Any]) -> dict[str, Any]:
@@ -640,7 +644,7 @@ class Cheat:
     def legal_actions(self, state: State, seat: int) -> list[dict[str, Any]]:
         return legal_actions(state, seat)
 
-    def apply(self, state: State, seat: int, action: Any) -> list[Event]:
+    def apply(self, state: State, seat: Any, action: Any) -> list[Event]:
         return apply(state, seat, action)
 
     def to_act(self, state: State) -> list[int]:

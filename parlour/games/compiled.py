@@ -1,10 +1,11 @@
 """Use a mypyc-compiled engine only when it was compiled from the source beside it.
 
-``scripts/compile_engines.py`` may build ``uno.py`` into a C extension next to it, which Python then
-imports instead of the source. ``compiled.json`` holds the SHA-256 of the source each extension was
-built from; an extension without a matching entry (the source was edited, checked out or patched
-since) is passed over and its ``.py`` is loaded in its place, with a warning. ``PARLOUR_PURE_PYTHON=1``
-passes over every extension, silently: for a debugger, or to measure the source itself.
+``scripts/compile_engines.py`` may build ``uno.py``, ``dots.py`` and ``cheat.py`` each into a C
+extension next to it, which Python then imports instead of the source. ``compiled.json`` holds the
+SHA-256 of the source each extension was built from; an extension without a matching entry (the source
+was edited, checked out or patched since) is passed over and its ``.py`` is loaded in its place, with a
+warning. ``PARLOUR_PURE_PYTHON=1`` passes over every extension, silently: for a debugger, or to measure
+the source itself.
 """
 
 from __future__ import annotations

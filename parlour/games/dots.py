@@ -37,6 +37,11 @@ swap-removal that doubles as ``legal_actions``.
 between games, so they are read-only: their ``public`` and ``private`` dicts raise TypeError on
 mutation (copy them, as ``Event.for_seat`` does, to add fields). Building them afresh would cost a
 third of a playout.
+
+``./serve`` and ``./test`` compile this file with mypyc (``scripts/compile_engines.py``), which checks
+annotated types at run time: parameters that may carry unchecked input (``apply``'s seat and action,
+``parse_action``, ``setup``'s player count, ``line_xyd``) are ``Any``, so a wrong type is refused as
+the source refuses it, never with a ``TypeError``.
 """
 
 from __future__ import annotations
@@ -82,7 +87,7 @@ def line_id(x: int, y: int, d: int) -> int:
     return y * _STRIDE + x * 2 + d
 
 
-def line_xyd(lid: int) -> tuple[int, int, int]:
+def line_xyd(lid: Any) -> tuple[int, int, int]:
     """The (x, y, d) of a line id; ValueError if no board of up to 50×50 dots has it."""
     if type(lid) is not int or not 0 <= lid <= MAX_LINE_ID:
         raise ValueError(f"not a line id: {lid!r}")
@@ -323,7 +328,7 @@ class DotsGame(SchemaSettings):
     stat_labels: tuple[tuple[str, str], ...] = (("boxes", "Boxes"),)
     stat_rates: tuple[tuple[str, str, str, str], ...] = ()
 
-    def setup(self, settings: Settings, players: int, rng: random.Random) -> State:
+    def setup(self, settings: Settings, players: Any, rng: random.Random) -> State:
         """An empty board; seat 0 (the first to join) draws first."""
         if type(players) is not int or not 2 <= players <= _MAX_SEATS:
             raise InvalidSettings(f"dots needs 2 to {_MAX_SEATS} players")
@@ -333,7 +338,7 @@ class DotsGame(SchemaSettings):
         """Only the first turn: nothing else happens during setup."""
         return [_TURN_EVENTS[state.turn]]
 
-    def parse_action(self, raw: dict[str, Any]) -> int:
+    def parse_action(self, raw: Any) -> int:
         """Wire ``{"type": "line", "x", "y", "d"}`` or ``{"type": "line", "line": id}`` to a line id.
 
         Only bounds every board shares are checked here; the board's own size is checked by ``apply``.
@@ -365,7 +370,7 @@ class DotsGame(SchemaSettings):
             return []
         return state.free.copy()
 
-    def apply(self, state: State, seat: int, action: int) -> list[Event]:
+    def apply(self, state: State, seat: Any, action: Any) -> list[Event]:
         """Draw a line; capture what it completes; the turn passes only if nothing was captured."""
         if state.result is not None:
             raise IllegalAction("game_over", "the game is over")
@@ -482,9 +487,8 @@ class DotsGame(SchemaSettings):
 
     def clone(self, state: State) -> State:
         """A copy sharing only what never changes (the board's tables, the frozen settings)."""
-        copy = State.__new__(State)
-        copy.settings, copy.board, copy.players = state.settings, state.board, state.players
-        copy.rng = clone_rng(state.rng)
+        copy = State(state.settings, state.players, clone_rng(state.rng))  # compiled, __new__ alone fails
+        copy.board = state.board
         copy.free, copy.pos, copy.sides, copy.owner = (
             state.free.copy(),
             state.pos.copy(),

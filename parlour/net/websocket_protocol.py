@@ -18,6 +18,15 @@ handshake, pings, closing, fragmented or compressed messages) and adds:
   message arriving while the app is idle (nothing queued for it, ``busy`` false) goes to the handler
   at once, and only if it returns False (it is not one the handler takes) down the ASGI queue, so the
   frames a game sends most skip the queue, the task wake-up and the ``receive`` layers;
+* inbound, the complete, small, masked, final text frames a client sends most (a move is 20-120
+  bytes) parsed here (``text_frame_at``), when nothing is half-parsed in ``websockets`` (a frame
+  boundary, no fragmented message, no extension, connection open): each message then goes to the
+  text lane or the ASGI queue as if ``websockets`` had parsed it, without its per-frame generator,
+  ``Frame`` object and event list (5-6% of the server's CPU under load, docs/benchmarks.md, "Issue
+  11, fifth round"). From the first frame
+  that is anything else (a ping, a close, binary data, a frame cut off at the end of the chunk, a
+  64-bit length, invalid UTF-8, an unmasked frame), the rest of the chunk goes to ``websockets``,
+  which so parses from a frame boundary and answers exactly as before;
 * reading paused only once ``INBOUND_BACKLOG`` messages wait for the app, instead of after each;
 * the ASGI extension ``parlour.abort``: drops the TCP connection at once, unsent data and all, for a
   peer that stopped reading (a websocket close would wait behind the data it never reads);
@@ -28,11 +37,18 @@ handshake, pings, closing, fragmented or compressed messages) and adds:
 from __future__ import annotations
 
 import struct
-from collections.abc import Callable
+from collections.abc import Callable, Generator
+from types import GeneratorType
 from typing import Any
 
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
-from websockets.protocol import State
+from websockets.protocol import Protocol, State
+from websockets.streams import StreamReader
+
+try:
+    from websockets.speedups import apply_mask
+except ImportError:  # websockets built without its C extension
+    from websockets.utils import apply_mask
 
 SEND_TEXT = "parlour.send_text"
 SEND_TEXTS = "parlour.send_texts"
@@ -58,6 +74,55 @@ def text_frame(payload: bytes) -> bytes:
 def text_frames(payloads: list[bytes]) -> bytes:
     """Several final, unmasked text frames, one after the other (for ``parlour.send_frames``)."""
     return b"".join([text_frame(p) for p in payloads])
+
+
+def text_frame_at(data: bytes, pos: int, max_size: int | None) -> tuple[bytes, int] | None:
+    """The unmasked payload of the client frame at ``data[pos:]`` and the offset just after it, if
+    that frame is complete, final, masked, text, without reserved bits, with a 7- or 16-bit length
+    no larger than ``max_size``; else None (``websockets`` must parse it: a control or binary frame,
+    a fragment, a frame still arriving, a 64-bit length, or one it refuses with a close code)."""
+    n = len(data)
+    if n - pos < 6 or data[pos] != _TEXT_FIN:  # FIN, RSV1-3 clear, opcode 1; header + mask at least
+        return None
+    second = data[pos + 1]
+    if second < 0x80:  # unmasked: a protocol error (1002) websockets reports
+        return None
+    length = second & 0x7F
+    head = pos + 2
+    if length == 126:
+        if n - pos < 8:
+            return None
+        length = (data[head] << 8) | data[head + 1]
+        head += 2
+    elif length == 127:
+        return None
+    if max_size is not None and length > max_size:
+        return None
+    end = head + 4 + length
+    if end > n:
+        return None
+    return apply_mask(data[head + 4 : end], data[head : head + 4]), end
+
+
+# What a ``websockets`` parser waiting at a frame boundary is suspended in: ``Protocol.parse``
+# (reached through ``ServerProtocol.parse`` once the handshake is done) waiting in ``at_eof`` for
+# the next frame's first byte. Anywhere else (``Frame.parse`` after part of a header, ``discard``
+# after a close) it holds state of its own that bytes must not bypass.
+_PARSE_CODE = Protocol.parse.__code__
+_AT_EOF_CODE = StreamReader.at_eof.__code__
+
+
+def at_frame_boundary(parser: Generator[None]) -> bool:
+    """True when a ``websockets`` parser generator has consumed whole frames only."""
+    outer: object = parser
+    while isinstance(outer, GeneratorType):
+        inner = outer.gi_yieldfrom
+        if not isinstance(inner, GeneratorType):
+            return False
+        if outer.gi_code is _PARSE_CODE:
+            return inner.gi_code is _AT_EOF_CODE
+        outer = inner
+    return False
 
 
 class TextLane:
@@ -131,35 +196,94 @@ class ParlourWebSocketProtocol(WebSocketsSansIOProtocol):
         )
 
     lane: TextLane | None = None
+    # Whether ``websockets``' parser stands at a frame boundary with nothing of its own buffered,
+    # half-parsed or negotiated (``_parser_clean``): it changes only when ``websockets`` parses, so
+    # it is read again only after that, not per chunk.
+    parser_clean = False
+    max_text: int | None = None  # the largest message taken here: websockets' own limit
 
     def connection_made(self, transport: Any) -> None:
         super().connection_made(transport)
         self.lane = TextLane()
+        conn = self.conn
+        limits = [n for n in (conn.max_message_size, conn.max_fragment_size) if n is not None]
+        self.max_text = min(limits) if limits else None
+
+    def data_received(self, data: bytes) -> None:
+        if (
+            self.parser_clean
+            and self.handshake_complete
+            and not self.close_sent
+            and not self.disconnected
+            and self.conn.state is State.OPEN
+        ):
+            pos = self._take_text_frames(data)
+            if pos == len(data):
+                return
+            data = data[pos:]
+        super().data_received(data)
+        self.parser_clean = self._parser_clean()
+
+    def _parser_clean(self) -> bool:
+        conn = self.conn
+        reader = conn.reader
+        return not (
+            conn.extensions  # e.g. permessage-deflate: frames carry compressed data
+            or conn.current_size is not None  # a fragmented message in progress
+            or self.frames
+            or reader.buffer
+            or reader.eof
+        ) and at_frame_boundary(conn.parser)
+
+    def _take_text_frames(self, data: bytes) -> int:
+        """Hand each leading text frame's message to the app; the offset of the first byte not taken."""
+        conn = self.conn
+        limit = self.max_text
+        pos = 0
+        while True:
+            frame = text_frame_at(data, pos, limit)
+            if frame is None:
+                return pos
+            payload, end = frame
+            try:
+                text = payload.decode()
+            except UnicodeDecodeError:
+                return pos  # websockets parses it and uvicorn closes with 1007, as before
+            pos = end
+            handler = self._idle_handler()
+            if handler is None or not self._hand(handler, text):
+                self.curr_msg_data_type = "text"
+                self.frames = [payload]
+                self._queue_for_app()
+            if self.close_sent or conn.state is not State.OPEN or self.transport.is_closing():
+                return pos  # the app closed or dropped the connection (e.g. its rate limit)
 
     def send_receive_event_to_app(self) -> None:
-        lane = self.lane
-        if (
-            lane is not None
-            and lane.handler is not None
-            and not lane.busy
-            and self.curr_msg_data_type == "text"
-            and len(self.frames) == 1
-            and not self.close_sent
-            and self.queue.empty()
-        ):
+        handler = self._idle_handler()
+        if handler is not None and self.curr_msg_data_type == "text" and len(self.frames) == 1:
             try:
                 text = bytes(self.frames[0]).decode()
             except UnicodeDecodeError:
                 text = None  # the parent refuses it and closes the connection
-            try:
-                taken = text is not None and lane.handler(text)
-            except Exception:  # the handler must not raise; if it does, the ASGI path answers
-                self.logger.exception("parlour text lane handler failed")
-                taken = False
-            if taken:
+            if text is not None and self._hand(handler, text):
                 self.frames = []
                 return
         self._queue_for_app()
+
+    def _idle_handler(self) -> Callable[[str], bool] | None:
+        """The lane's handler, if it may take a message now: no earlier one is still with the app
+        or waiting for it, and the app has not closed the websocket."""
+        lane = self.lane
+        if lane is None or lane.busy or self.close_sent or not self.queue.empty():
+            return None
+        return lane.handler
+
+    def _hand(self, handler: Callable[[str], bool], text: str) -> bool:
+        try:
+            return handler(text)
+        except Exception:  # the handler must not raise; if it does, the ASGI path answers
+            self.logger.exception("parlour text lane handler failed")
+            return False
 
     def _queue_for_app(self) -> None:
         # uvicorn pauses reading after every message until the app takes it; pausing only once a

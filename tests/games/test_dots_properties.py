@@ -31,12 +31,9 @@ def box_sides(x: int, y: int) -> tuple[int, ...]:
 
 
 def clone(state: State) -> State:
-    """A copy sharing only the read-only board tables."""
-    twin = State.__new__(State)
-    for name in State.__slots__:
-        value = getattr(state, name)
-        setattr(twin, name, value.copy() if isinstance(value, list) else value)
-    return twin
+    """A copy sharing only the read-only board tables (the engine's own: a compiled ``State`` has no
+    ``__slots__`` to copy field by field)."""
+    return GAME.clone(state)
 
 
 class Checker:

@@ -53,7 +53,7 @@ def test_a_machine_with_a_compiler_runs_the_compiled_engine() -> None:
     if shutil.which("cc") is None or importlib.util.find_spec("mypyc") is None:
         pytest.skip("no C compiler or no mypyc: the pure-Python engine is expected")
     assert is_compiled(uno), f"parlour.games.uno comes from {uno.__file__}"
-    assert compiled_modules() == ["uno"]  # what the server's start-up line reports
+    assert "uno" in compiled_modules()  # what the server's start-up line reports
 
 
 def outcome_of(call: Any, *args: Any) -> tuple[Any, ...]:
