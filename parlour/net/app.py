@@ -10,7 +10,7 @@ from __future__ import annotations
 import gc
 import importlib
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -20,6 +20,8 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
+from starlette.types import Receive, Scope, Send
+from starlette.websockets import WebSocket
 
 from parlour.bots.catalog import describe as describe_catalog
 from parlour.config import Config
@@ -173,13 +175,41 @@ def create_app(config: Config, store: Store | None = None) -> Starlette:
         *_adapter_routes(manager),
         Mount("/", _ClientFiles(directory=WEB_DIR, check_dir=False)),
     ]
-    app = Starlette(routes=routes, lifespan=lifespan)
+    app = ParlourApp(routes=routes, lifespan=lifespan)
     app.add_middleware(SecurityHeaders)
+    app.sockets = {
+        route.path: route.endpoint
+        for route in routes
+        if isinstance(route, WebSocketRoute) and not route.param_convertors
+    }
     app.state.config = config
     app.state.limits = limits
     app.state.metrics = metrics
     app.state.manager = manager
     return app
+
+
+class ParlourApp(Starlette):
+    """Starlette, with its fixed-path websocket routes (``/api/ws``, ``/dots``, ``/ws``) called directly.
+
+    Every middleware here acts on HTTP responses only (error pages, security headers, exception
+    handlers) and passes a websocket through; the route table is a list of patterns tried in turn.
+    A websocket upgrade to one of these paths skips both: one dict lookup instead of six layers of
+    calls and a dozen regular expressions per connection (docs/benchmarks.md, "Issue 11, fifth
+    round"). Any other scope, and any request under a ``root_path``, takes the ordinary stack.
+    """
+
+    sockets: dict[str, Callable[[WebSocket], Awaitable[None]]]
+    """Path → endpoint (set by ``create_app``)."""
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "websocket" and not scope.get("root_path"):
+            endpoint = self.sockets.get(scope["path"])
+            if endpoint is not None:
+                scope["app"] = self
+                await endpoint(WebSocket(scope, receive, send))
+                return
+        await super().__call__(scope, receive, send)
 
 
 def cluster_manager_class() -> type[Manager]:

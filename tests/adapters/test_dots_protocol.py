@@ -283,6 +283,40 @@ async def test_last_player_standing_wins_when_the_other_disconnects(server: Any)
     await a.close()
 
 
+async def test_every_connection_hears_every_move_when_the_first_one_leaves(server: Any) -> None:
+    """The room sends its game frames to the first /dots connection of the room on this server, which
+    hands them to the others (dots_packets.DotsRoom.listeners); when it goes, the next takes over."""
+    name = room_name()
+    carol, alice, bob, dave = [await dots(server) for _ in range(4)]
+    await create(carol, name)
+    assert (await join(carol, name, "carol", kind="SPECTATE"))["ok"] is True  # the first: it leads
+    pa = (await join(alice, name, "alice"))["playerid"]
+    pb = (await join(bob, name, "bob"))["playerid"]
+    assert (await join(dave, name, "dave", kind="SPECTATE"))["ok"] is True
+    await start(alice, bob)
+    for client in (carol, dave):
+        await client.expect(lambda m: m == {"type": "GAMESTATE", "state": "started"})
+    players, drawn, hearing = {pa: alice, pb: bob}, [], [carol, alice, bob, dave]
+    turn = (await dave.expect_key("type", "TURN"))["playerid"]
+    for x, y, d in all_lines(3, 3)[:3]:  # no line among the first three completes a box
+        await players[turn].send({"type": "MOVE", "x": x, "y": y, "d": d})
+        for client in hearing:
+            move = await client.expect_key("type", "MOVE")
+            assert move == {"type": "MOVE", "x": x, "y": y, "d": d, "playerid": turn}
+        drawn.append([x, y, d])
+        turn = (await dave.expect_key("type", "TURN"))["playerid"]
+        if carol in hearing:
+            hearing.remove(carol)
+            await carol.close()  # the leader goes after the first move
+            for client in hearing:
+                assert (await client.expect_key("type", "REMOVE"))["message"] == "Left the room."
+    await dave.send({"type": "BOARD"})
+    board = await dave.expect_key("type", "BOARD")
+    assert sorted(board["lines"]) == sorted(drawn) and board["gamestate"] == "started"
+    for client in (alice, bob, dave):
+        await client.close()
+
+
 async def test_malformed_packets_get_answers(server: Any) -> None:
     a = await dots(server)
     for frame in ["null", "[]", "42", "not json", '"CREATE"', "{}", '{"type": 7}', '{"type": "DANCE"}']:

@@ -90,18 +90,26 @@ class DotsRoom:
     """Membership messages already applied to ``members`` by one of the room's connections (every
     connection receives the same message object), with whether it changed a player's ready flag."""
     moves: tuple[list[Message], list[Message], bytes] | None = None
+    listeners: list[DotsClient] = field(default_factory=list)
+    """This process's connections in the room, in join order. Only the first (the leader) is sent
+    game frames by the room, and it hands each one to all: the room builds one view and makes one
+    delivery per move for them, not one per connection (the packets are the same for everyone)."""
+    unused: asyncio.TimerHandle | None = None
+    """Gives the room up if nobody joins it (``Registry.retire_if_unused``); cancelled on retiring,
+    so a finished room is not kept in memory by its timer for ``UNUSED_ROOM_SECONDS``."""
     """The last game events translated: (the room's events list, its packets, those packets as
     websocket frames). Every connection of the room is sent the same events list and the same
     playerids, so a move is translated and encoded once for the room, not once per connection."""
 
-    def packets(self, events: list[Message], pid: Callable[[int], int | None]) -> tuple[list[Message], bytes]:
-        """The MOVE/CAPTURE/TURN packets for ``events``, with their frames (built once per list)."""
+    def packets(self, events: list[Message], pids: dict[int, int]) -> tuple[list[Message], bytes]:
+        """The MOVE/CAPTURE/TURN packets for ``events`` (``pids``: seat → playerid), with their
+        frames (built once per list)."""
         last = self.moves
         if last is not None and last[0] is events:
             return last[1], last[2]
         packets = []
         for event in events:
-            kind, playerid = event.get("type"), pid(event.get("seat", -1))
+            kind, playerid = event.get("type"), pids.get(event.get("seat", -1))
             if kind == "line":
                 packets.append(
                     {"type": "MOVE", "x": event["x"], "y": event["y"], "d": event["d"], "playerid": playerid}
@@ -113,6 +121,20 @@ class DotsRoom:
         frames = text_frames([json_bytes(p) for p in packets])
         self.moves = (events, packets, frames)
         return packets, frames
+
+    def enter(self, client: DotsClient) -> None:
+        """``client`` joined: it leads if it is the first here, else it hears moves from the leader."""
+        self.listeners.append(client)
+        if len(self.listeners) > 1:
+            client.hear_games(False)
+
+    def leave(self, client: DotsClient) -> None:
+        """``client`` is leaving (at once, before the room hears of it): the next one leads."""
+        if client in self.listeners:
+            leading = self.listeners[0] is client
+            self.listeners.remove(client)
+            if leading and self.listeners:
+                self.listeners[0].hear_games(True)
 
     def apply(self, message: Message) -> bool:
         """Apply a membership message once, whichever connection sees it first; True if it changed
@@ -223,6 +245,9 @@ class Registry:
     def retire(self, room: DotsRoom) -> None:
         """Forget a room; its admin leaves so the room can close (after answering what is in flight)."""
         self.drop(room)
+        if room.unused is not None:
+            room.unused.cancel()
+            room.unused = None
         admin, room.admin = room.admin, None
         if admin is not None:
             admin.close_soon()
@@ -247,7 +272,7 @@ class Registry:
             if not room.others and room.admin is not None:
                 self.retire(room)
 
-        asyncio.get_running_loop().call_later(UNUSED_ROOM_SECONDS, check)
+        room.unused = asyncio.get_running_loop().call_later(UNUSED_ROOM_SECONDS, check)
 
     def by_token(self, token: str) -> DotsRoom | None:
         given = token.encode()  # compare_digest refuses non-ASCII str; bytes compare anything
@@ -300,7 +325,8 @@ class DotsClient:
         self.started = False
         """Created or joined a room (a connection that never does is closed after a while)."""
         self.state: str = WAITING
-        self.seats: dict[int, str] = {}
+        self.pids: dict[int, int] = {}
+        """Seat → playerid for the game being played (made once per game, read per move)."""
         self.view: Message = {}
         self.width = 0
         self.height = 0
@@ -422,6 +448,7 @@ class DotsClient:
             return
         self.room = room or await self.registry.for_code(reply["code"], name.strip()[:ROOM_NAME_MAX])
         self.room.clients += 1
+        self.room.enter(self)
         self.started = True
         self._snapshot(reply)
         if not spectate:
@@ -440,8 +467,7 @@ class DotsClient:
         answer: dict[str, Any] = {"type": kind, "ok": True, "playerid": self._pid(self.me)}
         if not spectate:
             answer["token"] = self.token
-        self.send(answer)
-        self.send(self._board())
+        self.send_all([answer, self._board()], None)  # one write
 
     async def _spectate(self, packet: Message) -> None:
         await self._join(packet, spectate=True)
@@ -541,70 +567,117 @@ class DotsClient:
 
     def _on_native(self, message: Message) -> None:
         kind = message.get("type")
+        if kind == "game":  # by far the most frequent: a move (looked up first, not last)
+            room = self.room
+            if room is not None and not self.joining and room.listeners and room.listeners[0] is self:
+                view = message.get("view") or {}
+                packets, frames = room.packets(message.get("events", []), self.pids)
+                for client in room.listeners:
+                    client.view = view
+                    if packets:
+                        client.send_all(packets, frames)
+            return
         if kind == "connection_closed":  # flood or overflow: the server dropped this client
+            if self.room is not None:
+                self.room.leave(self)  # no more frames reach this session: another must lead
             self.hangup()
             return
         if self.joining or self.room is None:
             return
-        if kind == "room":
-            before = self.state
-            self._snapshot(message)
-            if self.state != before:
-                self._gamestate(None)
-            self.send(self._board())
-        elif kind == "member_joined":
-            member = message["member"]
-            self.room.apply(message)
-            if member["id"] != self.room.admin_member:
-                self.send(
-                    {
-                        "type": "ADD",
-                        "playerid": self._pid(member["id"]),
-                        "username": member["name"],
-                        "isplayer": member["role"] == PLAYER,
-                    }
-                )
-        elif kind == "member_left":
-            member = message["member"]
-            self.room.apply(message)
-            reason = _REMOVE_REASONS.get(message.get("reason", ""), "Left the room.")
-            self.send({"type": "REMOVE", "playerid": self._pid(member), "message": reason})
-        elif kind == "member_updated":
-            member = message["member"]
-            if self.room.apply(message) and member["role"] == PLAYER:
-                self.send({"type": "READY", "ready": member["ready"], "playerid": self._pid(member["id"])})
-        elif kind == "chat":
-            chat = message["message"]
-            self.send({"type": "CHAT", "msg": chat["text"], "fromid": self._pid(chat["member"])})
-        elif kind == "countdown":
-            self.state = COUNTDOWN if message.get("kind") else WAITING
+        handler = self._natives.get(kind) if isinstance(kind, str) else None
+        if handler is not None:  # a request's ``ok`` (one per move) has none
+            handler(self, message)
+
+    def _on_room(self, message: Message) -> None:
+        before = self.state
+        self._snapshot(message)
+        if self.state != before:
             self._gamestate(None)
-        elif kind in ("game_started", "game"):
-            self._game(message)
-        elif kind == "game_over":
-            self.state = FINISHED
-            self._gamestate(message["outcome"])
-        elif kind == "state_changed":
-            self.state = message["state"]
-            if self.state != FINISHED:
-                self._gamestate(None)
-        elif kind in ("kicked", "room_closed"):
-            why = "Kicked by the admin." if kind == "kicked" else "The room was closed."
-            self.send({"type": "REMOVE", "playerid": self._pid(self.me), "message": why})
-            self._spawn(self._detach(leave=False))
-        elif kind == "error" and "id" not in message:  # refused before it had an id: the rate limit
+        self.send(self._board())
+
+    def _on_joined(self, message: Message) -> None:
+        assert self.room is not None
+        member = message["member"]
+        self.room.apply(message)
+        if member["id"] != self.room.admin_member:
+            self.send(
+                {
+                    "type": "ADD",
+                    "playerid": self._pid(member["id"]),
+                    "username": member["name"],
+                    "isplayer": member["role"] == PLAYER,
+                }
+            )
+
+    def _on_left(self, message: Message) -> None:
+        assert self.room is not None
+        member = message["member"]
+        if member == self.me:
+            self.room.leave(self)
+        self.room.apply(message)
+        reason = _REMOVE_REASONS.get(message.get("reason", ""), "Left the room.")
+        self.send({"type": "REMOVE", "playerid": self._pid(member), "message": reason})
+
+    def _on_updated(self, message: Message) -> None:
+        assert self.room is not None
+        member = message["member"]
+        if self.room.apply(message) and member["role"] == PLAYER:
+            self.send({"type": "READY", "ready": member["ready"], "playerid": self._pid(member["id"])})
+
+    def _on_chat(self, message: Message) -> None:
+        chat = message["message"]
+        self.send({"type": "CHAT", "msg": chat["text"], "fromid": self._pid(chat["member"])})
+
+    def _on_countdown(self, message: Message) -> None:
+        self.state = COUNTDOWN if message.get("kind") else WAITING
+        self._gamestate(None)
+
+    def _on_game_started(self, message: Message) -> None:
+        room = self.room
+        assert room is not None
+        if not room.listeners or room.listeners[0] is not self:
+            return  # the leader hands it on
+        view = message.get("view") or {}
+        pids = {s["seat"]: playerid(s["member"]) for s in message["seats"]}
+        packets, _ = room.packets(message.get("events", []), pids)
+        for client in room.listeners:
+            client.state, client.pids, client.view = PLAYING, pids, view
+            client.send_all([client._gamestate_packet(None), *packets], None)  # one write
+
+    def _on_game_over(self, message: Message) -> None:
+        self.state = FINISHED
+        self._gamestate(message["outcome"])
+
+    def _on_state_changed(self, message: Message) -> None:
+        self.state = message["state"]
+        if self.state != FINISHED:
+            self._gamestate(None)
+
+    def _on_removed(self, message: Message) -> None:
+        assert self.room is not None
+        self.room.leave(self)  # now: the room sends this session nothing more
+        why = "Kicked by the admin." if message["type"] == "kicked" else "The room was closed."
+        self.send({"type": "REMOVE", "playerid": self._pid(self.me), "message": why})
+        self._spawn(self._detach(leave=False))
+
+    def _on_error(self, message: Message) -> None:
+        if "id" not in message:  # refused before it had an id: the rate limit
             self._error("", message["message"], message["code"])
 
-    def _game(self, message: Message) -> None:
-        if message["type"] == "game_started":
-            self.state = PLAYING
-            self.seats = {s["seat"]: s["member"] for s in message["seats"]}
-            self._gamestate(None)
-        self.view = message.get("view") or {}
-        if self.room is not None:
-            packets, frames = self.room.packets(message.get("events", []), self._seat_pid)
-            if packets:
-                self.send_all(packets, frames)
+    _natives: ClassVar[dict[str, Callable[[DotsClient, Message], None]]] = {
+        "room": _on_room,
+        "member_joined": _on_joined,
+        "member_left": _on_left,
+        "member_updated": _on_updated,
+        "chat": _on_chat,
+        "countdown": _on_countdown,
+        "game_started": _on_game_started,
+        "game_over": _on_game_over,
+        "state_changed": _on_state_changed,
+        "kicked": _on_removed,
+        "room_closed": _on_removed,
+        "error": _on_error,
+    }
 
     # --- helpers -------------------------------------------------------------
 
@@ -618,7 +691,7 @@ class DotsClient:
         settings = room.get("settings") or {}
         self.width, self.height = settings.get("width", 0), settings.get("height", 0)
         game = room.get("table") or {}
-        self.seats = {s["seat"]: s["member"] for s in game.get("seats", [])}
+        self.pids = {s["seat"]: playerid(s["member"]) for s in game.get("seats", [])}
         self.view = game.get("view") or {}
 
     def _board(self) -> Message:
@@ -650,16 +723,19 @@ class DotsClient:
         return GAMESTATES.get(self.state, "waiting for players")
 
     def _gamestate(self, outcome: Message | None) -> None:
+        self.send(self._gamestate_packet(outcome))
+
+    def _gamestate_packet(self, outcome: Message | None) -> Message:
         packet: dict[str, Any] = {"type": "GAMESTATE", "state": self._gamestate_name(outcome)}
         if packet["state"] == "ended" and outcome and outcome.get("winners"):
             packet["winnerid"] = self._seat_pid(outcome["winners"][0])
-        self.send(packet)
+        return packet
 
     def _pid(self, member: str | None) -> int | None:
         return None if member is None else playerid(member)
 
     def _seat_pid(self, seat: int) -> int | None:
-        return self._pid(self.seats.get(seat))
+        return self.pids.get(seat)
 
     def _token_ok(self, kind: str, packet: Message) -> bool:
         token = packet.get("token")
@@ -682,6 +758,10 @@ class DotsClient:
             packet["message"] = message or "failed"
         self.send(packet)
 
+    def hear_games(self, on: bool) -> None:
+        if self.bridge is not None:
+            self.bridge.hear_games(on)
+
     def _error(self, request: str, message: str, code: str = "bad_packet") -> None:
         self.send({"type": "ERROR", "ok": False, "request": request, "code": code, "message": message})
 
@@ -698,7 +778,9 @@ class DotsClient:
         bridge, self.bridge = self.bridge, None
         room, self.room = self.room, None
         self.me = self.token = None
-        self.seats, self.view, self.state = {}, {}, WAITING
+        self.pids, self.view, self.state = {}, {}, WAITING
+        if room is not None:
+            room.leave(self)
         if bridge is not None:
             await bridge.close(leave=leave)
         if room is not None:

@@ -35,8 +35,8 @@ class NativeLink(Protocol):
         """Queue a native ``action`` message for the session's room at once, without waiting;
         False (having done nothing) when the session cannot take it now (``send`` then must)."""
 
-    def mute_games(self) -> None:
-        """From now on the session's rooms send it no game frames (``game_started``, ``game``)."""
+    def hear_games(self, on: bool) -> None:
+        """Whether the session's rooms send it game frames (``game_started``, ``game``) from now on."""
 
     def mute_legal(self) -> None:
         """From now on the session's game views may lack ``legal`` (``Sink.legal``)."""
@@ -83,7 +83,8 @@ class Bridge:
         self._legal = legal
         self._on_native = on_native
         self._immediate = immediate
-        self._queue: asyncio.Queue[Message] = asyncio.Queue()
+        self._queue: asyncio.Queue[Message] | None = None
+        """The pump's queue (not for an immediate bridge, which has no pump)."""
         self._pending: dict[str, asyncio.Future[Message]] = {}
         self._callbacks: dict[str, Callable[[Message], None]] = {}
         self._ids = itertools.count(1)
@@ -103,10 +104,11 @@ class Bridge:
             if self._immediate:
                 self._link = await self._connect(self._deliver)
             else:
-                self._link = await self._connect(self._queue.put_nowait)
-                self._pump = asyncio.create_task(self._run())
+                queue = self._queue = asyncio.Queue()
+                self._link = await self._connect(queue.put_nowait)
+                self._pump = asyncio.create_task(self._run(queue))
             if not self._games:
-                self._link.mute_games()
+                self._link.hear_games(False)
             if not self._legal:
                 self._link.mute_legal()
         rid = f"a{next(self._ids)}"
@@ -130,6 +132,12 @@ class Bridge:
             return True
         del self._callbacks[rid]
         return False
+
+    def hear_games(self, on: bool) -> None:
+        """Whether the room sends this session game frames from now on (``games``, changed later)."""
+        self._games = on
+        if self._link is not None:
+            self._link.hear_games(on)
 
     def _deliver(self, message: Message) -> None:
         """The sink of an immediate bridge: translate now, then hand a reply to whoever waits."""
@@ -157,7 +165,7 @@ class Bridge:
 
     async def _close_when_idle(self) -> None:
         for _ in range(500):  # at most ~5 s for replies in flight
-            if self._queue.empty() and not self._pending and not self._callbacks:
+            if (self._queue is None or self._queue.empty()) and not self._pending and not self._callbacks:
                 break
             await asyncio.sleep(0.01)
         await self.close(leave=True)
@@ -189,9 +197,9 @@ class Bridge:
             if not future.done():
                 future.set_result(dict(_CLOSED))
 
-    async def _run(self) -> None:
+    async def _run(self, queue: asyncio.Queue[Message]) -> None:
         while not self._closed:  # ``close`` from inside ``on_native`` ends the loop here
-            message = await self._queue.get()
+            message = await queue.get()
             try:
                 pending = self._on_native(message)
                 if pending is not None:

@@ -27,7 +27,7 @@ class FunctionSink:
         self.deliver = deliver
         self.alive = True
         self.games = True
-        """False: the room sends no game frames here (``Sink``; ``InProcessLink.mute_games``)."""
+        """False: the room sends no game frames here (``Sink``; ``InProcessLink.hear_games``)."""
         self.legal = True
         """False: game views here may lack ``legal`` (``Sink``; ``InProcessLink.mute_legal``)."""
         self.refusals: list[Message] | None = None
@@ -86,8 +86,8 @@ class InProcessLink:
             return False  # ``send`` answers it
         return self.client.act(action, request_id)
 
-    def mute_games(self) -> None:
-        self.sink.games = False
+    def hear_games(self, on: bool) -> None:
+        self.sink.games = on
 
     def mute_legal(self) -> None:
         self.sink.legal = False
