@@ -259,16 +259,25 @@ class ParlourWebSocketProtocol(WebSocketsSansIOProtocol):
                 return pos  # the app closed or dropped the connection (e.g. its rate limit)
 
     def send_receive_event_to_app(self) -> None:
-        handler = self._idle_handler()
-        if handler is not None and self.curr_msg_data_type == "text" and len(self.frames) == 1:
+        if self.curr_msg_data_type == "text" and not self.close_sent:
             try:
-                text = bytes(self.frames[0]).decode()
+                text = b"".join(self.frames).decode()
             except UnicodeDecodeError:
-                text = None  # the parent refuses it and closes the connection
-            if text is not None and self._hand(handler, text):
+                self._refuse_invalid_text()
+                return
+            handler = self._idle_handler()
+            if handler is not None and self._hand(handler, text):
                 self.frames = []
                 return
         self._queue_for_app()
+
+    def _refuse_invalid_text(self) -> None:
+        """A text message that is not UTF-8: close with 1007 as uvicorn does, but without the traceback
+        uvicorn logs at error level for what is only a client's bad input."""
+        self.frames = []
+        self.logger.info("websocket closed (1007): a text message was not valid UTF-8")
+        self.conn.send_close(1007)
+        self.handle_parser_exception()
 
     def _idle_handler(self) -> Callable[[str], bool] | None:
         """The lane's handler, if it may take a message now: no earlier one is still with the app

@@ -277,6 +277,8 @@ async def test_invalid_utf8_closes_with_1007(server) -> None:
     assert await raw.close_code() == 1007
     assert raw.answered() == [1]
     await raw.close()
+    # A client's bad input is not a server error: no traceback in the log (uvicorn logs one).
+    assert "Invalid UTF-8" not in server.log_path.read_text()
 
 
 async def test_an_oversized_message_closes_with_1009(server) -> None:
