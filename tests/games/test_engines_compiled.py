@@ -20,8 +20,8 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from lockstep import outcome_of
 
-from parlour.games.base import IllegalAction, InvalidSettings
 from parlour.games.compiled import is_compiled
 
 ENGINES = {
@@ -73,19 +73,6 @@ def _source(name: str) -> ModuleType:
     sys.modules[spec.name] = module  # dataclasses look their module up while it runs
     spec.loader.exec_module(module)
     return module
-
-
-def outcome_of(call: Any, *args: Any) -> tuple[Any, ...]:
-    """What a call did, comparable across the two modules: its result or its refusal."""
-    try:
-        result = call(*args)
-    except (IllegalAction, InvalidSettings) as refused:
-        return ("refused", type(refused).__name__, getattr(refused, "code", None), str(refused))
-    except Exception as err:
-        return ("raised", type(err).__name__)
-    if isinstance(result, list) and result and hasattr(result[0], "for_seat"):  # events
-        return ("ok", [(e.type, e.public, e.private) for e in result])
-    return ("ok", repr(result) if type(result).__name__ in ("Settings", "State") else result)
 
 
 def play_both(name: str, raw: dict[str, Any], players: int, seed: int) -> None:

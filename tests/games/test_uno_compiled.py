@@ -23,9 +23,9 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from lockstep import outcome_of
 
 from parlour.games import uno
-from parlour.games.base import IllegalAction, InvalidSettings
 from parlour.games.compiled import compiled_modules, is_compiled, load_stale_from_source
 
 HOUSE_RULES = ("draw_until_playable", "stacking", "jump_in", "seven_swap", "zero_rotate", "forced_play")
@@ -54,18 +54,6 @@ def test_a_machine_with_a_compiler_runs_the_compiled_engine() -> None:
         pytest.skip("no C compiler or no mypyc: the pure-Python engine is expected")
     assert is_compiled(uno), f"parlour.games.uno comes from {uno.__file__}"
     assert "uno" in compiled_modules()  # what the server's start-up line reports
-
-
-def outcome_of(call: Any, *args: Any) -> tuple[Any, ...]:
-    """What a call did, comparable across the two modules: its result or its refusal."""
-    try:
-        result = call(*args)
-    except (IllegalAction, InvalidSettings) as refused:
-        return ("refused", type(refused).__name__, getattr(refused, "code", None), str(refused))
-    except Exception as err:
-        return ("raised", type(err).__name__)
-    # Settings are instances of two classes of the same name: compare what they hold.
-    return ("ok", repr(result) if type(result).__name__ == "Settings" else result)
 
 
 JUNK_SEATS: list[Any] = [True, False, -1, 10, "1", None, 1.0]
