@@ -248,28 +248,27 @@ class ParlourWebSocketProtocol(WebSocketsSansIOProtocol):
             try:
                 text = payload.decode()
             except UnicodeDecodeError:
-                return pos  # websockets parses it and uvicorn closes with 1007, as before
+                return pos  # websockets parses it and send_receive_event_to_app closes with 1007
             pos = end
             handler = self._idle_handler()
             if handler is None or not self._hand(handler, text):
-                self.curr_msg_data_type = "text"
-                self.frames = [payload]
-                self._queue_for_app()
+                self._queue_text(text)
             if self.close_sent or conn.state is not State.OPEN or self.transport.is_closing():
                 return pos  # the app closed or dropped the connection (e.g. its rate limit)
 
     def send_receive_event_to_app(self) -> None:
-        if self.curr_msg_data_type == "text" and not self.close_sent:
-            try:
-                text = b"".join(self.frames).decode()
-            except UnicodeDecodeError:
-                self._refuse_invalid_text()
-                return
-            handler = self._idle_handler()
-            if handler is not None and self._hand(handler, text):
-                self.frames = []
-                return
-        self._queue_for_app()
+        if self.curr_msg_data_type != "text" or self.close_sent:
+            self._queue_for_app()  # binary data, or a message the parent drops after the app's close
+            return
+        try:
+            text = b"".join(self.frames).decode()
+        except UnicodeDecodeError:
+            self._refuse_invalid_text()
+            return
+        self.frames = []
+        handler = self._idle_handler()
+        if handler is None or not self._hand(handler, text):
+            self._queue_text(text)
 
     def _refuse_invalid_text(self) -> None:
         """A text message that is not UTF-8: close with 1007 as uvicorn does, but without the traceback
@@ -294,13 +293,21 @@ class ParlourWebSocketProtocol(WebSocketsSansIOProtocol):
             self.logger.exception("parlour text lane handler failed")
             return False
 
+    def _queue_text(self, text: str) -> None:
+        """A text message, decoded once here, down the ASGI queue (what the parent would queue)."""
+        self.queue.put_nowait({"type": "websocket.receive", "text": text})
+        self._bound_backlog()
+
     def _queue_for_app(self) -> None:
-        # uvicorn pauses reading after every message until the app takes it; pausing only once a
-        # backlog builds keeps the same bound on memory without two event-loop calls per frame.
         paused = self.read_paused
         self.read_paused = True  # stops the parent from pausing; restored just below
         super().send_receive_event_to_app()
         self.read_paused = paused
-        if not paused and self.queue.qsize() >= INBOUND_BACKLOG:
+        self._bound_backlog()
+
+    def _bound_backlog(self) -> None:
+        # uvicorn pauses reading after every message until the app takes it; pausing only once a
+        # backlog builds keeps the same bound on memory without two event-loop calls per frame.
+        if not self.read_paused and self.queue.qsize() >= INBOUND_BACKLOG:
             self.read_paused = True
             self.transport.pause_reading()
