@@ -35,9 +35,7 @@ class Config:
     lease_seconds: float = 3.0  # how long a dead node's rooms wait before another node claims them
     workers: int = 1  # processes sharing the port (cluster mode only)
     reuse_port: bool = False  # bind with SO_REUSEPORT (set for each worker by ``--workers``)
-    handoff_dir: str = (
-        ""  # set for each worker by ``--workers``: where siblings pass sockets (net/handoff.py)
-    )
+    handoff_dir: str = ""  # set for each worker by ``--workers``: sockets pass here (net/handoff.py)
     bot_delay: tuple[float, float] = (0.6, 1.6)  # seconds (min, max) before a bot acts
     # Limits that hold against a hostile client (docs/reliability.md).
     max_rooms: int = 2000

@@ -47,8 +47,6 @@ class Handoff:
         self._inbox: socket.socket | None = None
         self._outbox = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
         self._outbox.setblocking(False)
-        self.handed = 0
-        self.received = 0
 
     def path(self, node: str) -> Path:
         return self.directory / f"{node}.sock"
@@ -97,10 +95,7 @@ class Handoff:
                 return False
             return True
 
-        if not hand_over(send):
-            return False
-        self.handed += 1
-        return True
+        return bool(hand_over(send))
 
     # --- receiving -----------------------------------------------------------------------------
 
@@ -135,7 +130,6 @@ class Handoff:
             except OSError:
                 sock.close()
                 return
-            self.received += 1
             protocol.data_received(request)  # type: ignore[attr-defined]  # the upgrade request, as read
 
         task = loop.create_task(adopt())
