@@ -184,13 +184,21 @@ def _next_active(state: State, seat: int) -> int:
 
 def _callers(state: State) -> list[int]:
     """Seats that may call Cheat now, in turn order from the seat on the clock."""
-    play = state.last_play
-    if state.reason is not None or play is None or not play.callable:
-        return []
     n = state.players
     start = state.turn if state.turn is not None else 0
-    order = ((start + i) % n for i in range(n))
-    return [s for s in order if state.active[s] and s != play.seat]
+    return [s for s in ((start + i) % n for i in range(n)) if _may_call(state, s)]
+
+
+def _may_call(state: State, seat: int) -> bool:
+    """Whether ``seat`` may call Cheat now: the last play is still open and was someone else's."""
+    play = state.last_play
+    return (
+        state.reason is None
+        and play is not None
+        and play.callable
+        and state.active[seat]
+        and seat != play.seat
+    )
 
 
 def _hand_sizes(state: State) -> list[int]:
@@ -541,17 +549,7 @@ def seat_view(state: State, seat: int | None, legal: bool = True) -> dict[str, A
     held, shown = _held(state, seat), state.hand_views.get(seat)
     if shown is None or shown[0] is not held:
         shown = state.hand_views[seat] = (held, [card_dict(c) for c in held])
-    play = state.last_play
-    part: dict[str, Any] = {
-        "seat": seat,
-        "hand": shown[1].copy(),
-        # ``seat in _callers(state)``, without listing the callers
-        "can_call": state.reason is None
-        and play is not None
-        and play.callable
-        and state.active[seat]
-        and seat != play.seat,
-    }
+    part: dict[str, Any] = {"seat": seat, "hand": shown[1].copy(), "can_call": _may_call(state, seat)}
     if legal:
         part["legal"] = legal_actions(state, seat)  # new dicts and lists on every call: no copy needed
     return part
