@@ -150,6 +150,15 @@ class ParlourWebSocketProtocol(WebSocketsSansIOProtocol):
             scope["extensions"][ABORT] = self.transport.abort
             scope["extensions"][HAND_OVER] = self.hand_over
 
+    async def send(self, message: Any) -> None:
+        await super().send(message)
+        if self.early and self.handshake_complete:
+            early, self.early = self.early, b""
+            if not self.transport.is_closing():
+                self.transport.resume_reading()
+            if self.initial_response is None and not self.close_sent:
+                self.data_received(early)  # accepted: the held frames, in order, after the 101
+
     def send_text_now(self, payload: bytes) -> bool:
         """Write ``payload`` as one text frame now if nothing stands in the way; else return False."""
         if not self._lane_open():
@@ -209,7 +218,16 @@ class ParlourWebSocketProtocol(WebSocketsSansIOProtocol):
         limits = [n for n in (conn.max_message_size, conn.max_fragment_size) if n is not None]
         self.max_text = min(limits) if limits else None
 
+    early: bytes = b""  # what the client sent after its upgrade request, before the app accepted
+
     def data_received(self, data: bytes) -> None:
+        if self.handshake_initiated and not self.handshake_complete:
+            # Frames written with (or right after) the upgrade request: websockets would parse them
+            # now and answer a ping before the 101. Held, with reading paused, until the app answers.
+            if not self.early:
+                self.transport.pause_reading()
+            self.early += data
+            return
         if (
             self.parser_clean
             and self.handshake_complete
