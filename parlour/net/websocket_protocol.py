@@ -42,6 +42,7 @@ from types import GeneratorType
 from typing import Any
 
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+from websockets.http11 import Request
 from websockets.protocol import Protocol, State
 from websockets.streams import StreamReader
 
@@ -138,6 +139,15 @@ class TextLane:
 
 class ParlourWebSocketProtocol(WebSocketsSansIOProtocol):
     """``WebSocketsSansIOProtocol`` plus the ``parlour.send_text`` extension (see the module doc)."""
+
+    def open_parsed(self, request: Request) -> None:
+        """Start from an upgrade request parsed already (``http_protocol``): ``websockets``' frame
+        parser takes the place of its request parser, then the handshake goes on as if that parser
+        had read ``request``."""
+        conn = self.conn
+        conn.parser = Protocol.parse(conn)
+        next(conn.parser)
+        self.handle_connect(request)
 
     def handle_connect(self, event: Any) -> None:
         super().handle_connect(event)

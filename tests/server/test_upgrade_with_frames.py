@@ -5,12 +5,17 @@
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import os
 import socket
 import struct
 from typing import Any
 
+import httptools
+from websockets.server import ServerProtocol
+
+from parlour.net.http_protocol import upgrade_request
 from tests.server.test_inbound_frames import PING, PONG, TEXT, frame, msg
 
 
@@ -94,3 +99,52 @@ def test_several_frames_and_a_ping_in_the_upgrade_write_come_after_the_101(serve
                 replies.append(json.loads(payload))
         assert pongs == [b"early ping"]
         assert [(m["type"], m["id"]) for m in replies] == [("welcome", 1), ("pong", 2)]
+
+
+def status(port: int, request: bytes) -> bytes:
+    """The status line the server answers ``request`` with."""
+    with connect(port) as sock:
+        sock.sendall(request)
+        return Blocking(sock).head().split(b"\r\n")[0]
+
+
+def test_upgrade_requests_websockets_refuses_are_refused_as_before(server) -> None:
+    good = upgrade().decode()
+    key = good.split("Sec-WebSocket-Key: ")[1].split("\r\n")[0]
+    cases: dict[str, bytes] = {
+        good.replace(f"Sec-WebSocket-Key: {key}\r\n", ""): b"HTTP/1.1 400 Bad Request",
+        good.replace(f"Sec-WebSocket-Key: {key}", "Sec-WebSocket-Key: short"): b"HTTP/1.1 400 Bad Request",
+        good.replace("Sec-WebSocket-Version: 13", "Sec-WebSocket-Version: 8"): b"HTTP/1.1 400 Bad Request",
+        good.replace("GET", "POST", 1): b"HTTP/1.1 405 Method Not Allowed",
+    }
+    for request, expected in cases.items():
+        assert status(server.port, request.encode()) == expected, request[:120]
+    assert b" 101 " in status(server.port, good.replace("\r\n\r\n", "\r\nContent-Length: 0\r\n\r\n").encode())
+
+
+def test_the_request_built_from_httptools_fields_is_the_one_websockets_parses() -> None:
+    raw = upgrade("/dots?x=1").replace(b"\r\n\r\n", b"\r\nX-Latin: caf\xe9 \r\n\r\n")
+    fields: list[tuple[bytes, bytes]] = []
+
+    class Fields:
+        def on_header(self, name: bytes, value: bytes) -> None:
+            fields.append((name.lower(), value))
+
+    parser = httptools.HttpRequestParser(Fields())
+    with contextlib.suppress(httptools.HttpParserUpgrade):
+        parser.feed_data(raw)
+    conn = ServerProtocol()
+    conn.receive_data(raw)
+    [parsed] = conn.events_received()
+    built = upgrade_request("GET", b"/dots?x=1", fields)
+    assert built is not None
+    assert (built.path, built.method, list(built.headers.raw_items())) == (
+        parsed.path,
+        parsed.method,
+        [(name.lower(), value) for name, value in parsed.headers.raw_items()],
+    )
+    for refused in (b"Transfer-Encoding", b"Content-Length"):
+        assert upgrade_request("GET", b"/", [*fields, (refused.lower(), b"5")]) is None
+    assert upgrade_request("GET", b"/", [(b"x-n", b"1")] * 129) is None
+    assert upgrade_request("GET", b"/", [(b"bad name", b"1")]) is None
+    assert upgrade_request("GET", "/caf\u00e9".encode(), fields) is None
