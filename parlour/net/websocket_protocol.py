@@ -32,6 +32,9 @@ handshake, pings, closing, fragmented or compressed messages) and adds:
   peer that stopped reading (a websocket close would wait behind the data it never reads);
 * the ASGI extension ``parlour.hand_over`` (net/handoff.py): before the handshake, gives the socket to
   another worker of this machine and forgets the connection here.
+* bytes that arrive before the app has accepted (a client's first frames, written with its upgrade
+  request: ``http_protocol`` passes them on) held, reading paused, and parsed once the 101 is out;
+* ``open_parsed``: the handshake from a request httptools parsed already (``http_protocol``).
 """
 
 from __future__ import annotations
