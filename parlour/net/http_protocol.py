@@ -53,7 +53,7 @@ class ParlourHttpToolsProtocol(HttpToolsProtocol):
             return
         self.connections.discard(self)
         protocol = kind(config=self.config, server_state=self.server_state, app_state=self.app_state)
-        protocol.connection_made(self.transport)
+        protocol.adopt(self)
         protocol.open_parsed(request)
         self.transport.set_protocol(protocol)
 

@@ -44,6 +44,7 @@ from collections.abc import Callable, Generator
 from types import GeneratorType
 from typing import Any
 
+from uvicorn.logging import TRACE_LOG_LEVEL
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 from websockets.http11 import Request
 from websockets.protocol import Protocol, State
@@ -226,10 +227,26 @@ class ParlourWebSocketProtocol(WebSocketsSansIOProtocol):
 
     def connection_made(self, transport: Any) -> None:
         super().connection_made(transport)
+        self._made()
+
+    def adopt(self, upgraded: Any) -> None:
+        """``connection_made`` for the connection the HTTP protocol ``upgraded`` is handing over: its
+        transport and the addresses it looked up already (each lookup is a system call and a socket
+        object), instead of looking them up again."""
+        self.connections.add(self)
+        self.transport = upgraded.transport
+        self.server, self.client = upgraded.server, upgraded.client
+        self.scheme = "wss" if upgraded.scheme == "https" else "ws"
+        if self.logger.level <= TRACE_LOG_LEVEL:
+            prefix = f"{self.client[0]}:{self.client[1]} - " if self.client else ""
+            self.logger.log(TRACE_LOG_LEVEL, "%sWebSocket connection made", prefix)
+        self._made()
+
+    def _made(self) -> None:
         self.lane = TextLane()
         conn = self.conn
-        limits = [n for n in (conn.max_message_size, conn.max_fragment_size) if n is not None]
-        self.max_text = min(limits) if limits else None
+        size, fragment = conn.max_message_size, conn.max_fragment_size
+        self.max_text = size if fragment is None else fragment if size is None else min(size, fragment)
 
     early: bytes = b""  # what the client sent after its upgrade request, before the app accepted
 
