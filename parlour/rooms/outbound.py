@@ -80,11 +80,17 @@ class Outbound(RoomState):
         plain: dict[int | None, tuple[list[Message], Message]] = {}  # seat → events, view for other sinks
         brief: dict[int | None, tuple[list[Message], Message]] = {}  # the same without ``legal``
         without_legal = getattr(engine, "seat_view_without_legal", None)
+        table, taken = self.seats, len(self.seats)
         for member in self.members.values():
             sink = member.sink
             if sink is None or not getattr(sink, "games", True):
                 continue
-            seat = self.game_seat(member)
+            # ``game_seat`` inlined (a call per member was a tenth of this loop): a game is running.
+            seat = member.seat
+            if seat is not None and (
+                member.role != PLAYER or seat >= taken or table[seat]["member"] != member.id
+            ):
+                seat = None
             if not getattr(sink, "json", False):
                 lean = without_legal is not None and getattr(sink, "legal", True) is False
                 views = brief if lean else plain
