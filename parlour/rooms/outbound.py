@@ -70,7 +70,10 @@ class Outbound(RoomState):
             return
         engine, game, seq, out = self.engine, self.game, self.seq, self._out
         public = engine.public_view(game)
-        private = {seat for e in events for seat in e.private}  # seats some event tells more
+        private: set[int] = set()  # seats some event tells more (most events tell nobody more)
+        for event in events:
+            if event.private:
+                private.update(event.private)
         turn = self.turn_info()
         seats = self.seats if kind == "game_started" else None
         # What JSON sinks get is encoded once per action, and once per seat (rooms/encoding.py).
