@@ -83,6 +83,7 @@ class RoomActor(RoomState):
         queue = self._queue
         loop = asyncio.get_running_loop()
         room, processed = cast("Room", self), self.hooks.processed  # looked up once, not per command
+        perf_counter = time.perf_counter
         while True:
             if not queue:
                 wake = self._wake = loop.create_future()
@@ -92,7 +93,7 @@ class RoomActor(RoomState):
             if item is None:
                 break
             cmd, done = item
-            started = time.perf_counter()
+            started = perf_counter()
             error: str | None
             try:
                 if self._failed and _fingerprint(cmd) in self._failed:
@@ -110,7 +111,7 @@ class RoomActor(RoomState):
                     log.exception("room=%s could not be rebuilt from its log", self.code)
             if done is not None and not done.done():
                 done.set_result(error)
-            processed(room, cmd.kind, error, time.perf_counter() - started)
+            processed(room, cmd.kind, error, perf_counter() - started)
             if self.state == CLOSED:
                 break
         self._timers.cancel_all()
