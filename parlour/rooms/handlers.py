@@ -364,13 +364,12 @@ def action(room: Room, cmd: Command) -> bool | None:
         # Sent through a connection, or by a takeover bot, that no longer speaks for this member
         # (they resumed elsewhere, or came back and took their seat over again): a stale move.
         return None
-    if member.role != PLAYER:
+    if not member.is_player:
         raise CommandError("not_a_player", "spectators cannot play")
     if room.state != PLAYING:
         raise CommandError("invalid_state", "no game is running")
-    # ``room.game_seat(member)``, inlined on the busiest path: a player, and a game is running.
-    seat, table = member.seat, room.seats
-    if seat is None or seat >= len(table) or table[seat]["member"] != member.id:
+    seat = room.game_seat(member)
+    if seat is None:
         raise CommandError("not_a_player", "you have no seat in this game")
     engine = room.engine
     if (member.bot or room.replaying) and "engine_action" in cmd.payload:
