@@ -28,6 +28,8 @@ export function svg(tag, attrs = {}, ...children) {
   for (const [key, value] of Object.entries(attrs)) {
     if (value === undefined || value === null || value === false) continue;
     if (key.startsWith("on")) listen(node, key, value);
+    // The page's Content-Security-Policy blocks style attributes; CSSOM writes are allowed.
+    else if (key === "style") node.style.cssText = value;
     else node.setAttribute(key, String(value));
   }
   append(node, children);
