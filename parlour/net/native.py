@@ -344,10 +344,10 @@ class NativeClient:
             return False
         return self.act(msg.action, msg.id)
 
-    def act(self, action: dict[str, Any], request_id: RequestId) -> bool:
+    def act(self, action: dict[str, Any], request_id: RequestId, *, quiet: bool = False) -> bool:
         """A game action already decoded (by ``action_now``, or by an in-process adapter, which so
         skips a JSON round trip per move): rate limit, the 64-bit check, then the room's queue. False,
-        having done nothing, without a session."""
+        having done nothing, without a session. ``quiet``: no bare ``ok`` (``Command.quiet``)."""
         session = self.session
         if session is None:
             return False
@@ -357,7 +357,7 @@ class NativeClient:
             if not self._over_limit():
                 if not storable(action):
                     raise CommandError("bad_message", "numbers must fit in 64 bits")
-                self.manager.act(session, self.conn, request_id, {"action": action})
+                self.manager.act(session, self.conn, request_id, {"action": action}, quiet=quiet)
         except CommandError as exc:
             self.error(exc.code, exc.message, request_id)
         except Exception:

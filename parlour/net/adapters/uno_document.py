@@ -180,7 +180,7 @@ class DocClient:
         feed: LobbyFeed | None = None,
     ) -> None:
         self.feed = feed
-        self.bridge = Bridge(connect, self._on_native, immediate=True)
+        self.bridge = Bridge(connect, self._on_native, immediate=True, refused=self.refused)
         self.emit = peer.emit
         self.hangup = peer.hangup
         self.name = name
@@ -663,13 +663,12 @@ class DocClient:
     async def _act(self, action: Message) -> None:
         """A game action: queued for the room at once when the session can take it (the native fast
         lane, the same validation), its refusal reported when it comes back; else as a request."""
-        if not self.bridge.act_now(action, self.acted):
+        if not self.bridge.act_now(action):
             await self._ask("action", action=action)
 
-    def acted(self, reply: Message) -> None:
-        """The reply to a game action: a refusal becomes an ``error`` event."""
-        if reply["type"] == "error":
-            self._error(reply["message"], reply["code"])
+    def refused(self, error: Message) -> None:
+        """A refused game action (the fast lane's): an ``error`` event."""
+        self._error(error["message"], error["code"])
 
     def _error(self, message: str, code: str = "bad_request") -> None:
         self.emit("error", {"message": message, "code": code})

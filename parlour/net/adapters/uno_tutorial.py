@@ -135,7 +135,7 @@ class TutorialClient:
         self, connect: Connector, peer: Peer, directory: Directory, browser: str | None = None
     ) -> None:
         """``browser``: the connection's browser cookie; without one, no seat is ever re-taken."""
-        self.bridge = Bridge(connect, self._on_native, immediate=True)
+        self.bridge = Bridge(connect, self._on_native, immediate=True, refused=self.acted)
         self.browser = browser
         self.emit = peer.emit
         self.hangup = peer.hangup
@@ -453,7 +453,7 @@ class TutorialClient:
     async def _act(self, action: Message) -> None:
         """Queued for the room at once when the session can take it (the native fast lane, the same
         validation), its refusal reported when it comes back; else as a request."""
-        if not self.bridge.act_now(action, self.acted):
+        if not self.bridge.act_now(action):
             self.acted(await self.bridge.request("action", action=action))
 
     def acted(self, reply: Message) -> None:
