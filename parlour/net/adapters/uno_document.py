@@ -374,6 +374,11 @@ class DocClient:
 
     def _on_native(self, message: Message) -> None:
         kind = message.get("type")
+        if kind == "game":  # the message a game sends most (one per player per move): looked up first
+            if not self.joining and self.room is not None:
+                self._game(message)
+                self._events(message["events"])
+            return
         if kind == "error" and "id" not in message:  # a fast-lane action over the rate limit
             self._error(message["message"], message["code"])
             return
@@ -425,9 +430,6 @@ class DocClient:
         elif kind == "game_started":
             self._seating(message["seats"])
             self.room["state"] = PLAYING
-            self._game(message)
-            self._events(message["events"])
-        elif kind == "game":
             self._game(message)
             self._events(message["events"])
         elif kind == "game_over":

@@ -255,6 +255,10 @@ class TutorialClient:
 
     def _on_native(self, message: Message) -> None:
         kind = message.get("type")
+        if kind == "game":  # the message a game sends most (one per player per move): looked up first
+            if self.code is not None:
+                self._game(message)
+            return
         if kind == "error" and "id" not in message:  # a fast-lane action over the rate limit
             self._say("error", {"message": message["message"], "code": message["code"]})
             return
@@ -289,8 +293,6 @@ class TutorialClient:
                 self._say("countDown", 0)
             self.view = message.get("view") or {}
             self._table()
-        elif kind == "game":
-            self._game(message)
         elif kind == "game_over":
             self.state = FINISHED
             self.bridge.post("rematch")
