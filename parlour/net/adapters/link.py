@@ -94,6 +94,8 @@ class Bridge:
         self._refused = refused
         self._ids = itertools.count(1)
         self._link: NativeLink | None = None
+        self._lane: Callable[[Message, str], bool] | None = None
+        """The open link's ``act_now``, for an immediate bridge with ``refused`` (else None)."""
         self._pump: asyncio.Task[None] | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         self._closed = False
@@ -108,6 +110,8 @@ class Bridge:
         if self._link is None:
             if self._immediate:
                 self._link = await self._connect(self._deliver)
+                if self._refused is not None and not self._closed:  # closed while connecting: no lane
+                    self._lane = self._link.act_now
             else:
                 queue = self._queue = asyncio.Queue()
                 self._link = await self._connect(queue.put_nowait)
@@ -129,10 +133,8 @@ class Bridge:
         """Queue a game action at once (the adapter's fast lane): the room sends no ``ok`` for it, and
         its ``error``, if refused, goes to ``refused``. False, having done nothing, when the session is
         not open, or the bridge is not immediate or has no ``refused`` (use ``request``)."""
-        link = self._link
-        if link is None or self._closed or self._refused is None or not self._immediate:
-            return False
-        return link.act_now(action, FAST)
+        lane = self._lane
+        return lane is not None and lane(action, FAST)
 
     def hear_games(self, on: bool) -> None:
         """Whether the room sends this session game frames from now on (``games``, changed later)."""
@@ -185,6 +187,7 @@ class Bridge:
     async def close(self, *, leave: bool) -> None:
         """Detach from the native session; ``leave`` applies the leave rule at once."""
         self._closed = True
+        self._lane = None
         link, self._link = self._link, None
         if link is not None:
             with contextlib.suppress(Exception):
