@@ -28,9 +28,9 @@ from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+import orjson
 from starlette.websockets import WebSocket
 
-from parlour.dumps import json_bytes
 from parlour.net.adapters.link import Bridge, Connector, Message
 from parlour.net.adapters.plain_socket import BadFrame, Post, decode, outbound, run_socket, text_field
 from parlour.net.websocket_protocol import text_frames
@@ -118,7 +118,7 @@ class DotsRoom:
                 packets.append({"type": "CAPTURE", "x": event["x"], "y": event["y"], "playerid": playerid})
             elif kind == "turn":
                 packets.append({"type": "TURN", "playerid": playerid})
-        frames = text_frames([json_bytes(p) for p in packets])
+        frames = text_frames([orjson.dumps(p) for p in packets])  # str keys only: no ``json_bytes`` retry
         self.moves = (events, packets, frames)
         return packets, frames
 
