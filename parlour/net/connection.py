@@ -1,7 +1,8 @@
 """One websocket's outbound side and its rate limit.
 
-Rooms call ``send`` from their task; it writes the frame at once when the socket takes it and
-otherwise queues it, so a slow client never blocks a room. A client that lets its bounded queue
+Rooms call ``send`` from their task; what one connection is sent during one event-loop pass is
+written in one write at the end of the pass when the socket takes it, and otherwise queued, so a
+slow client never blocks a room. A client that lets its bounded queue
 overflow is dropped (its seat is kept for the grace period).
 """
 
@@ -11,6 +12,7 @@ import asyncio
 import contextlib
 import logging
 import time
+import weakref
 from collections import deque
 from collections.abc import Callable
 from typing import Any
@@ -19,7 +21,7 @@ from starlette.websockets import WebSocket
 
 from parlour.dumps import json_bytes
 from parlour.net.metrics import Metrics
-from parlour.net.websocket_protocol import ABORT, SEND_FRAMES, SEND_TEXT, SEND_TEXTS
+from parlour.net.websocket_protocol import ABORT, SEND_FRAMES, TEXT_LANE, TextLane, frame_header, text_frames
 
 log = logging.getLogger("parlour.net")
 
@@ -51,9 +53,46 @@ def _encoded(message: dict[str, Any] | bytes) -> bytes:
     return message if type(message) is bytes else json_bytes(message)
 
 
+class _Flusher:
+    """Writes, once per event-loop pass, what each connection was sent during it.
+
+    A game action sends one connection several frames from the same synchronous run of code (the
+    actor's game frame, then its ``ok``; a Dots move and the turn after it): collected here, they
+    leave in one write, at the start of the loop's next pass (a ``call_soon`` callback, queued
+    before the pass's I/O callbacks: no timer, nothing waits for another event)."""
+
+    __slots__ = ("dirty", "loop")
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self.dirty: list[Connection] = []
+
+    def add(self, conn: Connection) -> None:
+        dirty = self.dirty
+        if not dirty:
+            self.loop.call_soon(self.run)
+        dirty.append(conn)
+
+    def run(self) -> None:
+        dirty, self.dirty = self.dirty, []
+        for conn in dirty:
+            conn.flush()
+
+
+_flushers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Flusher] = weakref.WeakKeyDictionary()
+
+
+def _flusher() -> _Flusher:
+    loop = asyncio.get_running_loop()
+    flusher = _flushers.get(loop)
+    if flusher is None:
+        flusher = _flushers[loop] = _Flusher(loop)
+    return flusher
+
+
 class Connection:
-    """A native websocket as a ``Sink``: frames are written as they are sent, a bounded queue
-    holds them while the socket cannot take more."""
+    """A native websocket as a ``Sink``: what it is sent during one event-loop pass is written in one
+    write at the end of that pass, and a bounded queue holds frames while the socket cannot take more."""
 
     json = True  # encodes with orjson: messages may carry pre-encoded parts (rooms/encoding.py)
 
@@ -61,11 +100,17 @@ class Connection:
         self.ws = ws
         # The server's fast lane for text frames, when it has one (net/websocket_protocol.py).
         extensions = ws.scope.get("extensions", {})
-        self._send_text: Callable[[bytes], bool] | None = extensions.get(SEND_TEXT)
-        self._send_texts: Callable[[list[bytes]], bool] | None = extensions.get(SEND_TEXTS)
         self._send_frames: Callable[[bytes], bool] | None = extensions.get(SEND_FRAMES)
+        self._lane: TextLane | None = extensions.get(TEXT_LANE)
+        if self._lane is not None:
+            self._lane.flush = self.flush  # before the server writes a frame of its own
         self.metrics = metrics
         self.alive = True
+        # This pass's frames, not yet written: on the wire (headers and payloads, or whole frames
+        # built by ``text_frames``), and as messages for the ASGI path should the lane decline them.
+        self._wire: list[bytes] = []
+        self._pending: list[Any] = []
+        self._flusher = _flusher()
         self._queue: deque[Any] = deque()
         self._limit = queue_size
         self._close_args = (1000, "")
@@ -85,44 +130,57 @@ class Connection:
             self._send(data)
 
     def _send(self, message: dict[str, Any] | bytes) -> None:
+        if self._drain is None and self._send_frames is not None:
+            # Nothing is being sent through ASGI (so nothing to overtake): the common case, written
+            # with whatever else this connection is sent in this loop pass.
+            payload = _encoded(message)
+            wire = self._wire
+            if not wire:
+                self._flusher.add(self)
+            wire += (frame_header(len(payload)), payload)
+            self._pending.append(payload)
+            return
         queue = self._queue
-        if not queue and self._drain is None:
-            # Nothing queued or being sent through ASGI (so nothing to overtake): the common case,
-            # written now without a trip through the queue.
-            send_text = self._send_text
-            if send_text is not None and send_text(_encoded(message)):
-                self.metrics.messages_out += 1
-                return
-        elif len(queue) >= self._limit:
+        if len(queue) >= self._limit:
             log.warning("event=slow_client_dropped queue=%d", self._limit)
             self.close(1013, "outbound queue overflow")
             return
         queue.append(message)
         if self._drain is None:
-            self._write_now()
+            self._start_drain()
 
     def send_all(self, messages: list[dict[str, Any]], frames: bytes | None = None) -> None:
-        """``send`` each, in order, in a single write when the socket takes them now.
+        """``send`` each, in order (in this pass's one write, as everything).
 
         ``frames``: the same messages already encoded and framed (``text_frames``), when the
         caller sends them alike to several sockets and framed them once for all."""
-        if frames is not None and self.alive and not self._queue:
-            send_frames = self._send_frames
-            if send_frames is not None and send_frames(frames):
-                self.metrics.messages_out += len(messages)
-                return
-        send_texts = self._send_texts
-        if (
-            len(messages) > 1
-            and self.alive
-            and not self._queue
-            and send_texts is not None
-            and send_texts([json_bytes(m) for m in messages])
-        ):
-            self.metrics.messages_out += len(messages)
+        if not (self.alive and self._drain is None and self._send_frames is not None):
+            for message in messages:
+                self.send(message)
             return
-        for message in messages:
-            self.send(message)
+        wire = self._wire
+        if not wire:
+            self._flusher.add(self)
+        if frames is None:
+            frames = text_frames([json_bytes(m) for m in messages])
+        wire.append(frames)
+        self._pending += messages
+
+    def flush(self) -> None:
+        """Write this pass's frames in one write; if the lane declines (socket busy or closing), they
+        go out through ASGI ``send`` in a task, in order, as does everything sent after them."""
+        wire = self._wire
+        if not wire:
+            return
+        pending = self._pending
+        self._wire, self._pending = [], []
+        send_frames = self._send_frames
+        if send_frames is not None and send_frames(b"".join(wire)):
+            self.metrics.messages_out += len(pending)
+            return
+        self._queue.extend(pending)
+        if self._drain is None:
+            self._start_drain()
 
     def close(self, code: int = 1000, reason: str = "") -> None:
         """Stop sending and close the socket once what is queued (unless overflowing) is written."""
@@ -130,6 +188,7 @@ class Connection:
             return
         self.alive = False
         self._close_args = (code, reason)
+        self.flush()  # this pass's frames go before the close frame
         if len(self._queue) >= self._limit:
             # The peer stopped reading: a close frame would wait behind data it never reads.
             self._queue.clear()
@@ -137,7 +196,7 @@ class Connection:
                 return
         self._queue.append(_CLOSE)
         if self._drain is None:
-            self._write_now()
+            self._start_drain()
         if self._drain is not None:  # the socket is busy: a peer that never reads must not keep it
             self._abort_timer = asyncio.get_running_loop().call_later(CLOSE_GRACE, self._abort)
 
@@ -149,18 +208,8 @@ class Connection:
         abort()
         return True
 
-    def _write_now(self) -> None:
-        """Write what is queued through the server's fast lane, in the caller's task (usually a
-        room's); the first frame the lane declines (socket busy or closing, another server) and
-        everything behind it go out through ASGI ``send`` in a task, in order."""
-        queue, send_text = self._queue, self._send_text
-        while queue:
-            message = queue[0]
-            if message is _CLOSE or send_text is None or not send_text(_encoded(message)):
-                self._drain = asyncio.get_running_loop().create_task(self._drain_queue())
-                return
-            queue.popleft()
-            self.metrics.messages_out += 1
+    def _start_drain(self) -> None:
+        self._drain = asyncio.get_running_loop().create_task(self._drain_queue())
 
     async def _drain_queue(self) -> None:
         """Send the queue through ASGI (waiting for a slow reader as needed), then close if asked to."""
@@ -189,10 +238,13 @@ class Connection:
         """After the reader saw the socket close: let a close we asked for go out, else stop writing."""
         if self._abort_timer is not None:
             self._abort_timer.cancel()
+        if self._lane is not None:
+            self._lane.flush = None
         drain = self._drain
         if self.alive:
             self.alive = False
             self._queue.clear()
+            self._wire, self._pending = [], []
             if drain is not None:
                 drain.cancel()
         if drain is not None:
