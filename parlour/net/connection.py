@@ -76,7 +76,10 @@ class _Flusher:
     def run(self) -> None:
         dirty, self.dirty = self.dirty, []
         for conn in dirty:
-            conn.flush()
+            try:
+                conn.flush()
+            except Exception:  # never expected; the other connections must still get theirs
+                log.exception("event=flush_failed")
 
 
 _flushers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Flusher] = weakref.WeakKeyDictionary()
@@ -244,7 +247,8 @@ class Connection:
         if self.alive:
             self.alive = False
             self._queue.clear()
-            self._wire, self._pending = [], []
+            self._wire.clear()
+            self._pending.clear()
             if drain is not None:
                 drain.cancel()
         if drain is not None:

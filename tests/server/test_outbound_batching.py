@@ -134,3 +134,25 @@ async def test_pipelined_requests_are_answered_in_order(server) -> None:
     assert (await guest.request("ping"))["type"] == "pong"
     await raw.close()
     await guest.close()
+
+
+class BrokenLaneSocket(LaneSocket):
+    """A socket whose lane raises (never expected of the real one)."""
+
+    def send_frames(self, wire: bytes) -> bool:
+        raise OSError("broken")
+
+
+async def test_a_connection_whose_write_fails_does_not_stop_the_others() -> None:
+    broken, ws = BrokenLaneSocket(), LaneSocket()
+    first = Connection(broken, Metrics(), queue_size=8)  # type: ignore[arg-type]
+    second = Connection(ws, Metrics(), queue_size=8)  # type: ignore[arg-type]
+    first.send({"type": "chat", "n": 1})
+    second.send({"type": "chat", "n": 2})
+    await asyncio.sleep(0)
+    assert [orjson.loads(p)["n"] for p in ws.lane] == [2]
+    second.send({"type": "chat", "n": 3})
+    await asyncio.sleep(0)
+    assert [orjson.loads(p)["n"] for p in ws.lane] == [2, 3]
+    await first.finish()
+    await second.finish()
