@@ -1,8 +1,8 @@
 """One websocket's outbound side and its rate limit.
 
-Rooms call ``send`` from their task; what one connection is sent during one event-loop pass is
-written in one write at the end of the pass when the socket takes it, and otherwise queued, so a
-slow client never blocks a room. A client that lets its bounded queue
+Rooms call ``send`` from their task; it writes the frame at once when the socket takes it (with
+what was held for a reply, in one write) and otherwise queues it, so a slow client never blocks a
+room. A client that lets its bounded queue
 overflow is dropped (its seat is kept for the grace period).
 """
 
@@ -54,12 +54,8 @@ def _encoded(message: dict[str, Any] | bytes) -> bytes:
 
 
 class _Flusher:
-    """Writes, once per event-loop pass, what each connection was sent during it.
-
-    A game action sends one connection several frames from the same synchronous run of code (the
-    actor's game frame, then its ``ok``; a Dots move and the turn after it): collected here, they
-    leave in one write, at the start of the loop's next pass (a ``call_soon`` callback, queued
-    before the pass's I/O callbacks: no timer, nothing waits for another event)."""
+    """Writes, when the event-loop pass ends, what connections held for a reply that did not come in
+    the pass (a ``call_soon`` callback, queued before the next pass's I/O callbacks: no timer)."""
 
     __slots__ = ("dirty", "loop")
 
@@ -94,8 +90,10 @@ def _flusher() -> _Flusher:
 
 
 class Connection:
-    """A native websocket as a ``Sink``: what it is sent during one event-loop pass is written in one
-    write at the end of that pass, and a bounded queue holds frames while the socket cannot take more."""
+    """A native websocket as a ``Sink``: frames are written as they are sent, except while a request of
+    this client's awaits its reply (``expect_reply``): what it is sent meanwhile waits for the reply (or
+    the end of the loop pass) and leaves with it in one write. A bounded queue holds frames while the
+    socket cannot take more."""
 
     json = True  # encodes with orjson: messages may carry pre-encoded parts (rooms/encoding.py)
 
@@ -114,17 +112,31 @@ class Connection:
         self._wire: list[bytes] = []
         self._pending: list[Any] = []
         self._flusher = _flusher()
+        self._awaiting = 0  # requests with an id on their way to a room (``expect_reply``)
         self._queue: deque[Any] = deque()
         self._limit = queue_size
         self._close_args = (1000, "")
         self._drain: asyncio.Task[None] | None = None  # sending through ASGI what the lane declined
         self._abort_timer: asyncio.TimerHandle | None = None
 
+    def expect_reply(self) -> None:
+        """A request with an id is on its way to a room (``NativeClient.act``): hold what this
+        connection is sent until a reply, so the frames the request makes (the actor's game frame) and
+        its ``ok`` leave in one write. Only a saving: a reply that never comes costs nothing but that,
+        since what is held is written when the loop pass ends anyway."""
+        self._awaiting += 1
+
     def send(self, message: dict[str, Any]) -> None:
         if not self.alive:
             return
         if message.get("type") == "error":
             self.metrics.errors.labels(message.get("code", "unknown")).inc()
+        if self._awaiting and message.get("id") is not None:  # a reply: what it waited for goes now
+            self._awaiting -= 1
+            self._send(message)
+            if not self._awaiting:
+                self.flush()
+            return
         self._send(message)
 
     def send_json(self, data: bytes) -> None:
@@ -133,12 +145,20 @@ class Connection:
             self._send(data)
 
     def _send(self, message: dict[str, Any] | bytes) -> None:
-        if self._drain is None and self._send_frames is not None:
+        send_frames = self._send_frames
+        if self._drain is None and send_frames is not None:
             # Nothing is being sent through ASGI (so nothing to overtake): the common case, written
-            # with whatever else this connection is sent in this loop pass.
+            # now, or held with what waits for a reply.
             payload = _encoded(message)
             wire = self._wire
             if not wire:
+                if not self._awaiting:
+                    if send_frames(frame_header(len(payload)) + payload):
+                        self.metrics.messages_out += 1
+                        return
+                    self._queue.append(payload)  # the lane declined: the ASGI path, in a task
+                    self._start_drain()
+                    return
                 self._flusher.add(self)
             wire += (frame_header(len(payload)), payload)
             self._pending.append(payload)
@@ -153,7 +173,7 @@ class Connection:
             self._start_drain()
 
     def send_all(self, messages: list[dict[str, Any]], frames: bytes | None = None) -> None:
-        """``send`` each, in order (in this pass's one write, as everything).
+        """``send`` each, in order, in one write.
 
         ``frames``: the same messages already encoded and framed (``text_frames``), when the
         caller sends them alike to several sockets and framed them once for all."""
@@ -161,17 +181,24 @@ class Connection:
             for message in messages:
                 self.send(message)
             return
-        wire = self._wire
-        if not wire:
-            self._flusher.add(self)
         if frames is None:
             frames = text_frames([json_bytes(m) for m in messages])
+        wire = self._wire
+        if not wire:
+            if not self._awaiting:
+                if self._send_frames(frames):
+                    self.metrics.messages_out += len(messages)
+                    return
+                self._queue.extend(messages)
+                self._start_drain()
+                return
+            self._flusher.add(self)
         wire.append(frames)
         self._pending += messages
 
     def flush(self) -> None:
-        """Write this pass's frames in one write; if the lane declines (socket busy or closing), they
-        go out through ASGI ``send`` in a task, in order, as does everything sent after them."""
+        """Write the held frames in one write; if the lane declines (socket busy or closing), they go
+        out through ASGI ``send`` in a task, in order, as does everything sent after them."""
         wire = self._wire
         if not wire:
             return

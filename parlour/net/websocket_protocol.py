@@ -10,7 +10,7 @@ handshake, pings, closing, fragmented or compressed messages) and adds:
   whole, unmasked text frames (RFC 6455 §5.2; ``text_frames``) straight to the transport in one write
   and returns True, or returns False when they must take the ordinary ASGI path (socket closing or
   closed, write buffer full, or an extension such as permessage-deflate negotiated); the native
-  connection writes what one event-loop pass sent it this way (net/connection.py);
+  connection writes its frames this way, several in one write when it held them (net/connection.py);
 * the ASGI extension ``parlour.send_texts``: the same for payloads, framed here (one system call for
   what one event produces for one client, e.g. a Dots MOVE and the TURN after it);
 * the ASGI extension ``parlour.text_lane``: a ``TextLane`` the app may give a ``handler``; a text
@@ -137,7 +137,7 @@ def at_frame_boundary(parser: Generator[None]) -> bool:
 class TextLane:
     """Set by the app: ``handler(text) -> bool`` takes a message now or declines it; ``busy`` while
     the app is still handling an earlier message (which the lane must not overtake); ``flush()``
-    writes what the app sent and holds for the end of the loop pass (net/connection.py), called
+    writes what the app sent and holds (for a reply, net/connection.py), called
     before ``websockets`` writes a frame of its own (a close must not overtake it)."""
 
     __slots__ = ("busy", "flush", "handler")
