@@ -31,6 +31,9 @@ handshake, pings, closing, fragmented or compressed messages) and adds:
   peer that stopped reading (a websocket close would wait behind the data it never reads);
 * the ASGI extension ``parlour.hand_over`` (net/handoff.py): before the handshake, gives the socket to
   another worker of this machine and forgets the connection here.
+* bytes that arrive before the app has accepted (a client's first frames, written with its upgrade
+  request: ``http_protocol`` passes them on) held, reading paused, and parsed once the 101 is out;
+* ``open_parsed``: the handshake from a request httptools parsed already (``http_protocol``).
 """
 
 from __future__ import annotations
@@ -40,7 +43,9 @@ from collections.abc import Callable, Generator
 from types import GeneratorType
 from typing import Any
 
+from uvicorn.logging import TRACE_LOG_LEVEL
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+from websockets.http11 import Request
 from websockets.protocol import Protocol, State
 from websockets.streams import StreamReader
 
@@ -151,6 +156,15 @@ class TextLane:
 class ParlourWebSocketProtocol(WebSocketsSansIOProtocol):
     """``WebSocketsSansIOProtocol`` plus the ``parlour.*`` extensions (see the module doc)."""
 
+    def open_parsed(self, request: Request) -> None:
+        """Start from an upgrade request parsed already (``http_protocol``): ``websockets``' frame
+        parser takes the place of its request parser, then the handshake goes on as if that parser
+        had read ``request``."""
+        conn = self.conn
+        conn.parser = Protocol.parse(conn)
+        next(conn.parser)
+        self.handle_connect(request)
+
     def handle_connect(self, event: Any) -> None:
         super().handle_connect(event)
         scope = getattr(self, "scope", None)
@@ -160,6 +174,15 @@ class ParlourWebSocketProtocol(WebSocketsSansIOProtocol):
             scope["extensions"][TEXT_LANE] = self.lane
             scope["extensions"][ABORT] = self.transport.abort
             scope["extensions"][HAND_OVER] = self.hand_over
+
+    async def send(self, message: Any) -> None:
+        await super().send(message)
+        if self.early and self.handshake_complete:
+            early, self.early = self.early, b""
+            if not self.transport.is_closing():
+                self.transport.resume_reading()
+            if self.initial_response is None and not self.close_sent:
+                self.data_received(early)  # accepted: the held frames, in order, after the 101
 
     def send_texts_now(self, payloads: list[bytes]) -> bool:
         """Write each payload as a text frame, all in one write, if nothing stands in the way."""
@@ -208,12 +231,37 @@ class ParlourWebSocketProtocol(WebSocketsSansIOProtocol):
 
     def connection_made(self, transport: Any) -> None:
         super().connection_made(transport)
+        self._made()
+
+    def adopt(self, upgraded: Any) -> None:
+        """``connection_made`` for the connection the HTTP protocol ``upgraded`` is handing over: its
+        transport and the addresses it looked up already (each lookup is a system call and a socket
+        object), instead of looking them up again."""
+        self.connections.add(self)
+        self.transport = upgraded.transport
+        self.server, self.client = upgraded.server, upgraded.client
+        self.scheme = "wss" if upgraded.scheme == "https" else "ws"
+        if self.logger.level <= TRACE_LOG_LEVEL:
+            prefix = f"{self.client[0]}:{self.client[1]} - " if self.client else ""
+            self.logger.log(TRACE_LOG_LEVEL, "%sWebSocket connection made", prefix)
+        self._made()
+
+    def _made(self) -> None:
         self.lane = TextLane()
         conn = self.conn
-        limits = [n for n in (conn.max_message_size, conn.max_fragment_size) if n is not None]
-        self.max_text = min(limits) if limits else None
+        size, fragment = conn.max_message_size, conn.max_fragment_size
+        self.max_text = size if fragment is None else fragment if size is None else min(size, fragment)
+
+    early: bytes = b""  # what the client sent after its upgrade request, before the app accepted
 
     def data_received(self, data: bytes) -> None:
+        if self.handshake_initiated and not self.handshake_complete:
+            # Frames written with (or right after) the upgrade request: websockets would parse them
+            # now and answer a ping before the 101. Held, with reading paused, until the app answers.
+            if not self.early:
+                self.transport.pause_reading()
+            self.early += data
+            return
         if (
             self.parser_clean
             and self.handshake_complete

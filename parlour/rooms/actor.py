@@ -82,6 +82,8 @@ class RoomActor(RoomState):
     async def _run(self) -> None:
         queue = self._queue
         loop = asyncio.get_running_loop()
+        room, processed = cast("Room", self), self.hooks.processed  # looked up once, not per command
+        perf_counter = time.perf_counter
         while True:
             if not queue:
                 wake = self._wake = loop.create_future()
@@ -91,7 +93,7 @@ class RoomActor(RoomState):
             if item is None:
                 break
             cmd, done = item
-            started = time.perf_counter()
+            started = perf_counter()
             error: str | None
             try:
                 if self._failed and _fingerprint(cmd) in self._failed:
@@ -109,7 +111,7 @@ class RoomActor(RoomState):
                     log.exception("room=%s could not be rebuilt from its log", self.code)
             if done is not None and not done.done():
                 done.set_result(error)
-            self.hooks.processed(cast("Room", self), cmd.kind, error, time.perf_counter() - started)
+            processed(room, cmd.kind, error, perf_counter() - started)
             if self.state == CLOSED:
                 break
         self._timers.cancel_all()
@@ -242,7 +244,8 @@ class RoomActor(RoomState):
         self.submit(Command("timer", None, {"name": name, "deadline": deadline}))
 
     def _deadlines(self) -> dict[str, float]:
-        due: dict[str, float] = {f"grace:{mid}": t for mid, t in self.grace.items()}
+        grace = self.grace
+        due: dict[str, float] = {f"grace:{mid}": t for mid, t in grace.items()} if grace else {}
         if self.countdown is not None:
             due["countdown"] = self.countdown[1]
         if self.turn is not None and self.turn[1] is not None:

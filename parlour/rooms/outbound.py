@@ -70,7 +70,10 @@ class Outbound(RoomState):
             return
         engine, game, seq, out = self.engine, self.game, self.seq, self._out
         public = engine.public_view(game)
-        private = {seat for e in events for seat in e.private}  # seats some event tells more
+        private: set[int] = set()  # seats some event tells more (most events tell nobody more)
+        for event in events:
+            if event.private:
+                private.update(event.private)
         turn = self.turn_info()
         seats = self.seats if kind == "game_started" else None
         # What JSON sinks get is encoded once per action, and once per seat (rooms/encoding.py).
@@ -80,11 +83,17 @@ class Outbound(RoomState):
         plain: dict[int | None, tuple[list[Message], Message]] = {}  # seat → events, view for other sinks
         brief: dict[int | None, tuple[list[Message], Message]] = {}  # the same without ``legal``
         without_legal = getattr(engine, "seat_view_without_legal", None)
+        table, taken = self.seats, len(self.seats)
         for member in self.members.values():
             sink = member.sink
             if sink is None or not getattr(sink, "games", True):
                 continue
-            seat = self.game_seat(member)
+            # ``game_seat`` inlined (a call per member was a tenth of this loop): a game is running.
+            seat = member.seat
+            if seat is not None and (
+                member.role != PLAYER or seat >= taken or table[seat]["member"] != member.id
+            ):
+                seat = None
             if not getattr(sink, "json", False):
                 lean = without_legal is not None and getattr(sink, "legal", True) is False
                 views = brief if lean else plain

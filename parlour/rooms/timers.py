@@ -22,6 +22,8 @@ class Timers:
 
     def sync(self, deadlines: dict[str, float]) -> None:
         handles = self._handles
+        if not handles and not deadlines:  # the usual case mid-game without a turn clock
+            return
         for name in list(handles):
             if deadlines.get(name) != handles[name][0]:
                 handles.pop(name)[1].cancel()
