@@ -177,7 +177,9 @@ class Connection:
 
         ``frames``: the same messages already encoded and framed (``text_frames``), when the
         caller sends them alike to several sockets and framed them once for all."""
-        if not (self.alive and self._drain is None and self._send_frames is not None):
+        if not (self.alive and self._drain is None and self._send_frames is not None) or (
+            frames is None and len(messages) < 2
+        ):
             for message in messages:
                 self.send(message)
             return
