@@ -95,6 +95,7 @@ def serve(config: Config) -> None:
     import uvicorn
 
     from parlour.net.app import create_app
+    from parlour.net.http_protocol import ParlourHttpToolsProtocol
     from parlour.net.logs import configure_logging
     from parlour.net.websocket_protocol import ParlourWebSocketProtocol
 
@@ -114,7 +115,7 @@ def serve(config: Config) -> None:
             host=config.host,
             port=config.port,
             loop=loop,
-            http="httptools",
+            http=ParlourHttpToolsProtocol,  # httptools, passing on bytes sent after an upgrade request
             ws=ParlourWebSocketProtocol,  # uvicorn's websockets-sansio, plus a fast lane for game frames
             ws_max_size=1 << 20,
             # permessage-deflate costs ~21-24% of server CPU per action and doubles memory per

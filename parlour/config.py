@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
+from functools import cache
 from typing import Any
 
 
@@ -85,7 +86,8 @@ class Config:
 PROTOCOLS = ("native", "dots", "cheat", "socketio")
 
 
-def _protocol_rates(text: str) -> dict[str, tuple[float, int]]:
+@cache  # read for every connection a protocol adapter opens (Allowance.for_config): parse it once
+def _protocol_rates(text: str) -> Mapping[str, tuple[float, int]]:
     rates: dict[str, tuple[float, int]] = {}
     for item in filter(None, (part.strip() for part in text.split(","))):
         name, _, value = item.partition("=")
