@@ -218,9 +218,10 @@ class LoadRoom:
 class UnoRoom(LoadRoom):
     """Four UNO players: the seat on turn acts on receipt of its ``game`` message (after ``think`` s)."""
 
-    def __init__(self, number: int, clock: Clock, stats: Stats, think: float) -> None:
+    def __init__(self, number: int, clock: Clock, stats: Stats, think: float, ids: bool = False) -> None:
         super().__init__(number, clock, stats)
         self.think = think
+        self.ids = ids  # actions carry a request id (as the web client's do): each is answered ``ok``
 
     def player_url(self, i: int, url: str) -> str:
         """Where player ``i`` connects (bench/cluster_load.py spreads them over nodes)."""
@@ -287,7 +288,11 @@ class UnoRoom(LoadRoom):
         if self.think:
             await asyncio.sleep(self.think)
         self.sent((player.games, seq + 1))
-        await player.send({"type": "action", "action": self.rng.choice(options)})
+        message: Message = {"type": "action", "action": self.rng.choice(options)}
+        if self.ids:
+            player._ids += 1
+            message["id"] = player._ids
+        await player.send(message)
 
 
 class EchoRoom(LoadRoom):
@@ -348,7 +353,7 @@ async def _run_rooms(
 
     def make(n: int) -> LoadRoom:
         if mode == "uno":
-            return UnoRoom(n, clock, stats, think)
+            return UnoRoom(n, clock, stats, think, args["ids"])
         return EchoRoom(n, clock, stats, args["frame"], args["interval"])
 
     rooms = [make(n) for n in range(first, first + count)]
@@ -508,6 +513,7 @@ def drive(
     baseline = server.memory_info().rss
     shared = {
         "think_ms": args.think_ms,
+        "ids": args.ids,
         "warmup": args.warmup,
         "seconds": args.seconds,
         "setup_timeout": args.setup_timeout,
@@ -544,6 +550,7 @@ def drive(
         window_end = window_start + args.seconds
         time.sleep(max(0.0, window_start - time.time()))
         server_cpu0 = sum(server.cpu_times()[:2])
+        server_writes0 = server.io_counters().write_count  # write system calls (Linux: syscw)
         client_cpu0 = sum(sum(c.cpu_times()[:2]) for c in clients)
         machine_cpu0 = busy_seconds()
         peak_rss = 0
@@ -551,6 +558,7 @@ def drive(
             peak_rss = max(peak_rss, server.memory_info().rss)
             time.sleep(0.25)
         server_cpu = (sum(server.cpu_times()[:2]) - server_cpu0) / args.seconds
+        server_writes = server.io_counters().write_count - server_writes0
         client_cpu = (sum(sum(c.cpu_times()[:2]) for c in clients) - client_cpu0) / args.seconds
         other_cpu = (busy_seconds() - machine_cpu0) / args.seconds - server_cpu - client_cpu
         results = []
@@ -590,6 +598,7 @@ def drive(
         "client_cpu": round(client_cpu, 2),
         "other_cpu": round(max(0.0, other_cpu), 2),
         "server_cpu_ms_per_action": round(cpu_ms, 3),
+        "server_writes_per_action": round(server_writes / max(1, actions), 2),
         # Little's law with one action in flight per room and a whole core: the mean latency floor.
         "cpu_bound_mean_ms": round(cpu_ms * args.rooms, 1),
         "errors": errors,
@@ -683,7 +692,8 @@ def report(r: Message) -> str:
     for name, m in rows:
         out.append(
             f"{name}: {m['server_cpu_ms_per_action']} ms server CPU per action (echo: per round) → "
-            f"≥ {m['cpu_bound_mean_ms']} ms mean latency flat out on one whole core"
+            f"≥ {m['cpu_bound_mean_ms']} ms mean latency flat out on one whole core; "
+            f"{m['server_writes_per_action']} write system calls per action"
         )
     if "echo_max" in r:
         out.append(
@@ -707,6 +717,9 @@ def main() -> None:
         "--warmup", type=float, default=3.0, help="unmeasured seconds after start (default 3)"
     )
     parser.add_argument("--procs", type=int, default=1, help="client processes (default 1)")
+    parser.add_argument(
+        "--ids", action="store_true", help="actions carry a request id, as the web client's do (answered ok)"
+    )
     parser.add_argument("--think-ms", type=float, default=0.0, help="pause before each action (default 0)")
     parser.add_argument("--server-cpus", type=cpu_set, default={0}, help="CPUs for the server (default 0)")
     parser.add_argument("--client-cpus", type=cpu_set, default={1}, help="CPUs for the clients (default 1)")

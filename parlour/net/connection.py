@@ -1,7 +1,8 @@
 """One websocket's outbound side and its rate limit.
 
-Rooms call ``send`` from their task; it writes the frame at once when the socket takes it and
-otherwise queues it, so a slow client never blocks a room. A client that lets its bounded queue
+Rooms call ``send`` from their task; it writes the frame at once when the socket takes it (with
+what was held for a reply, in one write) and otherwise queues it, so a slow client never blocks a
+room. A client that lets its bounded queue
 overflow is dropped (its seat is kept for the grace period).
 """
 
@@ -11,6 +12,7 @@ import asyncio
 import contextlib
 import logging
 import time
+import weakref
 from collections import deque
 from collections.abc import Callable
 from typing import Any
@@ -19,7 +21,7 @@ from starlette.websockets import WebSocket
 
 from parlour.dumps import json_bytes
 from parlour.net.metrics import Metrics
-from parlour.net.websocket_protocol import ABORT, SEND_FRAMES, SEND_TEXT, SEND_TEXTS
+from parlour.net.websocket_protocol import ABORT, SEND_FRAMES, TEXT_LANE, TextLane, frame_header, text_frames
 
 log = logging.getLogger("parlour.net")
 
@@ -51,9 +53,47 @@ def _encoded(message: dict[str, Any] | bytes) -> bytes:
     return message if type(message) is bytes else json_bytes(message)
 
 
+class _Flusher:
+    """Writes, when the event-loop pass ends, what connections held for a reply that did not come in
+    the pass (a ``call_soon`` callback, queued before the next pass's I/O callbacks: no timer)."""
+
+    __slots__ = ("dirty", "loop")
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self.dirty: list[Connection] = []
+
+    def add(self, conn: Connection) -> None:
+        dirty = self.dirty
+        if not dirty:
+            self.loop.call_soon(self.run)
+        dirty.append(conn)
+
+    def run(self) -> None:
+        dirty, self.dirty = self.dirty, []
+        for conn in dirty:
+            try:
+                conn.flush()
+            except Exception:  # never expected; the other connections must still get theirs
+                log.exception("event=flush_failed")
+
+
+_flushers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Flusher] = weakref.WeakKeyDictionary()
+
+
+def _flusher() -> _Flusher:
+    loop = asyncio.get_running_loop()
+    flusher = _flushers.get(loop)
+    if flusher is None:
+        flusher = _flushers[loop] = _Flusher(loop)
+    return flusher
+
+
 class Connection:
-    """A native websocket as a ``Sink``: frames are written as they are sent, a bounded queue
-    holds them while the socket cannot take more."""
+    """A native websocket as a ``Sink``: frames are written as they are sent, except while a request of
+    this client's awaits its reply (``expect_reply``): what it is sent meanwhile waits for the reply (or
+    the end of the loop pass) and leaves with it in one write. A bounded queue holds frames while the
+    socket cannot take more."""
 
     json = True  # encodes with orjson: messages may carry pre-encoded parts (rooms/encoding.py)
 
@@ -61,22 +101,42 @@ class Connection:
         self.ws = ws
         # The server's fast lane for text frames, when it has one (net/websocket_protocol.py).
         extensions = ws.scope.get("extensions", {})
-        self._send_text: Callable[[bytes], bool] | None = extensions.get(SEND_TEXT)
-        self._send_texts: Callable[[list[bytes]], bool] | None = extensions.get(SEND_TEXTS)
         self._send_frames: Callable[[bytes], bool] | None = extensions.get(SEND_FRAMES)
+        self._lane: TextLane | None = extensions.get(TEXT_LANE)
+        if self._lane is not None:
+            self._lane.flush = self.flush  # before the server writes a frame of its own
         self.metrics = metrics
         self.alive = True
+        # This pass's frames, not yet written: on the wire (headers and payloads, or whole frames
+        # built by ``text_frames``), and as messages for the ASGI path should the lane decline them.
+        self._wire: list[bytes] = []
+        self._pending: list[Any] = []
+        self._flusher = _flusher()
+        self._awaiting = 0  # requests with an id on their way to a room (``expect_reply``)
         self._queue: deque[Any] = deque()
         self._limit = queue_size
         self._close_args = (1000, "")
         self._drain: asyncio.Task[None] | None = None  # sending through ASGI what the lane declined
         self._abort_timer: asyncio.TimerHandle | None = None
 
+    def expect_reply(self) -> None:
+        """A request with an id is on its way to a room (``NativeClient.act``): hold what this
+        connection is sent until a reply, so the frames the request makes (the actor's game frame) and
+        its ``ok`` leave in one write. Only a saving: a reply that never comes costs nothing but that,
+        since what is held is written when the loop pass ends anyway."""
+        self._awaiting += 1
+
     def send(self, message: dict[str, Any]) -> None:
         if not self.alive:
             return
         if message.get("type") == "error":
             self.metrics.errors.labels(message.get("code", "unknown")).inc()
+        if self._awaiting and message.get("id") is not None:  # a reply: what it waited for goes now
+            self._awaiting -= 1
+            self._send(message)
+            if not self._awaiting:
+                self.flush()
+            return
         self._send(message)
 
     def send_json(self, data: bytes) -> None:
@@ -85,44 +145,74 @@ class Connection:
             self._send(data)
 
     def _send(self, message: dict[str, Any] | bytes) -> None:
+        send_frames = self._send_frames
+        if self._drain is None and send_frames is not None:
+            # Nothing is being sent through ASGI (so nothing to overtake): the common case, written
+            # now, or held with what waits for a reply.
+            payload = _encoded(message)
+            wire = self._wire
+            if not wire:
+                if not self._awaiting:
+                    if send_frames(frame_header(len(payload)) + payload):
+                        self.metrics.messages_out += 1
+                        return
+                    self._queue.append(payload)  # the lane declined: the ASGI path, in a task
+                    self._start_drain()
+                    return
+                self._flusher.add(self)
+            wire += (frame_header(len(payload)), payload)
+            self._pending.append(payload)
+            return
         queue = self._queue
-        if not queue and self._drain is None:
-            # Nothing queued or being sent through ASGI (so nothing to overtake): the common case,
-            # written now without a trip through the queue.
-            send_text = self._send_text
-            if send_text is not None and send_text(_encoded(message)):
-                self.metrics.messages_out += 1
-                return
-        elif len(queue) >= self._limit:
+        if len(queue) >= self._limit:
             log.warning("event=slow_client_dropped queue=%d", self._limit)
             self.close(1013, "outbound queue overflow")
             return
         queue.append(message)
         if self._drain is None:
-            self._write_now()
+            self._start_drain()
 
     def send_all(self, messages: list[dict[str, Any]], frames: bytes | None = None) -> None:
-        """``send`` each, in order, in a single write when the socket takes them now.
+        """``send`` each, in order, in one write.
 
         ``frames``: the same messages already encoded and framed (``text_frames``), when the
         caller sends them alike to several sockets and framed them once for all."""
-        if frames is not None and self.alive and not self._queue:
-            send_frames = self._send_frames
-            if send_frames is not None and send_frames(frames):
-                self.metrics.messages_out += len(messages)
-                return
-        send_texts = self._send_texts
-        if (
-            len(messages) > 1
-            and self.alive
-            and not self._queue
-            and send_texts is not None
-            and send_texts([json_bytes(m) for m in messages])
+        if not (self.alive and self._drain is None and self._send_frames is not None) or (
+            frames is None and len(messages) < 2
         ):
-            self.metrics.messages_out += len(messages)
+            for message in messages:
+                self.send(message)
             return
-        for message in messages:
-            self.send(message)
+        if frames is None:
+            frames = text_frames([json_bytes(m) for m in messages])
+        wire = self._wire
+        if not wire:
+            if not self._awaiting:
+                if self._send_frames(frames):
+                    self.metrics.messages_out += len(messages)
+                    return
+                self._queue.extend(messages)
+                self._start_drain()
+                return
+            self._flusher.add(self)
+        wire.append(frames)
+        self._pending += messages
+
+    def flush(self) -> None:
+        """Write the held frames in one write; if the lane declines (socket busy or closing), they go
+        out through ASGI ``send`` in a task, in order, as does everything sent after them."""
+        wire = self._wire
+        if not wire:
+            return
+        pending = self._pending
+        self._wire, self._pending = [], []
+        send_frames = self._send_frames
+        if send_frames is not None and send_frames(b"".join(wire)):
+            self.metrics.messages_out += len(pending)
+            return
+        self._queue.extend(pending)
+        if self._drain is None:
+            self._start_drain()
 
     def close(self, code: int = 1000, reason: str = "") -> None:
         """Stop sending and close the socket once what is queued (unless overflowing) is written."""
@@ -130,6 +220,7 @@ class Connection:
             return
         self.alive = False
         self._close_args = (code, reason)
+        self.flush()  # this pass's frames go before the close frame
         if len(self._queue) >= self._limit:
             # The peer stopped reading: a close frame would wait behind data it never reads.
             self._queue.clear()
@@ -137,7 +228,7 @@ class Connection:
                 return
         self._queue.append(_CLOSE)
         if self._drain is None:
-            self._write_now()
+            self._start_drain()
         if self._drain is not None:  # the socket is busy: a peer that never reads must not keep it
             self._abort_timer = asyncio.get_running_loop().call_later(CLOSE_GRACE, self._abort)
 
@@ -149,18 +240,8 @@ class Connection:
         abort()
         return True
 
-    def _write_now(self) -> None:
-        """Write what is queued through the server's fast lane, in the caller's task (usually a
-        room's); the first frame the lane declines (socket busy or closing, another server) and
-        everything behind it go out through ASGI ``send`` in a task, in order."""
-        queue, send_text = self._queue, self._send_text
-        while queue:
-            message = queue[0]
-            if message is _CLOSE or send_text is None or not send_text(_encoded(message)):
-                self._drain = asyncio.get_running_loop().create_task(self._drain_queue())
-                return
-            queue.popleft()
-            self.metrics.messages_out += 1
+    def _start_drain(self) -> None:
+        self._drain = asyncio.get_running_loop().create_task(self._drain_queue())
 
     async def _drain_queue(self) -> None:
         """Send the queue through ASGI (waiting for a slow reader as needed), then close if asked to."""
@@ -189,10 +270,14 @@ class Connection:
         """After the reader saw the socket close: let a close we asked for go out, else stop writing."""
         if self._abort_timer is not None:
             self._abort_timer.cancel()
+        if self._lane is not None:
+            self._lane.flush = None
         drain = self._drain
         if self.alive:
             self.alive = False
             self._queue.clear()
+            self._wire.clear()
+            self._pending.clear()
             if drain is not None:
                 drain.cancel()
         if drain is not None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Annotated, Any
 
@@ -288,6 +289,8 @@ class NativeClient:
         allowance = allowance or Allowance.for_config(config, protocol)
         self.bucket, self.patience, self.chat = allowance.bucket, allowance.patience, allowance.chat
         self._request_id: RequestId = None  # of the frame being handled, for internal_error replies
+        # A websocket ``Connection`` holds what the room sends it until an action's reply (one write).
+        self._expect_reply: Callable[[], None] | None = getattr(conn, "expect_reply", None)
 
     def error(self, code: str, message: str, request_id: RequestId = None) -> None:
         self.conn.send(replies.error(code, message, request_id))
@@ -344,10 +347,10 @@ class NativeClient:
             return False
         return self.act(msg.action, msg.id)
 
-    def act(self, action: dict[str, Any], request_id: RequestId) -> bool:
+    def act(self, action: dict[str, Any], request_id: RequestId, *, quiet: bool = False) -> bool:
         """A game action already decoded (by ``action_now``, or by an in-process adapter, which so
         skips a JSON round trip per move): rate limit, the 64-bit check, then the room's queue. False,
-        having done nothing, without a session."""
+        having done nothing, without a session. ``quiet``: no bare ``ok`` (``Command.quiet``)."""
         session = self.session
         if session is None:
             return False
@@ -357,7 +360,9 @@ class NativeClient:
             if not self._over_limit():
                 if not storable(action):
                     raise CommandError("bad_message", "numbers must fit in 64 bits")
-                self.manager.act(session, self.conn, request_id, {"action": action})
+                if request_id is not None and not quiet and self._expect_reply is not None:
+                    self._expect_reply()  # an action with an id is answered (ok or error), unless quiet
+                self.manager.act(session, self.conn, request_id, {"action": action}, quiet=quiet)
         except CommandError as exc:
             self.error(exc.code, exc.message, request_id)
         except Exception:

@@ -6,14 +6,13 @@ checks, ``websockets``' frame objects, and, inbound, a pause and resume of readi
 This subclass keeps uvicorn and ``websockets`` for everything that is not a plain data frame (the
 handshake, pings, closing, fragmented or compressed messages) and adds:
 
-* the ASGI extension ``parlour.send_text``: a plain function that writes one complete, unmasked
-  text frame (RFC 6455 §5.2) straight to the transport and returns True, or returns False when the
-  frame must take the ordinary ASGI path (socket closing or closed, write buffer full, or an
-  extension such as permessage-deflate negotiated);
-* the ASGI extension ``parlour.send_texts``: the same for several frames in one write (one system
-  call for what one event produces for one client, e.g. a Dots MOVE and the TURN after it);
-* the ASGI extension ``parlour.send_frames``: bytes that are already whole text frames (``text_frames``),
-  written as they are: what a room broadcasts alike to many sockets is framed once, not per socket;
+* the ASGI extension ``parlour.send_frames``: a plain function that writes bytes that are already
+  whole, unmasked text frames (RFC 6455 §5.2; ``text_frames``) straight to the transport in one write
+  and returns True, or returns False when they must take the ordinary ASGI path (socket closing or
+  closed, write buffer full, or an extension such as permessage-deflate negotiated); the native
+  connection writes its frames this way, several in one write when it held them (net/connection.py);
+* the ASGI extension ``parlour.send_texts``: the same for payloads, framed here (one system call for
+  what one event produces for one client, e.g. a Dots MOVE and the TURN after it);
 * the ASGI extension ``parlour.text_lane``: a ``TextLane`` the app may give a ``handler``; a text
   message arriving while the app is idle (nothing queued for it, ``busy`` false) goes to the handler
   at once, and only if it returns False (it is not one the handler takes) down the ASGI queue, so the
@@ -55,7 +54,6 @@ try:
 except ImportError:  # websockets built without its C extension
     from websockets.utils import apply_mask
 
-SEND_TEXT = "parlour.send_text"
 SEND_TEXTS = "parlour.send_texts"
 SEND_FRAMES = "parlour.send_frames"
 TEXT_LANE = "parlour.text_lane"
@@ -66,19 +64,30 @@ INBOUND_BACKLOG = 16  # messages queued for the app before reading pauses (backp
 _TEXT_FIN = 0x81  # FIN bit + opcode 1 (text)
 
 
+# The header of every text frame short enough for a 7-bit length (nearly all a game sends), built once.
+_SHORT_HEADERS = [bytes((_TEXT_FIN, n)) for n in range(126)]
+
+
+def frame_header(n: int) -> bytes:
+    """The header of a final, unmasked text frame whose payload is ``n`` bytes."""
+    if n < 126:
+        return _SHORT_HEADERS[n]
+    if n < 65536:
+        return struct.pack("!BBH", _TEXT_FIN, 126, n)
+    return struct.pack("!BBQ", _TEXT_FIN, 127, n)
+
+
 def text_frame(payload: bytes) -> bytes:
     """One final, unmasked text frame carrying ``payload`` (already UTF-8)."""
-    n = len(payload)
-    if n < 126:
-        return bytes((_TEXT_FIN, n)) + payload
-    if n < 65536:
-        return struct.pack("!BBH", _TEXT_FIN, 126, n) + payload
-    return struct.pack("!BBQ", _TEXT_FIN, 127, n) + payload
+    return frame_header(len(payload)) + payload
 
 
 def text_frames(payloads: list[bytes]) -> bytes:
     """Several final, unmasked text frames, one after the other (for ``parlour.send_frames``)."""
-    return b"".join([text_frame(p) for p in payloads])
+    parts: list[bytes] = []
+    for payload in payloads:
+        parts += (frame_header(len(payload)), payload)
+    return b"".join(parts)
 
 
 def text_frame_at(data: bytes, pos: int, max_size: int | None) -> tuple[bytes, int] | None:
@@ -132,17 +141,20 @@ def at_frame_boundary(parser: Generator[None]) -> bool:
 
 class TextLane:
     """Set by the app: ``handler(text) -> bool`` takes a message now or declines it; ``busy`` while
-    the app is still handling an earlier message (which the lane must not overtake)."""
+    the app is still handling an earlier message (which the lane must not overtake); ``flush()``
+    writes what the app sent and holds (for a reply, net/connection.py), called
+    before ``websockets`` writes a frame of its own (a close must not overtake it)."""
 
-    __slots__ = ("busy", "handler")
+    __slots__ = ("busy", "flush", "handler")
 
     def __init__(self) -> None:
         self.handler: Callable[[str], bool] | None = None
+        self.flush: Callable[[], None] | None = None
         self.busy = False
 
 
 class ParlourWebSocketProtocol(WebSocketsSansIOProtocol):
-    """``WebSocketsSansIOProtocol`` plus the ``parlour.send_text`` extension (see the module doc)."""
+    """``WebSocketsSansIOProtocol`` plus the ``parlour.*`` extensions (see the module doc)."""
 
     def open_parsed(self, request: Request) -> None:
         """Start from an upgrade request parsed already (``http_protocol``): ``websockets``' frame
@@ -157,7 +169,6 @@ class ParlourWebSocketProtocol(WebSocketsSansIOProtocol):
         super().handle_connect(event)
         scope = getattr(self, "scope", None)
         if scope is not None and self.handshake_initiated and not self.close_sent:
-            scope["extensions"][SEND_TEXT] = self.send_text_now
             scope["extensions"][SEND_TEXTS] = self.send_texts_now
             scope["extensions"][SEND_FRAMES] = self.send_frames_now
             scope["extensions"][TEXT_LANE] = self.lane
@@ -172,13 +183,6 @@ class ParlourWebSocketProtocol(WebSocketsSansIOProtocol):
                 self.transport.resume_reading()
             if self.initial_response is None and not self.close_sent:
                 self.data_received(early)  # accepted: the held frames, in order, after the 101
-
-    def send_text_now(self, payload: bytes) -> bool:
-        """Write ``payload`` as one text frame now if nothing stands in the way; else return False."""
-        if not self._lane_open():
-            return False
-        self.transport.write(text_frame(payload))
-        return True
 
     def send_texts_now(self, payloads: list[bytes]) -> bool:
         """Write each payload as a text frame, all in one write, if nothing stands in the way."""
@@ -269,6 +273,7 @@ class ParlourWebSocketProtocol(WebSocketsSansIOProtocol):
             if pos == len(data):
                 return
             data = data[pos:]
+        self._flush_app()  # parsing may answer (a pong, a close): what the app sent goes first
         super().data_received(data)
         self.parser_clean = self._parser_clean()
 
@@ -321,10 +326,20 @@ class ParlourWebSocketProtocol(WebSocketsSansIOProtocol):
     def _refuse_invalid_text(self) -> None:
         """A text message that is not UTF-8: close with 1007 as uvicorn does, but without the traceback
         uvicorn logs at error level for what is only a client's bad input."""
+        self._flush_app()
         self.frames = []
         self.logger.info("websocket closed (1007): a text message was not valid UTF-8")
         self.conn.send_close(1007)
         self.handle_parser_exception()
+
+    def _flush_app(self) -> None:
+        lane = self.lane
+        if lane is not None and lane.flush is not None:
+            lane.flush()
+
+    def shutdown(self) -> None:
+        self._flush_app()
+        super().shutdown()
 
     def _idle_handler(self) -> Callable[[str], bool] | None:
         """The lane's handler, if it may take a message now: no earlier one is still with the app

@@ -162,9 +162,11 @@ class RoomActor(RoomState):
         if cmd.sink is not None and accepted is not None:
             # A bare ``ok`` only answers a request that carries an ``id``: without one it would say
             # nothing the broadcasts do not (an ``ok`` frame was a fifth of the frames per game action).
+            # A quiet command (an in-process adapter's move) is not sent the bare ``ok`` it would discard.
             reply = self._reply
             if cmd.request_id is not None:
-                cmd.sink.send({**(reply or messages.OK), "id": cmd.request_id})
+                if reply is not None or not cmd.quiet:
+                    cmd.sink.send({**(reply or messages.OK), "id": cmd.request_id})
             elif reply is not None:
                 cmd.sink.send(reply)
         if self.state == CLOSED:

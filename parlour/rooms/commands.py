@@ -25,7 +25,8 @@ class Command:
     ``session`` identifies the actor (None for timers and the system); ``sink`` receives the reply
     (an ``error`` or the success message, carrying ``request_id``). ``payload`` is JSON data and is
     what gets logged, so handlers that draw randomness or hash secrets write the result back into
-    it before the command is logged.
+    it before the command is logged. A ``quiet`` command's sink gets its ``error`` but no bare ``ok``:
+    an in-process adapter that would only discard it (the native protocol answers every id).
     """
 
     kind: str
@@ -34,6 +35,7 @@ class Command:
     sink: Sink | None = None
     request_id: Any = None
     at: float = field(default_factory=time.time)
+    quiet: bool = False
 
     def record(self) -> dict[str, Any]:
         """The log form: everything replay needs, nothing that identifies a connection."""

@@ -467,17 +467,19 @@ class Manager:
             return "room_not_found"
         return await room.submit(Command(kind, session, payload))
 
-    def act(self, session: Session, sink: Sink, request_id: Any, payload: dict[str, Any]) -> None:
+    def act(
+        self, session: Session, sink: Sink, request_id: Any, payload: dict[str, Any], *, quiet: bool = False
+    ) -> None:
         """A game action for the session's room, queued without waiting for the room.
 
         Actions never change who is in which room, so the connection need not wait before its next
         frame (a task wake-up fewer per move); the room's queue keeps them in order and the sink
-        gets any error.
+        gets any error (and, unless ``quiet``, the ``ok``: ``Command.quiet``).
         """
         room = self.session_rooms.get(session.id)
         if room is None:
             raise CommandError("not_in_room", "you are not in a room")
-        room.submit_nowait(Command("action", session.id, payload, sink, request_id))
+        room.submit_nowait(Command("action", session.id, payload, sink, request_id, quiet=quiet))
 
     def _require_free(self, session: Session) -> None:
         if session.id in self.session_rooms:

@@ -16,7 +16,8 @@ from parlour.net.adapters.uno_tutorial import Directory, TutorialClient
 
 
 class ScriptedSession:
-    """Stands in for the server: records native requests and answers each with ``ok``."""
+    """Stands in for the server: records native requests and answers each with ``ok`` (a fast-lane
+    action, like the room's, gets no ``ok``)."""
 
     def __init__(self) -> None:
         self.sent: list[Message] = []
@@ -27,12 +28,12 @@ class ScriptedSession:
         return self  # type: ignore[return-value]
 
     async def send(self, message: Message) -> None:
-        self.act_now(message)
-
-    def act_now(self, message: Message) -> bool:
         self.sent.append(message)
         assert self.sink is not None
         self.sink({"type": "ok", "id": message["id"]})
+
+    def act_now(self, action: Message, request_id: str) -> bool:
+        self.sent.append({"type": "action", "id": request_id, "action": action})
         return True
 
     async def close(self, *, leave: bool) -> None:

@@ -10,7 +10,7 @@ from websockets.frames import Frame, Opcode
 
 from parlour.net.connection import Connection, TokenBucket
 from parlour.net.metrics import Metrics
-from parlour.net.websocket_protocol import SEND_TEXT, text_frame
+from parlour.net.websocket_protocol import SEND_FRAMES, text_frame
 
 
 class StuckSocket:
@@ -77,28 +77,49 @@ def _reader(data: bytes):
     return Exact()
 
 
+def _payloads(wire: bytes) -> list[bytes]:
+    """The payloads of the whole, unmasked text frames ``wire`` holds, parsed by ``websockets``."""
+    reader, payloads = _reader(wire), []
+    while reader.pos < len(wire):
+        parser = Frame.parse(reader.read_exact, mask=False)
+        try:
+            next(parser)
+            raise AssertionError("a frame cut off")
+        except StopIteration as done:
+            assert (done.value.opcode, done.value.fin) == (Opcode.TEXT, True)
+            payloads.append(bytes(done.value.data))
+    return payloads
+
+
 class LaneSocket(StuckSocket):
-    """A socket whose server offers the fast lane; ``open`` says whether the lane takes frames."""
+    """A socket whose server offers the fast lane; ``open`` says whether the lane takes frames.
+    ``writes`` holds each write's payloads, ``lane`` all of them."""
 
     def __init__(self) -> None:
         super().__init__()
-        self.lane: list[bytes] = []
+        self.writes: list[list[bytes]] = []
         self.open = True
-        self.scope = {"extensions": {SEND_TEXT: self.send_text}}
+        self.scope = {"extensions": {SEND_FRAMES: self.send_frames}}
 
-    def send_text(self, payload: bytes) -> bool:
+    def send_frames(self, wire: bytes) -> bool:
         if self.open:
-            self.lane.append(payload)
+            self.writes.append(_payloads(wire))
         return self.open
+
+    @property
+    def lane(self) -> list[bytes]:
+        return [payload for write in self.writes for payload in write]
 
 
 async def test_fast_lane_takes_frames_and_falls_back_in_order() -> None:
     ws = LaneSocket()
     conn = Connection(ws, Metrics(), queue_size=8)  # type: ignore[arg-type]
     conn.send({"type": "chat", "n": 1})
+    await asyncio.sleep(0)  # written at the end of the loop pass
     assert [orjson.loads(f) for f in ws.lane] == [{"type": "chat", "n": 1}] and ws.sent == []
     ws.open = False  # e.g. the write buffer is full: the ASGI path, which waits
     conn.send({"type": "chat", "n": 2})
+    await asyncio.sleep(0)
     ws.open = True
     conn.send({"type": "chat", "n": 3})  # queued behind the waiting frame, not overtaking it
     await asyncio.sleep(0)
@@ -118,9 +139,11 @@ async def test_pre_encoded_messages_share_the_lane_and_the_queue_in_order() -> N
     ws = LaneSocket()
     conn = Connection(ws, Metrics(), queue_size=8)  # type: ignore[arg-type]
     conn.send_json(b'{"type":"game","seq":1}')
+    await asyncio.sleep(0)
     assert ws.lane == [b'{"type":"game","seq":1}'] and ws.sent == []
     ws.open = False
     conn.send({"type": "chat", "n": 2})
+    await asyncio.sleep(0)
     ws.open = True
     conn.send_json(b'{"type":"game","seq":3}')  # behind the waiting frame, not overtaking it
     await asyncio.sleep(0)

@@ -137,7 +137,9 @@ class CheatClient:
             self._send({"action": "join_game_error", "message": problem})
             return
         # The write-up's client is never told the legal plays: the room need not list them
-        self.bridge = Bridge(self.connect, self._on_native, immediate=True, legal=False)
+        self.bridge = Bridge(
+            self.connect, self._on_native, immediate=True, legal=False, refused=self._act_refused
+        )
         reply = await self.bridge.request("identify", name=name)
         if reply["type"] == "welcome":
             self.joining = True
@@ -205,15 +207,14 @@ class CheatClient:
             return False
         kind = message.get("action")
         if kind == "accuse_cheater":
-            return self.bridge.act_now({"type": "call"}, self._act_reply)
+            return self.bridge.act_now({"type": "call"})
         if kind != "place_cards":
             return False
         action = self._play(message)
-        return action is None or self.bridge.act_now(action, self._act_reply)
+        return action is None or self.bridge.act_now(action)
 
-    def _act_reply(self, reply: Message) -> None:
-        if reply["type"] == "error":
-            self._info(reply["message"])
+    def _act_refused(self, error: Message) -> None:
+        self._info(error["message"])
 
     async def _accuse_cheater(self, message: Message) -> None:
         await self._act({"type": "call"})

@@ -28,9 +28,9 @@ from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+import orjson
 from starlette.websockets import WebSocket
 
-from parlour.dumps import json_bytes
 from parlour.net.adapters.link import Bridge, Connector, Message
 from parlour.net.adapters.plain_socket import BadFrame, Post, decode, outbound, run_socket, text_field
 from parlour.net.websocket_protocol import text_frames
@@ -118,7 +118,7 @@ class DotsRoom:
                 packets.append({"type": "CAPTURE", "x": event["x"], "y": event["y"], "playerid": playerid})
             elif kind == "turn":
                 packets.append({"type": "TURN", "playerid": playerid})
-        frames = text_frames([json_bytes(p) for p in packets])
+        frames = text_frames([orjson.dumps(p) for p in packets])  # str keys only: no ``json_bytes`` retry
         self.moves = (events, packets, frames)
         return packets, frames
 
@@ -432,7 +432,7 @@ class DotsClient:
             return
         room = self.registry.find(name)
         code = await self.registry.code_for(name)
-        self.bridge = Bridge(self.connect, self._on_native, immediate=True)
+        self.bridge = Bridge(self.connect, self._on_native, immediate=True, refused=self._move_refused)
         reply = await self.bridge.request("identify", name=username)
         if reply["type"] == "welcome":
             request: dict[str, Any] = {"code": code}
@@ -509,11 +509,10 @@ class DotsClient:
         token = packet.get("token")
         if token is not None and (self.token is None or token != self.token):
             return False  # on_frame refuses it
-        return self.bridge.act_now(self._line(packet), self._move_reply)
+        return self.bridge.act_now(self._line(packet))
 
-    def _move_reply(self, reply: Message) -> None:
-        if reply["type"] == "error":
-            self._error("MOVE", reply["message"], reply["code"])
+    def _move_refused(self, error: Message) -> None:
+        self._error("MOVE", error["message"], error["code"])
 
     async def _board_request(self, packet: Message) -> None:
         name = packet.get("roomname")

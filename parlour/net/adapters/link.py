@@ -31,9 +31,10 @@ class NativeLink(Protocol):
         Returns a refusal that cannot carry the request's id (rate limit), else None.
         """
 
-    def act_now(self, message: Message) -> bool:
-        """Queue a native ``action`` message for the session's room at once, without waiting;
-        False (having done nothing) when the session cannot take it now (``send`` then must)."""
+    def act_now(self, action: Message, request_id: str) -> bool:
+        """Queue a game action for the session's room at once, without waiting, answered only if
+        refused (an ``error`` with ``request_id``: no bare ``ok``); False (having done nothing) when
+        the session cannot take it now (``send`` then must)."""
 
     def hear_games(self, on: bool) -> None:
         """Whether the session's rooms send it game frames (``game_started``, ``game``) from now on."""
@@ -49,6 +50,8 @@ Connector = Callable[[Sink], Awaitable[NativeLink]]
 """Opens a native session whose outbound messages go to the given sink."""
 
 _CLOSED: Message = {"type": "error", "code": "connection_closed", "message": "the connection is closed"}
+FAST = "f"
+"""The request id of every fast-lane action (``Bridge.act_now``): only its refusal is sent back."""
 
 
 class Bridge:
@@ -67,6 +70,7 @@ class Bridge:
     function called as each message is sent, in the sender's task (usually the room's, right
     after the command was committed): no queue and no task switch per message. An immediate
     ``on_native`` must not block; what has to wait (closing, a request) it starts as a task.
+    ``refused`` gets the ``error`` of a refused fast-lane action (``act_now``), after ``on_native``.
     """
 
     def __init__(
@@ -77,6 +81,7 @@ class Bridge:
         immediate: bool = False,
         games: bool = True,
         legal: bool = True,
+        refused: Callable[[Message], None] | None = None,
     ) -> None:
         self._connect = connect
         self._games = games
@@ -86,9 +91,11 @@ class Bridge:
         self._queue: asyncio.Queue[Message] | None = None
         """The pump's queue (not for an immediate bridge, which has no pump)."""
         self._pending: dict[str, asyncio.Future[Message]] = {}
-        self._callbacks: dict[str, Callable[[Message], None]] = {}
+        self._refused = refused
         self._ids = itertools.count(1)
         self._link: NativeLink | None = None
+        self._lane: Callable[[Message, str], bool] | None = None
+        """The open link's ``act_now``, for an immediate bridge with ``refused`` (else None)."""
         self._pump: asyncio.Task[None] | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         self._closed = False
@@ -103,6 +110,8 @@ class Bridge:
         if self._link is None:
             if self._immediate:
                 self._link = await self._connect(self._deliver)
+                if self._refused is not None and not self._closed:  # closed while connecting: no lane
+                    self._lane = self._link.act_now
             else:
                 queue = self._queue = asyncio.Queue()
                 self._link = await self._connect(queue.put_nowait)
@@ -120,18 +129,12 @@ class Bridge:
         finally:
             self._pending.pop(rid, None)
 
-    def act_now(self, action: Message, on_reply: Callable[[Message], None]) -> bool:
-        """Queue a game action at once (the adapter's fast lane); ``on_reply`` gets its ``ok`` or
-        ``error``. False, having done nothing, when the session is not open (use ``request``)."""
-        link = self._link
-        if link is None or self._closed or not self._immediate:
-            return False
-        rid = f"f{next(self._ids)}"
-        self._callbacks[rid] = on_reply
-        if link.act_now({"type": "action", "id": rid, "action": action}):
-            return True
-        del self._callbacks[rid]
-        return False
+    def act_now(self, action: Message) -> bool:
+        """Queue a game action at once (the adapter's fast lane): the room sends no ``ok`` for it, and
+        its ``error``, if refused, goes to ``refused``. False, having done nothing, when the session is
+        not open, or the bridge is not immediate or has no ``refused`` (use ``request``)."""
+        lane = self._lane
+        return lane is not None and lane(action, FAST)
 
     def hear_games(self, on: bool) -> None:
         """Whether the room sends this session game frames from now on (``games``, changed later)."""
@@ -146,14 +149,15 @@ class Bridge:
         except Exception:
             log.exception("adapter failed translating %s", message.get("type"))
         rid = message.get("id")
-        if rid is not None:
-            callback = self._callbacks.pop(str(rid), None)
-            if callback is not None:
-                callback(message)
-                return
-            future = self._pending.get(str(rid))
-            if future is not None and not future.done():
-                future.set_result(message)
+        if rid is None:
+            return
+        if rid == FAST:
+            if self._refused is not None and message["type"] == "error":
+                self._refused(message)
+            return
+        future = self._pending.get(str(rid))
+        if future is not None and not future.done():
+            future.set_result(message)
 
     def post(self, type_: str, **fields: Any) -> None:
         """Send without waiting for the reply (safe to call from ``on_native``)."""
@@ -165,7 +169,7 @@ class Bridge:
 
     async def _close_when_idle(self) -> None:
         for _ in range(500):  # at most ~5 s for replies in flight
-            if (self._queue is None or self._queue.empty()) and not self._pending and not self._callbacks:
+            if (self._queue is None or self._queue.empty()) and not self._pending:
                 break
             await asyncio.sleep(0.01)
         await self.close(leave=True)
@@ -183,6 +187,7 @@ class Bridge:
     async def close(self, *, leave: bool) -> None:
         """Detach from the native session; ``leave`` applies the leave rule at once."""
         self._closed = True
+        self._lane = None
         link, self._link = self._link, None
         if link is not None:
             with contextlib.suppress(Exception):

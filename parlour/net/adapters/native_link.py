@@ -78,13 +78,9 @@ class InProcessLink:
             finally:
                 self.sink.refusals = None
 
-    def act_now(self, message: Message) -> bool:
-        if self.lock.locked():  # a frame is being handled: keep the order, take the slow lane
-            return False
-        action, request_id = message.get("action"), message.get("id")
-        if type(action) is not dict or type(request_id) is not str:  # what the native decoder requires
-            return False  # ``send`` answers it
-        return self.client.act(action, request_id)
+    def act_now(self, action: Message, request_id: str) -> bool:
+        # While a frame is handled, keep the order: the slow lane.
+        return not self.lock.locked() and self.client.act(action, request_id, quiet=True)
 
     def hear_games(self, on: bool) -> None:
         self.sink.games = on

@@ -222,7 +222,7 @@ class UnoSocketIO:
         verdict = Verdict.CLOSE if allowance is None else allowance.take()
         if verdict is Verdict.PASS and allowance is not None:
             client = conn.client
-            if client.bridge.act_now(action, client.acted):
+            if client.bridge.act_now(action):
                 return True
             allowance.refund()
             return False

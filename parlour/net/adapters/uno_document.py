@@ -180,7 +180,7 @@ class DocClient:
         feed: LobbyFeed | None = None,
     ) -> None:
         self.feed = feed
-        self.bridge = Bridge(connect, self._on_native, immediate=True)
+        self.bridge = Bridge(connect, self._on_native, immediate=True, refused=self.refused)
         self.emit = peer.emit
         self.hangup = peer.hangup
         self.name = name
@@ -374,6 +374,11 @@ class DocClient:
 
     def _on_native(self, message: Message) -> None:
         kind = message.get("type")
+        if kind == "game":  # the message a game sends most (one per player per move): looked up first
+            if not self.joining and self.room is not None:
+                self._game(message)
+                self._events(message["events"])
+            return
         if kind == "error" and "id" not in message:  # a fast-lane action over the rate limit
             self._error(message["message"], message["code"])
             return
@@ -425,9 +430,6 @@ class DocClient:
         elif kind == "game_started":
             self._seating(message["seats"])
             self.room["state"] = PLAYING
-            self._game(message)
-            self._events(message["events"])
-        elif kind == "game":
             self._game(message)
             self._events(message["events"])
         elif kind == "game_over":
@@ -663,13 +665,12 @@ class DocClient:
     async def _act(self, action: Message) -> None:
         """A game action: queued for the room at once when the session can take it (the native fast
         lane, the same validation), its refusal reported when it comes back; else as a request."""
-        if not self.bridge.act_now(action, self.acted):
+        if not self.bridge.act_now(action):
             await self._ask("action", action=action)
 
-    def acted(self, reply: Message) -> None:
-        """The reply to a game action: a refusal becomes an ``error`` event."""
-        if reply["type"] == "error":
-            self._error(reply["message"], reply["code"])
+    def refused(self, error: Message) -> None:
+        """A refused game action (the fast lane's): an ``error`` event."""
+        self._error(error["message"], error["code"])
 
     def _error(self, message: str, code: str = "bad_request") -> None:
         self.emit("error", {"message": message, "code": code})

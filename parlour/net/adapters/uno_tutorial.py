@@ -135,7 +135,7 @@ class TutorialClient:
         self, connect: Connector, peer: Peer, directory: Directory, browser: str | None = None
     ) -> None:
         """``browser``: the connection's browser cookie; without one, no seat is ever re-taken."""
-        self.bridge = Bridge(connect, self._on_native, immediate=True)
+        self.bridge = Bridge(connect, self._on_native, immediate=True, refused=self.acted)
         self.browser = browser
         self.emit = peer.emit
         self.hangup = peer.hangup
@@ -255,6 +255,10 @@ class TutorialClient:
 
     def _on_native(self, message: Message) -> None:
         kind = message.get("type")
+        if kind == "game":  # the message a game sends most (one per player per move): looked up first
+            if self.code is not None:
+                self._game(message)
+            return
         if kind == "error" and "id" not in message:  # a fast-lane action over the rate limit
             self._say("error", {"message": message["message"], "code": message["code"]})
             return
@@ -289,8 +293,6 @@ class TutorialClient:
                 self._say("countDown", 0)
             self.view = message.get("view") or {}
             self._table()
-        elif kind == "game":
-            self._game(message)
         elif kind == "game_over":
             self.state = FINISHED
             self.bridge.post("rematch")
@@ -453,7 +455,7 @@ class TutorialClient:
     async def _act(self, action: Message) -> None:
         """Queued for the room at once when the session can take it (the native fast lane, the same
         validation), its refusal reported when it comes back; else as a request."""
-        if not self.bridge.act_now(action, self.acted):
+        if not self.bridge.act_now(action):
             self.acted(await self.bridge.request("action", action=action))
 
     def acted(self, reply: Message) -> None:
