@@ -20,12 +20,15 @@ const STYLE = `
 .c4-legend i { width: 1.1rem; height: 1.1rem; border-radius: 50%; display: inline-block; }
 `;
 
+let sheet = null;
+
+/** The table's styles, as a constructed style sheet: the page's Content-Security-Policy blocks a
+ * `<style>` element written by script, never a sheet built through CSSOM. */
 function ensureStyle() {
-  if (document.getElementById("c4-style")) return;
-  const style = document.createElement("style");
-  style.id = "c4-style";
-  style.textContent = STYLE;
-  document.head.append(style);
+  if (sheet) return;
+  sheet = new CSSStyleSheet();
+  sheet.replaceSync(STYLE);
+  document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet];
 }
 
 export function reset() {}

@@ -82,7 +82,12 @@ function patch(have, want) {
   }
   // An element whose renderer keeps its children up to date itself (the Dots board): same key, leave them.
   const kept = want.dataset.keep !== undefined && have.dataset.keep === want.dataset.keep;
-  for (const { name, value } of want.attributes) if (have.getAttribute(name) !== value) have.setAttribute(name, value);
+  for (const { name, value } of want.attributes) {
+    if (have.getAttribute(name) === value) continue;
+    // The page's Content-Security-Policy blocks writing a style attribute; a CSSOM write is allowed.
+    if (name === "style") have.style.cssText = value;
+    else have.setAttribute(name, value);
+  }
   for (const { name } of [...have.attributes]) {
     if (!want.hasAttribute(name) && !(name === "open" && have.nodeName === "DETAILS")) have.removeAttribute(name);
   }
