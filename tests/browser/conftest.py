@@ -137,6 +137,31 @@ def _track_errors(page) -> None:
     page.on("pageerror", lambda exc: page.js_errors.append(str(exc)))
 
 
+CSP_GUARD = """
+(() => {
+  const setAttribute = Element.prototype.setAttribute;
+  Element.prototype.setAttribute = function (name, value) {
+    const key = String(name).toLowerCase();
+    if (key === "style" || key.startsWith("on")) {
+      reportError(new Error(`the page's CSP would block the ${key} attribute on <${this.localName}>`));
+    }
+    return setAttribute.call(this, name, value);
+  };
+  new MutationObserver((changes) => {
+    for (const change of changes) {
+      for (const node of change.addedNodes) {
+        const inline = node.localName === "style" || (node.localName === "script" && !node.src);
+        if (inline) reportError(new Error(`the page's CSP would block an inline <${node.localName}>`));
+      }
+    }
+  }).observe(document, { childList: true, subtree: true });
+})();
+"""
+"""Tests run with the page's Content-Security-Policy bypassed (Playwright's string predicates use eval);
+this reports, as a page error, what the policy would block in a real browser: a ``style`` or ``on*``
+attribute set from script, an inline ``<style>`` or ``<script>`` element (CSSOM writes such as
+``node.style.cssText`` and constructed style sheets are allowed)."""
+
 CLIENT_READY = "!document.querySelector('script[src=\"/app.js\"]') || document.body.dataset.ready"
 """The page is not Parlour's client, or the client has drawn its first screen."""
 
@@ -153,6 +178,7 @@ def open_page(browser, server) -> Iterator[Callable[..., object]]:
         context.set_default_timeout(10_000)
         contexts.append(context)
         context.on("page", _track_errors)
+        context.add_init_script(CSP_GUARD)
         page = context.new_page()
         page.goto(base + path)
         # The client loads the game catalog (GET /api/catalog) before it draws its first screen.
