@@ -200,3 +200,23 @@ def test_server_crash_mid_game_and_the_pages_resume(open_page, own_server):
     drive([ada, bo], click_free_line, limit=11)
     for page in (ada, bo):
         page.locator(".game-over").wait_for()
+
+
+def test_the_board_shows_a_focus_ring_to_keyboard_users_only(open_page):
+    """A click gives the board focus (it is in the tab order for keyboard play); Chromium then drew its
+    own dark ring around the whole board for mouse players too. Keyboard focus keeps the accent ring."""
+    ada, bo = open_page(), open_page()
+    code = create_room(ada, "Ada", "dots", {"width": 3, "height": 3})
+    join_room(bo, "Bo", code)
+    start_game(ada, [ada, bo])
+    board = ada.locator('[data-testid="dots-board"]')
+    board.wait_for()
+    ring = "b => [b.matches(':focus'), getComputedStyle(b).outlineStyle]"
+    assert click_free_line(ada)
+    assert board.evaluate(ring) == [True, "none"]
+    ada.locator("#chat-input").focus()
+    for _ in range(40):  # back through the side panel's controls to the board
+        ada.keyboard.press("Shift+Tab")
+        if board.evaluate("b => b.matches(':focus')"):
+            break
+    assert board.evaluate(ring) == [True, "solid"]
