@@ -19,7 +19,9 @@ import websockets
 from tests.server.client import Client, first_legal
 
 Message = dict[str, Any]
-LOST = (TimeoutError, ConnectionError, OSError, websockets.ConnectionClosed)
+LOST = (TimeoutError, ConnectionError, OSError, websockets.ConnectionClosed, websockets.InvalidHandshake)
+"""What a client sees of a node killed under it; an ``InvalidHandshake`` is a node killed between accepting
+the connection and answering the upgrade (its socket closes with no HTTP response)."""
 
 
 class Player:
