@@ -21,7 +21,7 @@ from starlette.websockets import WebSocket
 
 from parlour.dumps import json_bytes
 from parlour.net.metrics import Metrics
-from parlour.net.websocket_protocol import ABORT, SEND_FRAMES, TEXT_LANE, TextLane, frame_header, text_frames
+from parlour.net.websocket_protocol import ABORT, SEND_FRAMES, TEXT_LANE, TextLane, text_frame, text_frames
 
 log = logging.getLogger("parlour.net")
 
@@ -150,18 +150,7 @@ class Connection:
             # Nothing is being sent through ASGI (so nothing to overtake): the common case, written
             # now, or held with what waits for a reply.
             payload = _encoded(message)
-            wire = self._wire
-            if not wire:
-                if not self._awaiting:
-                    if send_frames(frame_header(len(payload)) + payload):
-                        self.metrics.messages_out += 1
-                        return
-                    self._queue.append(payload)  # the lane declined: the ASGI path, in a task
-                    self._start_drain()
-                    return
-                self._flusher.add(self)
-            wire += (frame_header(len(payload)), payload)
-            self._pending.append(payload)
+            self._put(text_frame(payload), [payload])
             return
         queue = self._queue
         if len(queue) >= self._limit:
@@ -185,18 +174,23 @@ class Connection:
             return
         if frames is None:
             frames = text_frames([json_bytes(m) for m in messages])
+        self._put(frames, messages)
+
+    def _put(self, frames: bytes, pending: list[Any]) -> None:
+        """Write ``frames`` now, or hold them with what waits for a reply; if the lane declines them,
+        ``pending`` (the same messages) goes out through ASGI in a task."""
         wire = self._wire
         if not wire:
             if not self._awaiting:
-                if self._send_frames(frames):
-                    self.metrics.messages_out += len(messages)
+                if self._send_frames is not None and self._send_frames(frames):
+                    self.metrics.messages_out += len(pending)
                     return
-                self._queue.extend(messages)
+                self._queue.extend(pending)
                 self._start_drain()
                 return
             self._flusher.add(self)
         wire.append(frames)
-        self._pending += messages
+        self._pending += pending
 
     def flush(self) -> None:
         """Write the held frames in one write; if the lane declines (socket busy or closing), they go
