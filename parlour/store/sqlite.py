@@ -226,17 +226,25 @@ class SQLiteStore:
     def _write_batch(self, batch: list[_Pending]) -> list[bool]:
         """Run the batch in one transaction; for each write, whether it wrote a row."""
         db = self._require()
-        execute, written = db.execute, []
+        execute, written = db.execute, list[bool]()
+        run: list[tuple[Any, ...]] = []  # consecutive plain appends, inserted by one executemany
         with db:
             execute("BEGIN")
             for sql, params, _, _ in batch:
+                if sql is _APPEND and not params[1].startswith(_CHECKPOINT):
+                    run.append(params)
+                    continue
+                if run:
+                    _append_run(db, run, written)
                 cursor = execute(sql, params)
                 written.append(cursor.rowcount == 1)
-                if sql is _APPEND and params[1].startswith(_CHECKPOINT):
+                if sql is _APPEND:  # a checkpoint: recovery starts reading the room's log at its row
                     execute(
                         "INSERT OR REPLACE INTO checkpoints (room, log_id) VALUES (?, ?)",
                         (params[0], cursor.lastrowid),
                     )
+            if run:
+                _append_run(db, run, written)
             for _, _, game, _ in batch:
                 if game is not None:
                     cursor = db.execute(
@@ -327,6 +335,14 @@ class SQLiteStore:
 
     def _query(self, sql: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
         return self._require().execute(sql, params).fetchall()
+
+
+def _append_run(db: sqlite3.Connection, run: list[tuple[Any, ...]], written: list[bool]) -> None:
+    """Insert a run of log records with one statement (one ``execute`` each was ~4% of a /dots move).
+    A plain INSERT writes its row or raises (failing the whole batch), so each one wrote."""
+    db.executemany(_APPEND, run)
+    written.extend([True] * len(run))
+    run.clear()
 
 
 def _migrate(db: sqlite3.Connection) -> None:
