@@ -1,4 +1,4 @@
-"""The room actor: one task per room runs its commands one at a time.
+"""The room actor: each room runs its commands one at a time, without a task of its own.
 
 Every change to a room — from any protocol, a bot or a timer — is a ``Command`` on the room's
 queue. A command is handled synchronously (``rooms.handlers``), which mutates the room and
@@ -20,7 +20,7 @@ import orjson
 from parlour.games import IllegalAction, InvalidSettings
 from parlour.rooms import messages
 from parlour.rooms.commands import Command, CommandError
-from parlour.rooms.enums import CLOSED, PLAYING, EndReason
+from parlour.rooms.enums import CLOSED, PLAYING, EndReason, Phase
 from parlour.rooms.state import RoomState
 
 if TYPE_CHECKING:
@@ -41,11 +41,19 @@ def _fingerprint(cmd: Command) -> str:
 
 
 class RoomActor(RoomState):
-    """The queue, the run loop, and replay: how commands reach the handlers and their effects the world."""
+    """The queue, the command cycle, and replay: how commands reach the handlers and their effects the world.
+
+    No task of its own: a command is handled in its sender's call (a connection's read, a bot, a
+    timer) up to the store append, and the rest of it — delivery, the reply, the timers — runs as
+    the continuation the store calls once the append has committed. Commands that arrive
+    meanwhile wait in ``_queue`` and run, in order, from that continuation. A task per room cost
+    two task steps (its wake-up and the append's future) and two loop passes per command.
+    """
 
     def start(self) -> None:
         self._loop = asyncio.get_running_loop()
-        self._task = self._loop.create_task(self._run(), name=f"room-{self.code}")
+        self._busy = False
+        self._drain()
 
     def submit(self, cmd: Command) -> asyncio.Future[str | None]:
         """Queue a command; the future resolves to None (accepted) or the error code once handled."""
@@ -66,55 +74,158 @@ class RoomActor(RoomState):
 
     def _put(self, item: tuple[Command, asyncio.Future[str | None] | None] | None) -> None:
         self._queue.append(item)
-        wake = self._wake
-        if wake is not None:
-            self._wake = None
-            if not wake.done():
-                wake.set_result(None)
+        if not self._busy:
+            self._drain()
 
     async def stop(self) -> None:
-        """End the task after the commands already queued (server shutdown)."""
+        """Stop after the commands already queued (server shutdown)."""
         self._timers.cancel_all()
-        if self._task is not None and not self._task.done():
-            self._put(None)
-            await self._task
+        if self._loop is not None and not self._halted:  # started, still running
+            if self._stopped is None:
+                self._stopped = self._loop.create_future()
+                self._put(None)
+            await self._stopped
+        if self._closing is not None:
+            await self._closing
 
-    async def _run(self) -> None:
+    def _drain(self) -> None:
+        """Run queued commands until one waits for its commit (its continuation drains on)."""
+        if self._draining:  # a continuation the store ran inline, inside this loop: it goes on
+            return
+        self._draining = True
         queue = self._queue
-        loop = asyncio.get_running_loop()
-        room, processed = cast("Room", self), self.hooks.processed  # looked up once, not per command
-        perf_counter = time.perf_counter
-        while True:
-            if not queue:
-                wake = self._wake = loop.create_future()
-                await wake
-                continue
-            item = queue.popleft()
-            if item is None:
-                break
-            cmd, done = item
-            started = perf_counter()
-            error: str | None
-            try:
-                if self._failed and _fingerprint(cmd) in self._failed:
-                    _send_error(cmd, "command_failed", "this request failed before and is refused")
-                    error = "command_failed"
-                else:
-                    error = await self._process(cmd)
-            except Exception:
-                log.exception("room=%s command=%s failed; rebuilding from the log", self.code, cmd.kind)
-                _send_error(cmd, "internal_error", "the server failed handling this request")
-                error = "internal_error"
-                try:
-                    self._rebuild()
-                except Exception:  # the log itself no longer replays: keep serving what we have
-                    log.exception("room=%s could not be rebuilt from its log", self.code)
-            if done is not None and not done.done():
-                done.set_result(error)
-            processed(room, cmd.kind, error, perf_counter() - started)
+        try:
+            while queue and not self._busy:
+                item = queue.popleft()
+                if item is None:
+                    self._halt()
+                    break
+                self._begin(*item)
+        finally:
+            self._draining = False
+
+    def _begin(self, cmd: Command, done: asyncio.Future[str | None] | None) -> None:
+        """Handle ``cmd`` up to its append; a command that logs nothing finishes here."""
+        self._busy, self._started = True, time.perf_counter()
+        if self._failed and _fingerprint(cmd) in self._failed:
+            self._refuse(cmd, done, "command_failed", "this request failed before and is refused")
+            return
+        self._out, self._reply, self._record = [], None, None
+        records_before, count_before = self.records, len(self.records)
+        state_before = self.state
+        payload = cmd.payload.copy()  # as sent: handlers may add to it before they fail
+        try:
+            accepted = self._apply(cmd)
+        except (CommandError, IllegalAction, InvalidSettings) as exc:
+            self._refuse(cmd, done, exc.code, exc.message)
+            return
+        except Exception as exc:
+            self._remember_failure(Command(cmd.kind, cmd.session, payload))
+            self._fail(cmd, done, exc)
+            return
+        if not accepted:
+            self._deliver(cmd, done, accepted, state_before)
+            return
+        self._waiting = (cmd, done, state_before, records_before, count_before)
+        try:
+            self.store.append_then(self.code, self.records[-1], self._record, self._committed)
+        except Exception as exc:  # not queued, so never committed: as a failed commit
+            self._committed(exc)
+
+    def _refuse(self, cmd: Command, done: asyncio.Future[str | None] | None, code: str, message: str) -> None:
+        try:
+            _send_error(cmd, code, message)
+        except Exception as exc:  # a sink that raised: as a handler that raises
+            self._fail(cmd, done, exc)
+            return
+        self._finish(cmd, done, code)
+
+    def _committed(self, error: BaseException | None) -> None:
+        """The store's call once the waiting command's append committed (or failed); then drain on."""
+        waiting, self._waiting = self._waiting, None
+        if waiting is None:  # pragma: no cover - the store calls back once per append
+            return
+        cmd, done, state_before, records_before, count_before = waiting
+        if error is None:
+            self._deliver(cmd, done, True, state_before)
+        else:
+            # Not durable, so it never happened: drop the record, then rebuild from the log.
+            del records_before[count_before:]
+            self.records = records_before
+            self._fail(cmd, done, error)
+        self._drain()
+
+    def _deliver(
+        self,
+        cmd: Command,
+        done: asyncio.Future[str | None] | None,
+        accepted: bool | None,
+        state_before: Phase,
+    ) -> None:
+        """Send what the command produced (after its commit, if it logged a record)."""
+        try:
+            # Registry and lobby first: once a client reads a reply, the manager agrees with it. A game
+            # action changes neither who is in the room nor its listing, unless it ends the game.
+            if cmd.kind != "action" or self.state != state_before:
+                self.hooks.changed(cast("Room", self))
+            for send, message in self._out:
+                send(message)
+            # Free this command's messages now, while their memory is still in the CPU's caches: left
+            # to the next command of this room, freeing them was a tenth of the server's CPU under load.
+            self._out.clear()
+            if cmd.sink is not None and accepted is not None:
+                # A bare ``ok`` only answers a request that carries an ``id``: without one it would say
+                # nothing the broadcasts do not (an ``ok`` frame was a fifth of the frames per game
+                # action). A quiet command (an in-process adapter's move) is not sent the bare ``ok``
+                # it would discard.
+                reply = self._reply
+                if cmd.request_id is not None:
+                    if reply is not None or not cmd.quiet:
+                        cmd.sink.send({**(reply or messages.OK), "id": cmd.request_id})
+                elif reply is not None:
+                    cmd.sink.send(reply)
             if self.state == CLOSED:
-                break
+                self._closing = (self._loop or asyncio.get_running_loop()).create_task(self._close(cmd, done))
+                return
+            self._timers.sync(self._deadlines())
+        except Exception as exc:
+            self._fail(cmd, done, exc)
+            return
+        self._finish(cmd, done, None)
+
+    async def _close(self, cmd: Command, done: asyncio.Future[str | None] | None) -> None:
+        """The command that closed the room finishes once the store has marked it closed."""
+        try:
+            await self.store.close_room(self.code, self.config.get("closed_reason", "closed"))
+        except Exception as exc:
+            self._fail(cmd, done, exc)
+            return
+        self._finish(cmd, done, None)
+
+    def _fail(self, cmd: Command, done: asyncio.Future[str | None] | None, exc: BaseException) -> None:
+        """A handler, the append or the delivery raised: answer ``internal_error``, rebuild from the log."""
+        log.error("room=%s command=%s failed; rebuilding from the log", self.code, cmd.kind, exc_info=exc)
+        _send_error(cmd, "internal_error", "the server failed handling this request")
+        try:
+            self._rebuild()
+        except Exception:  # the log itself no longer replays: keep serving what we have
+            log.exception("room=%s could not be rebuilt from its log", self.code)
+        self._finish(cmd, done, "internal_error")
+
+    def _finish(self, cmd: Command, done: asyncio.Future[str | None] | None, error: str | None) -> None:
+        if done is not None and not done.done():
+            done.set_result(error)
+        self.hooks.processed(cast("Room", self), cmd.kind, error, time.perf_counter() - self._started)
+        if self.state == CLOSED:
+            self._halt()
+        else:
+            self._busy = False
+
+    def _halt(self) -> None:
+        """No command runs any more (closed or stopped): what is still queued is refused."""
+        self._busy = self._halted = True
         self._timers.cancel_all()
+        queue = self._queue
         while queue:
             item = queue.popleft()
             if item is not None:
@@ -122,58 +233,8 @@ class RoomActor(RoomState):
                 # A queued bot move's future is cancelled when the room closes its driver.
                 if item[1] is not None and not item[1].done():
                     item[1].set_result("room_closed")
-
-    async def _process(self, cmd: Command) -> str | None:
-        self._out, self._reply, self._record = [], None, None
-        records_before, count_before = self.records, len(self.records)
-        state_before = self.state
-        payload = cmd.payload.copy()  # as sent: handlers may add to it before they fail
-        try:
-            accepted = self._apply(cmd)
-        except CommandError as exc:
-            _send_error(cmd, exc.code, exc.message)
-            return exc.code
-        except IllegalAction as exc:
-            _send_error(cmd, exc.code, exc.message)
-            return exc.code
-        except InvalidSettings as exc:
-            _send_error(cmd, exc.code, exc.message)
-            return exc.code
-        except Exception:
-            self._remember_failure(Command(cmd.kind, cmd.session, payload))
-            raise
-        if accepted:
-            try:
-                await self.store.append(self.code, self.records[-1], self._record)
-            except Exception:
-                # Not durable, so it never happened: drop the record; the caller rebuilds from the log.
-                del records_before[count_before:]
-                self.records = records_before
-                raise
-        # Registry and lobby first: once a client reads a reply, the manager agrees with it. A game
-        # action changes neither who is in the room nor its listing, unless it ends the game.
-        if cmd.kind != "action" or self.state != state_before:
-            self.hooks.changed(cast("Room", self))
-        for send, message in self._out:
-            send(message)
-        # Free this command's messages now, while their memory is still in the CPU's caches: left
-        # to the next command of this room, freeing them was a tenth of the server's CPU under load.
-        self._out.clear()
-        if cmd.sink is not None and accepted is not None:
-            # A bare ``ok`` only answers a request that carries an ``id``: without one it would say
-            # nothing the broadcasts do not (an ``ok`` frame was a fifth of the frames per game action).
-            # A quiet command (an in-process adapter's move) is not sent the bare ``ok`` it would discard.
-            reply = self._reply
-            if cmd.request_id is not None:
-                if reply is not None or not cmd.quiet:
-                    cmd.sink.send({**(reply or messages.OK), "id": cmd.request_id})
-            elif reply is not None:
-                cmd.sink.send(reply)
-        if self.state == CLOSED:
-            await self.store.close_room(self.code, self.config.get("closed_reason", "closed"))
-        else:
-            self._timers.sync(self._deadlines())
-        return None
+        if self._stopped is not None and not self._stopped.done():
+            self._stopped.set_result(None)
 
     def _remember_failure(self, cmd: Command) -> None:
         failed = self._failed

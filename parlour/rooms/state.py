@@ -18,7 +18,7 @@ from parlour.bots.catalog import get_game
 from parlour.games import Event
 from parlour.rooms import scoreboard
 from parlour.rooms.commands import Command
-from parlour.rooms.enums import WAITING, CountdownKind
+from parlour.rooms.enums import WAITING, CountdownKind, Phase
 from parlour.rooms.members import BotFactory, Member, Message
 from parlour.rooms.timers import Timers
 from parlour.store import GameRecord, Store
@@ -83,11 +83,21 @@ class RoomState:
         self.timings = timings
         self.bot_factory = bot_factory
         self.records: list[dict[str, Any]] = []
-        # The command queue: a deque and one wake-up future, cheaper per command than asyncio.Queue.
+        # The command queue (rooms/actor.py): None asks the actor to stop once it gets there.
         self._queue: deque[tuple[Command, asyncio.Future[str | None] | None] | None] = deque()
-        self._wake: asyncio.Future[None] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._task: asyncio.Task[None] | None = None
+        self._busy = True
+        """A command is under way (handled, waiting for its commit, or being delivered), or the actor
+        is not running (before ``start``, once halted): new commands queue."""
+        self._draining = False
+        self._halted = False
+        self._started = 0.0
+        self._waiting: (
+            tuple[Command, asyncio.Future[str | None] | None, Phase, list[dict[str, Any]], int] | None
+        ) = None
+        """The command whose append the store is committing, with what undoing its record needs."""
+        self._stopped: asyncio.Future[None] | None = None
+        self._closing: asyncio.Task[None] | None = None
         self._timers = Timers(self._timer_due)
         self.replaying = False
         # What this command sends, delivered after its commit: (a sink's ``send``, or a websocket's

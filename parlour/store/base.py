@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
@@ -191,6 +192,19 @@ class Store(Protocol):
 
         Appends from all rooms in one loop tick share a transaction; this returns once that
         transaction has committed.
+        """
+
+    def append_then(
+        self,
+        code: str,
+        record: dict[str, Any],
+        game: GameRecord | None,
+        then: Callable[[BaseException | None], None],
+    ) -> None:
+        """``append``, then ``then(None)`` once committed, or ``then(error)`` if it was not.
+
+        The room actor's way to append: it continues in ``then`` without a task of its own, so the
+        store calls it right after the commit (or inline, if the append is already durable).
         """
 
     async def close_room(self, code: str, reason: str) -> None:

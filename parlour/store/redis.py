@@ -20,6 +20,7 @@ import os
 import socket
 import time
 from collections.abc import Callable
+from functools import partial
 from typing import Any, cast
 
 import orjson
@@ -310,6 +311,18 @@ class RedisStore:
             self._flush_scheduled = True
             loop.call_soon(self._flush)
         await done
+
+    def append_then(
+        self,
+        code: str,
+        record: dict[str, Any],
+        game: GameRecord | None,
+        then: Callable[[BaseException | None], None],
+    ) -> None:
+        """``append`` in a task (a round trip to Redis costs far more than the task step)."""
+        task = (self._loop or asyncio.get_running_loop()).create_task(self.append(code, record, game))
+        self._tasks.add(task)
+        task.add_done_callback(partial(_appended, self._tasks, then))
 
     def _flush(self) -> None:
         """This tick's appends, as one call of the append script."""
@@ -612,6 +625,14 @@ def _totals(profile: str, game: str, raw: dict[Any, Any]) -> PlayerTotals:
         int(data.get("won", 0)),
         stats,
     )
+
+
+def _appended(
+    tasks: set[asyncio.Task[None]], then: Callable[[BaseException | None], None], task: asyncio.Task[None]
+) -> None:
+    """An ``append_then`` task ended: the room continues with its outcome."""
+    tasks.discard(task)
+    then(asyncio.CancelledError() if task.cancelled() else task.exception())
 
 
 def _game_dict(game: GameRecord) -> dict[str, Any]:

@@ -2,7 +2,8 @@
 
 Every write made during one event-loop tick (any room's ``append``, a new session's row, a room's row
 made or closed) is written in a single transaction two loop passes later (so the rooms the same I/O
-woke join it; never a timer); each caller's await resolves once it has committed. The writes run on the loop's
+woke join it; never a timer); each caller's await resolves, or its ``append_then`` callback runs, once
+it has committed. The writes run on the loop's
 own thread: a WAL commit with ``synchronous=NORMAL`` only hands pages to the OS (no fsync), and
 handing each tick's batch to a writer thread cost more (a thread wake-up and GIL hand-offs per tick,
 3–4% of the server's CPU per game action) than the commit itself. The part that does wait on the disk,
@@ -18,6 +19,7 @@ import logging
 import sqlite3
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
@@ -64,9 +66,11 @@ _NEW_ROOM = (
     "INSERT OR IGNORE INTO rooms (code, config, created_at, log_from)"
     " VALUES (?, ?, ?, (SELECT COALESCE(MAX(id), 0) FROM room_log))"
 )
-_Pending = tuple[str, tuple[Any, ...], GameRecord | None, "asyncio.Future[bool]"]
+_Then = Callable[[BaseException | None], None]
+_Pending = tuple[str, tuple[Any, ...], GameRecord | None, "asyncio.Future[bool] | _Then"]
 """One write of a tick's transaction: its SQL (``_APPEND`` for a log record), parameters, the game an
-append stores, and the caller's future (its result: whether the row was written)."""
+append stores, and the caller's future (its result: whether the row was written) or, for
+``append_then``, the callback to run once it has committed."""
 
 
 class _Checkpointer:
@@ -190,19 +194,25 @@ class SQLiteStore:
     async def append(self, code: str, record: dict[str, Any], game: GameRecord | None = None) -> None:
         await self._write(_APPEND, (code, json_bytes(record).decode()), game)
 
+    def append_then(self, code: str, record: dict[str, Any], game: GameRecord | None, then: _Then) -> None:
+        self._queue((_APPEND, (code, json_bytes(record).decode()), game, then))
+
     def _write(
         self, sql: str, params: tuple[Any, ...], game: GameRecord | None = None
     ) -> asyncio.Future[bool]:
         """Queue a write for this tick's transaction; the future resolves once it has committed."""
-        loop = self._loop or asyncio.get_running_loop()  # cached: get_running_loop() calls getpid()
-        done: asyncio.Future[bool] = loop.create_future()
-        self._pending.append((sql, params, game, done))
+        done: asyncio.Future[bool] = (self._loop or asyncio.get_running_loop()).create_future()
+        self._queue((sql, params, game, done))
+        return done
+
+    def _queue(self, write: _Pending) -> None:
+        self._pending.append(write)
         if not self._flush_scheduled:
-            # Flush one loop pass after the next: the room tasks woken by the same pass's I/O (other
-            # rooms' moves that arrived together) run first and join this transaction. No timer.
+            # Flush one loop pass after the next: the rooms the same pass's I/O reached (other rooms'
+            # moves that arrived together) append first and join this transaction. No timer.
+            loop = self._loop or asyncio.get_running_loop()  # cached: get_running_loop() calls getpid()
             self._flush_scheduled = True
             loop.call_soon(loop.call_soon, self._flush)
-        return done
 
     def _flush(self) -> None:
         """Write this tick's appends as one transaction, then resolve each caller's await."""
@@ -216,9 +226,14 @@ class SQLiteStore:
         except Exception as exc:  # every caller of the batch learns it was not durable
             error, written = exc, []
         for (*_, done), wrote in zip(batch, written or [False] * len(batch), strict=True):
-            if done.done():
+            if not isinstance(done, asyncio.Future):
+                try:
+                    done(error)  # a room's continuation: it delivers what the append made durable
+                except Exception:  # never the other callers' concern
+                    log.exception("event=append_callback_failed")
+            elif done.done():
                 continue
-            if error is None:
+            elif error is None:
                 done.set_result(wrote)
             else:
                 done.set_exception(error)

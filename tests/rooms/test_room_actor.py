@@ -53,8 +53,9 @@ async def test_replay_rebuilds_identical_rooms(harness: Harness) -> None:
             before.host,
             list(before.chat),
         )
+        # The same members, none of them connected: recovery disconnects every (human) member at once.
         assert [m.public(after.host) for m in after.members.values()] == [
-            {**m.public(before.host)} for m in before.members.values()
+            {**m.public(before.host), "connected": False} for m in before.members.values()
         ]
     await again.close()
 
@@ -357,3 +358,57 @@ async def test_a_sink_without_legal_gets_the_same_views_less_legal(harness: Harn
         if game == "cheat":
             del view["legal"]
         assert lean[-1]["view"] == view
+
+
+class _GatedStore(MemoryStore):
+    """Appends commit only when the test opens the gate."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.gate = asyncio.Event()
+
+    async def append(self, code: str, record: dict[str, Any], game: Any = None) -> None:
+        await self.gate.wait()
+        await super().append(code, record, game)
+
+
+async def _gated_table() -> tuple[Harness, _GatedStore, list[Any]]:
+    h = Harness()
+    h.store = store = _GatedStore()
+    store.gate.set()
+    h.manager = Manager(h.store, h.timings)  # type: ignore[arg-type]
+    return h, store, await h.table("dots", 2, {"width": 3, "height": 3})
+
+
+async def test_commands_behind_an_uncommitted_one_wait_for_its_messages() -> None:
+    """A refused command (nothing to log) is not answered before an earlier accepted command's
+    messages, which wait for its commit; and nothing of either goes out before that commit."""
+    h, store, (first, second) = await _gated_table()
+    room = _room(h)
+    store.gate.clear()
+    seen = len(second.messages)
+    line = {"type": "line", "x": 0, "y": 0, "d": 0}
+    moved = room.submit(Command("action", first.session.id, {"action": line}, first.sink))
+    # The same line again, by the player no longer on turn: refused without a log record.
+    refused = room.submit(Command("action", second.session.id, {"action": line}, second.sink))
+    await asyncio.sleep(0.01)
+    assert not moved.done() and not refused.done() and second.messages[seen:] == []
+    store.gate.set()
+    assert await moved is None and await refused is not None
+    kinds = [m["type"] for m in second.messages[seen:]]
+    assert kinds[-1] == "error" and "error" not in kinds[:-1] and len(kinds) > 1
+    await h.manager.close()
+
+
+async def test_stop_finishes_the_commands_already_queued() -> None:
+    h, store, (first, second) = await _gated_table()
+    room = _room(h)
+    store.gate.clear()
+    chats = [room.submit(Command("chat", c.session.id, {"text": "bye"}, c.sink)) for c in (first, second)]
+    stopping = asyncio.create_task(room.stop())
+    await asyncio.sleep(0.01)
+    assert not stopping.done()
+    store.gate.set()
+    await stopping
+    assert [await c for c in chats] == [None, None]
+    assert [r["k"] for r in store.rooms[room.code].log[-2:]] == ["chat", "chat"]
