@@ -60,7 +60,7 @@ class RoomHooks(Protocol):
 
 
 class RoomState:
-    """One room: configuration, members, chat, the current game, deadlines, and its actor task."""
+    """One room: configuration, members, chat, the current game, deadlines, and its command queue."""
 
     handlers: ClassVar[Mapping[str, Callable[[Any, Command], bool | None]]]
     """The command table (``rooms.handlers.HANDLERS``), set by ``room.Room``."""
