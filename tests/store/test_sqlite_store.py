@@ -5,9 +5,10 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
-from parlour.store import GameRecord, game_id, open_store
+from parlour.store import GameRecord, SessionRecord, game_id, open_store
 
 
 def checkpointers() -> set[threading.Thread]:
@@ -128,4 +129,44 @@ async def test_an_older_database_keeps_its_open_rooms_and_drops_the_log_index(tm
     again = await open_store(str(tmp_path))
     logs = {r.code: [entry["n"] for entry in r.log] for r in await again.open_rooms()}
     assert logs == {"ABCDE": [1, 3], "QUIET": [4]}
+    await again.close()
+
+
+async def test_append_then_runs_each_callback_after_the_commit_in_order(tmp_path: Path) -> None:
+    """A tick's appends by ``append_then`` (as rooms make them): plain records around a checkpoint and
+    another write go in one transaction; each callback runs once it is committed, in the order made."""
+    store = await open_store(str(tmp_path))
+    for code in ("ABCDE", "FGHIJ"):
+        assert await store.create_room(code, {"game": "dots"})
+    reader = sqlite3.connect(tmp_path / "parlour.db")
+    seen: list[tuple[int, BaseException | None, int]] = []
+    done = asyncio.get_running_loop().create_future()
+
+    def then(n: int) -> Callable[[BaseException | None], None]:
+        def committed(error: BaseException | None) -> None:
+            # Another connection sees every row of the batch: the transaction has committed.
+            seen.append((n, error, reader.execute("SELECT COUNT(*) FROM room_log").fetchone()[0]))
+            if n == 5:
+                done.set_result(None)
+
+        return committed
+
+    store.append_then("ABCDE", {"k": "action", "n": 0}, None, then(0))
+    store.append_then("FGHIJ", {"k": "action", "n": 1}, None, then(1))
+    store.append_then("ABCDE", {"k": "checkpoint", "n": 2}, None, then(2))
+    saving = asyncio.ensure_future(store.save_session(SessionRecord("s1", "Ann", "h1", 0.0)))
+    store.append_then("ABCDE", {"k": "action", "n": 3}, None, then(3))
+    store.append_then("FGHIJ", {"k": "action", "n": 4}, None, then(4))
+    store.append_then("ABCDE", {"k": "action", "n": 5}, None, then(5))
+    assert seen == []  # nothing runs before the tick's flush
+    await done
+    await saving
+    assert seen == [(n, None, 6) for n in range(6)]
+    reader.close()
+    await store.close()
+
+    again = await open_store(str(tmp_path))
+    logs = {r.code: [entry["n"] for entry in r.log] for r in await again.open_rooms()}
+    assert logs == {"ABCDE": [2, 3, 5], "FGHIJ": [1, 4]}
+    assert await again.find_session("h1") == SessionRecord("s1", "Ann", "h1", 0.0)
     await again.close()
