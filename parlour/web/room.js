@@ -26,6 +26,12 @@ export function tableContext(room, app) {
       if (m.replaced) return el("span", { class: "badge bot", title: "A bot plays this seat until they are back" }, "bot playing");
       return m.connected ? null : offline(m, room);
     },
+    /** The seat's player dropped out and no bot plays for them (yet): the seat is waiting, not thinking. */
+    absent: (seat) => {
+      const id = seats.find((s) => s.seat === seat)?.member;
+      const m = room.members?.find((x) => x.id === id);
+      return Boolean(m && !m.bot && !m.connected && !m.replaced);
+    },
     rerender: () => renderStage(room, app),
   };
 }

@@ -8,15 +8,16 @@ import re
 from collections.abc import Iterator
 
 import pytest
-from browser_helpers import create_room, drive, join_room, shots, start_game, wait_room
+from browser_helpers import PHONE, create_room, drive, join_room, shots, start_game, wait_room
 from conftest import Server
 from test_web_uno import uno_step
+from wire import Wire
 
 pytestmark = pytest.mark.browser
 
 # Long enough for the others to see the seat wait (checked with the page's own waits, never a
 # sleep), short enough that the bot takes over soon; bots act at once.
-GRACE_ENV = {"PARLOUR_GRACE_SECONDS": "4", "PARLOUR_BOT_DELAY": "0"}
+GRACE_ENV = {"PARLOUR_GRACE_SECONDS": "6", "PARLOUR_BOT_DELAY": "0"}
 
 
 @pytest.fixture
@@ -83,3 +84,26 @@ def test_uno_seat_goes_away_then_a_bot_plays_it_to_the_end(open_page, grace_serv
         and (text := entry.locator(".log-text").inner_text()).startswith("Cy ")
     ]
     assert cy_moves, "the bot made no move for Cy"
+
+
+def test_dots_turn_of_an_absent_player_says_it_waits_for_them(open_page, server):
+    """Dots & Boxes names whose turn it is; for a player who dropped out it does not say "thinking"."""
+    ada, bo = Wire(server, "Ada"), Wire(server, "Bo")
+    code = ada.request("create_room", game="dots", settings={"width": 4, "height": 4}, capacity=2)["code"]
+    bo.request("join", code=code)
+    ada.request("start")
+    bo.until(lambda m: m["type"] == "game_started")
+    if ada.view["turn"] == 0:  # Ada (seat 0) moves first: her line, then it is Bo's turn
+        ada.request("action", action={"type": "line", "x": 0, "y": 0, "d": 0})
+    page = open_page("/", PHONE)  # Ada's page takes her session over
+    page.evaluate(
+        "t => { localStorage.setItem('parlour.token', t); localStorage.setItem('parlour.name', 'Ada'); }",
+        ada.token,
+    )
+    page.reload()
+    hint = page.locator(".dots-table .hint")
+    hint.filter(has_text="Bo is thinking…").wait_for()
+    bo.close()
+    hint.filter(has_text="Waiting for Bo to come back…").wait_for()
+    _chip(page, "Bo").locator(".badge.off", has_text=re.compile(r"^offline · \d+ s$")).wait_for()
+    shots(page, "away-dots-waiting")
