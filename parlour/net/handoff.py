@@ -6,8 +6,9 @@ read on both sides. A client that knows its room when it connects says so, ``/ap
 web client does on an invite link ``/r/CODE`` and when it reconnects). The worker that accepted the
 connection looks up the room's owner; when that is a sibling worker on this machine, it passes the
 socket itself (``SCM_RIGHTS`` over a Unix datagram socket in a directory only this server's user may
-enter) together with the upgrade request it read, and forgets it. The owner carries on as if it had
-accepted the connection: the handshake, the client's address and every limit are its own. Nothing
+enter) together with the upgrade request it read and any frames the client wrote with it, and forgets
+it. The owner carries on as if it had accepted the connection: the handshake, the client's address and
+every limit are its own. Nothing
 changes for the client, which still needs only one URL; a hint that names no room, a room owned on
 another machine, or a sibling that cannot take the socket leaves the connection where it is, as any
 connection without a hint: routing through Redis works for all of them.
@@ -82,14 +83,16 @@ class Handoff:
         if owner is None or owner == self.node or not self.path(owner).exists():
             return False  # no such room, ours already, or owned by a node on another machine
         request = _request(scope)
-        if len(request) > _MAX_REQUEST:
-            return False
 
-        def send(fd: int) -> bool:
+        def send(fd: int, early: bytes) -> bool:
+            # The frames the client wrote with its request were read here already: they travel after
+            # the request, so the owner reads them as this worker would have.
+            if len(request) + len(early) > _MAX_REQUEST:
+                return False
             try:
                 # (``socket.send_fds`` ignores its address argument on Python 3.11: sendmsg itself.)
                 rights = [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", [fd]))]
-                self._outbox.sendmsg([request], rights, 0, str(self.path(owner)))
+                self._outbox.sendmsg([request, early], rights, 0, str(self.path(owner)))
             except OSError as exc:  # gone, or its queue is full: serve the connection here
                 log.info("event=handoff_refused to=%s error=%r", owner, exc)
                 return False
@@ -130,7 +133,8 @@ class Handoff:
             except OSError:
                 sock.close()
                 return
-            protocol.data_received(request)  # type: ignore[attr-defined]  # the upgrade request, as read
+            # The upgrade request, as read, and any frames the client sent with it.
+            protocol.data_received(request)  # type: ignore[attr-defined]
 
         task = loop.create_task(adopt())
         task.add_done_callback(_log_failure)

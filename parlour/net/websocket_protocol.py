@@ -30,7 +30,7 @@ handshake, pings, closing, fragmented or compressed messages) and adds:
 * the ASGI extension ``parlour.abort``: drops the TCP connection at once, unsent data and all, for a
   peer that stopped reading (a websocket close would wait behind the data it never reads);
 * the ASGI extension ``parlour.hand_over`` (net/handoff.py): before the handshake, gives the socket to
-  another worker of this machine and forgets the connection here.
+  another worker of this machine, with any bytes held after the request, and forgets the connection here.
 * bytes that arrive before the app has accepted (a client's first frames, written with its upgrade
   request: ``http_protocol`` passes them on) held, reading paused, and parsed once the 101 is out;
 * ``open_parsed``: the handshake from a request httptools parsed already (``http_protocol``).
@@ -198,14 +198,15 @@ class ParlourWebSocketProtocol(WebSocketsSansIOProtocol):
         self.transport.write(frames)
         return True
 
-    def hand_over(self, send: Callable[[int], bool]) -> bool:
-        """Before the handshake: ``send(fd)`` passes the socket on (to another process, which then owns
-        the connection); if it did, this side lets go without a word (no close frame, no HTTP answer,
-        no error logged for the missing handshake)."""
+    def hand_over(self, send: Callable[[int, bytes], bool]) -> bool:
+        """Before the handshake: ``send(fd, early)`` passes the socket on (to another process, which
+        then owns the connection) with the bytes the client sent after its request, held here and so
+        no longer in the socket; if it did, this side lets go without a word (no close frame, no HTTP
+        answer, no error logged for the missing handshake)."""
         sock = self.transport.get_extra_info("socket")
         if sock is None or self.handshake_complete or self.close_sent or self.disconnected:
             return False
-        if not send(sock.fileno()):
+        if not send(sock.fileno(), self.early):
             return False
         self.handshake_complete = self.close_sent = True
         self.transport.abort()

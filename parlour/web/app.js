@@ -254,7 +254,7 @@ const handlers = {
     if (!invite) loadInvite(S.room.code);
     // The results stay on screen until this player leaves them, whoever asked for a rematch.
     S.room.results = msg.state === "finished" && msg.outcome && S.room.play ? resultsOf(S.room) : results;
-    resetLog(S.room.log, resumed && msg.state === "playing");
+    resetLog(S.room.log, resumed && msg.state === "playing", S.room.code);
     for (const table of Object.values(TABLES)) table.reset();
     fill($("#chat-log"));
     for (const message of msg.chat ?? []) appendChat(message, S.room);
@@ -319,7 +319,7 @@ const handlers = {
     S.room.log = [...(msg.log ?? [])];
     S.room.results = null;
     S.room.rematch = null;
-    resetLog([], false);
+    resetLog([], false, S.room.code);
     toast("The game has started!", "good");
     beep("good");
     gameEvents(msg.events);

@@ -88,7 +88,7 @@ export function render(stage, view, ctx) {
       scoreboard(view, ctx),
       zoomToggle(zoomable, ctx),
       el("div", { class: `board-wrap ${whole ? "whole" : ""}` }, board),
-      el("p", { class: "muted hint" }, whole ? "Tap the board where you want to play to zoom in." : myTurn ? "Your turn — draw a line. On touch screens, tap a line twice." : view.over ? "" : `${ctx.name(view.turn)} is thinking…`),
+      el("p", { class: "muted hint" }, whole ? "Tap the board where you want to play to zoom in." : myTurn ? "Your turn — draw a line. On touch screens, tap a line twice." : view.over ? "" : ctx.absent(view.turn) ? `Waiting for ${ctx.name(view.turn)} to come back…` : `${ctx.name(view.turn)} is thinking…`),
     ),
   );
   // Once morph has run (before the next paint): key the board in place so the next render can update

@@ -13,7 +13,31 @@ const ICONS = {
   played: "▼", called: "◉", picked_up: "▲", line: "─", capture: "■", drop: "▼",
 };
 
-const local = { unread: 0, open: false, back: null };
+const local = { unread: 0, open: false, back: null, seen: null };
+
+// The last entry this tab has drawn, in this tab's sessionStorage so that a reload remembers it too:
+// after a reconnection the entries past it are the ones that happened while the viewer was away.
+const SEEN = "parlour.logSeen";
+
+function remember(code, entry) {
+  const seen = entry ? JSON.stringify({ code, n: entry.n, text: entry.text }) : null;
+  if (seen === local.seen) return;
+  local.seen = seen;
+  try {
+    if (seen) sessionStorage.setItem(SEEN, seen);
+    else sessionStorage.removeItem(SEEN);
+  } catch {
+    // Storage is off: this page still remembers (local.seen), a reload will not.
+  }
+}
+
+function recall() {
+  try {
+    return JSON.parse(local.seen ?? sessionStorage.getItem(SEEN) ?? "null");
+  } catch {
+    return null;
+  }
+}
 
 // The seats an entry's event may name; the viewer's name is only rewritten when their seat is one.
 const SEAT_KEYS = ["seat", "target", "caller", "placer", "picked_up_by", "winner", "offender", "dealer", "first"];
@@ -38,9 +62,15 @@ export function personal(entry, seat, name) {
   return text.startsWith("You ") ? text.replace(/ and wins$/, " and win") : text;
 }
 
-/** A new room snapshot: remember where the history stood, to mark "while you were away". */
-export function resetLog(entries, resumed) {
-  local.back = resumed && entries.length ? entries[entries.length - 1].n : null;
+/**
+ * A new room snapshot of room `code`. When it resumes a game this tab has drawn before (the entry last
+ * drawn is in it, same number and words) and more entries follow that one, the log marks them
+ * "while you were away"; when nothing happened meanwhile, it marks nothing.
+ */
+export function resetLog(entries, resumed, code) {
+  const seen = resumed ? recall() : null;
+  const at = seen?.code === code ? entries.findIndex((e) => e.n === seen.n && e.text === seen.text) : -1;
+  local.back = at >= 0 && at < entries.length - 1 ? seen.n : null;
   local.unread = 0;
 }
 
@@ -70,9 +100,10 @@ export function renderLog(room, ctx) {
   const items = [];
   for (const entry of entries) {
     items.push(item(entry, ctx));
-    if (entry.n === local.back) items.push(el("li", { class: "log-back", dataset: { id: "back" } }, "— while you were away —"));
+    if (entry.n === local.back && entry !== entries.at(-1)) items.push(el("li", { class: "log-back", dataset: { id: "back" } }, "— while you were away —"));
   }
   morph(list, items.length ? items : el("li", { class: "muted", dataset: { id: "empty" } }, "Moves will show here."));
+  if (room.play) remember(room.code, entries.at(-1));
   if (atBottom) list.scrollTop = list.scrollHeight;
   $("#log-panel").hidden = !shown;
   const toggle = $("#log-toggle");

@@ -82,11 +82,15 @@ export function renderRooms(rooms, app) {
       return el(
         "li",
         { class: "room-item", dataset: { code: room.code } },
-        el("span", { class: "room-game" }, title(room.game)),
-        el("code", {}, room.code),
-        el("span", { class: "muted" }, `${room.players}/${room.capacity}${room.bots ? ` (${room.bots} bot${room.bots > 1 ? "s" : ""})` : ""} · ${STATE_WORDS[room.state] ?? room.state}`),
-        room.host ? el("span", { class: "room-host" }, `host: ${room.host}`) : null,
-        room.has_password ? el("span", { class: "badge", title: "Password required" }, "password") : null,
+        el(
+          "span",
+          { class: "room-info" },
+          el("span", { class: "room-game" }, title(room.game)),
+          el("code", {}, room.code),
+          el("span", { class: "muted" }, `${room.players}/${room.capacity}${room.bots ? ` (${room.bots} bot${room.bots > 1 ? "s" : ""})` : ""} · ${STATE_WORDS[room.state] ?? room.state}`),
+          room.host ? el("span", { class: "room-host" }, `host: ${room.host}`) : null,
+          room.has_password ? el("span", { class: "badge", title: "Password required" }, "password") : null,
+        ),
         el(
           "span",
           { class: "row" },

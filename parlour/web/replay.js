@@ -88,6 +88,7 @@ function context() {
     name: names,
     act: () => {}, // read-only: nothing is sent
     presence: () => null,
+    absent: () => false,
     rerender: () => R.shown && draw(R.shown, true),
   };
 }

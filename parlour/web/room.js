@@ -16,14 +16,21 @@ export function tableContext(room, app) {
     seat: mine ? mine.seat : null, // null: watching (spectator, or seated after this game began)
     name: (seat) => seats.find((s) => s.seat === seat)?.name ?? `Seat ${seat + 1}`,
     act: (action) => app.act(action),
-    /** "bot", "offline" or "bot playing" on a seat chip, so nobody has to look at the side panel. */
+    /** "bot", "offline · 12 s" (the seconds the seat still waits) or "bot playing" on a seat chip, so
+     * nobody has to look at the side panel to know why a seat does not move. */
     presence: (seat) => {
       const id = seats.find((s) => s.seat === seat)?.member;
       const m = room.members?.find((x) => x.id === id);
       if (!m) return null;
       if (m.bot) return el("span", { class: "badge bot" }, "bot");
       if (m.replaced) return el("span", { class: "badge bot", title: "A bot plays this seat until they are back" }, "bot playing");
-      return m.connected ? null : el("span", { class: "badge off" }, "offline");
+      return m.connected ? null : offline(m, room);
+    },
+    /** The seat's player dropped out and no bot plays for them (yet): the seat is waiting, not thinking. */
+    absent: (seat) => {
+      const id = seats.find((s) => s.seat === seat)?.member;
+      const m = room.members?.find((x) => x.id === id);
+      return Boolean(m && !m.bot && !m.connected && !m.replaced);
     },
     rerender: () => renderStage(room, app),
   };

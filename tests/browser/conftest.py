@@ -54,10 +54,11 @@ def _parlour() -> list[str]:
 
 
 class Server:
-    """One ``parlour serve`` subprocess on a free port; ``kill`` is ``kill -9``, ``start`` again recovers."""
+    """One ``parlour serve`` subprocess on a free port; ``kill`` is ``kill -9``, ``start`` again recovers.
+    ``env`` adds to (or overrides) ``SERVER_ENV``."""
 
-    def __init__(self, data: Path, host: str = "127.0.0.1") -> None:
-        self.data, self.host = data, host
+    def __init__(self, data: Path, host: str = "127.0.0.1", env: dict[str, str] | None = None) -> None:
+        self.data, self.host, self.env = data, host, {**SERVER_ENV, **(env or {})}
         self.port = _free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.proc: subprocess.Popen[bytes] | None = None
@@ -77,7 +78,7 @@ class Server:
                 ],
                 stdout=log,
                 stderr=subprocess.STDOUT,
-                env={**os.environ, **SERVER_ENV},
+                env={**os.environ, **self.env},
             )
         deadline = time.monotonic() + 20
         while True:

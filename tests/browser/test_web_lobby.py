@@ -6,6 +6,7 @@ import re
 
 import pytest
 from browser_helpers import PHONE, create_room, join_room, no_horizontal_scroll, shots, wait_room
+from wire import Wire
 
 pytestmark = pytest.mark.browser
 
@@ -222,3 +223,32 @@ def test_quick_play_panel_says_one_thing_at_a_time(open_page):
             assert stale not in text and stale not in alone, (stale, text)
         assert "ready" not in page.locator("#players").inner_text()  # no ready badges either
     shots(second, "quick-play-countdown")
+
+
+def test_public_rooms_on_a_phone_read_alike_with_their_buttons_aside(open_page, server):
+    """At 390 px each listed room reads as one block — what it is on the left, wrapping as needed,
+    Join and Watch on the right, in the same place on every row — however long its host's name."""
+    hosts = [Wire(server, name) for name in ("Ada", "Hostwithalongnam", "Cy")]
+    codes = [
+        host.request("create_room", game=game, public=True)["code"]
+        for host, game in zip(hosts, ("connect_four", "uno", "dots"), strict=True)
+    ]
+    page = open_page("/", PHONE)
+    rows = [page.locator(f'#public-rooms [data-code="{code}"]') for code in codes]
+    for row in rows:
+        row.locator("button", has_text="Watch").wait_for()
+    watch_right = set()
+    for row in rows:
+        join = row.get_by_role("button", name="Join").bounding_box()
+        watch = row.get_by_role("button", name="Watch").bounding_box()
+        words = row.locator(".room-game, code, .room-host").evaluate_all(
+            "es => es.map(e => e.getBoundingClientRect().right)"
+        )
+        assert len(words) == 3 and max(words) <= join["x"], "the room's words stay left of its buttons"
+        assert abs(join["y"] - watch["y"]) < 1, "Join and Watch side by side"
+        watch_right.add(round(watch["x"] + watch["width"]))
+    assert len(watch_right) == 1, f"the buttons move from row to row: {watch_right}"
+    assert no_horizontal_scroll(page)
+    shots(page, "lobby-public-rooms")
+    for host in hosts:
+        host.close()

@@ -62,7 +62,8 @@ def test_log_shows_wild_draw_four_colour_and_draw_in_order_after_reload(open_pag
     drew = next(i for i, t in enumerate(texts[played:]) if "drew 4 cards (Wild Draw Four)" in t)
     assert drew > 0, texts[played : played + 3]
     assert any(t.startswith("Round 1") for t in texts[:3]), texts[:3]
-    assert page.locator("#game-log .log-back").count() == 1  # "while you were away"
+    # This tab never saw the game before, and the reload missed nothing: no "while you were away".
+    assert page.locator("#game-log .log-back").count() == 0
     assert page.locator("#game-log .log-card.wild").count() >= 1
     shot(page, "log-drawer")
 
@@ -97,6 +98,48 @@ def test_log_says_you_for_the_viewers_own_moves(open_page, server):
     bo.catch_up(2)
     assert [e["text"] for e in bo.log] == lines
     bo.close()
+
+
+def test_while_you_were_away_marks_only_what_happened_while_away(open_page, server):
+    """The marker stands before the moves made while this tab was gone, and only when there were any."""
+    ada, bo = Wire(server, "Ada"), Wire(server, "Bo")
+    code = ada.request("create_room", game="connect_four", capacity=2)["code"]
+    bo.request("join", code=code)
+    ada.request("start")
+    bo.until(lambda m: m["type"] == "game_started")
+    ada_first = ada.view["turn"] == 0
+    page = open_page("/")  # Bo's page takes his session over
+    page.evaluate(
+        "t => { localStorage.setItem('parlour.token', t); localStorage.setItem('parlour.name', 'Bo'); }",
+        bo.token,
+    )
+    page.reload()
+    page.locator(".table-host").wait_for()
+    if ada_first:
+        ada.request("action", action={"type": "drop", "column": 0})
+    page.locator('.c4-col[data-column="1"]').click()  # Bo moves: Ada is next
+    page.locator("#game-log .log-entry").nth(1 if ada_first else 0).wait_for()
+    ada.catch_up(2 if ada_first else 1)
+    back = page.locator("#game-log .log-back")
+
+    page.reload()  # away and back, and nothing happened meanwhile
+    page.locator(".table-host").wait_for()
+    page.locator("#game-log .log-entry").first.wait_for()
+    assert back.count() == 0
+    seen = len(_texts(page))
+
+    page.goto("about:blank")  # away; Ada moves meanwhile
+    ada.until(lambda m: m["type"] == "member_updated" and not m["member"]["connected"])
+    ada.request("action", action={"type": "drop", "column": 2})
+    page.goto(server + "/")  # back: the same tab resumes the session
+    page.locator("#game-log .log-entry").nth(seen).wait_for()
+    assert back.count() == 1
+    after = back.evaluate("e => e.nextElementSibling.querySelector('.log-text').textContent")
+    assert after == "Ada dropped a disc in column 3"
+    before = back.evaluate("e => e.previousElementSibling.querySelector('.log-text').textContent")
+    assert before == "You dropped a disc in column 2"
+    shots(page, "log-away")
+    ada.close()
 
 
 PERSONAL = """async (cases) => {

@@ -105,3 +105,50 @@ def test_seat_chips_show_offline_and_bot_badges(open_page, server):
     chip("Bo").locator(".badge.off", has_text="offline").wait_for()
     assert page.locator(".table-host .seats .badge.off").count() == 1
     shots(page, "dots-seat-badges")
+
+
+BOX = "e => { const r = e.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; }"
+
+
+def _overlap(a: list[float], b: list[float]) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def test_toast_leaves_the_top_bar_and_the_table_readable_on_a_phone(open_page, server):
+    """A toast ("Cy is watching") on a phone mid-game covers none of the top bar's name, status and
+    buttons, nor the room's buttons, the seats or the hand; it is on screen and announced."""
+    ada, bo = Wire(server, "Ada"), Wire(server, "Bo")
+    code = ada.request("create_room", game="uno", settings={"target_score": 500}, capacity=2)["code"]
+    bo.request("join", code=code)
+    ada.request("start")
+    bo.until(lambda m: m["type"] == "game_started")
+    page = open_page("/", PHONE)  # Bo's page takes his session over
+    page.evaluate(
+        "t => { localStorage.setItem('parlour.token', t); localStorage.setItem('parlour.name', 'Bo'); }",
+        bo.token,
+    )
+    page.reload()
+    page.locator('[data-testid="hand"] .ucard').first.wait_for()
+    cy = Wire(server, "Cy")
+    cy.request("spectate", code=code)
+    toast = page.locator("#toasts .toast", has_text="Cy is watching")
+    toast.wait_for()
+    box = toast.evaluate(BOX)
+    assert box[1] >= 0 and box[3] <= PHONE["height"] and box[2] - box[0] > 0
+    keep = ".topbar .brand, #conn, #theme, #mute, #leave, #log-toggle, .seats .seat, [data-testid='hand']"
+    covered = [
+        (target, other)
+        for target, other in zip(
+            page.locator(keep).evaluate_all("es => es.map(e => e.id || e.className)"),
+            page.locator(keep).evaluate_all(f"es => es.map({BOX})"),
+            strict=True,
+        )
+        if _overlap(box, other)
+    ]
+    assert not covered, f"the toast {box} covers {covered}"
+    assert page.locator("#toasts").get_attribute("aria-live") == "polite"
+    assert toast.get_attribute("role") == "status"
+    shot(page, "toast-phone")
+    cy.close()
+    ada.close()
+    bo.close()

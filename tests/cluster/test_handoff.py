@@ -13,6 +13,8 @@ import redis
 from tests.cluster.workers import start_workers
 from tests.server.client import Client, play_game
 from tests.server.conftest import FAST_ENV, free_port
+from tests.server.test_inbound_frames import msg
+from tests.server.test_upgrade_with_frames import Blocking, connect, upgrade
 
 
 def _connections(r: redis.Redis, node: str) -> int:
@@ -68,3 +70,41 @@ async def test_players_who_name_the_room_are_served_by_its_owner(redis_server, t
     log = (tmp_path / "workers.log").read_text()
     assert "Traceback" not in log and "handoff_adopt_failed" not in log, log[-3000:]
     assert "without completing handshake" not in log
+
+
+async def test_frames_sent_with_the_upgrade_request_travel_with_the_handed_over_socket(
+    redis_server, tmp_path
+) -> None:
+    """A client that writes its first frames in the same TCP write as its upgrade request: the worker
+    that read them hands them to the owner with the socket, which answers every one (they were lost)."""
+    port = free_port()
+    proc = start_workers(redis_server.url, port, tmp_path, {**FAST_ENV, "PARLOUR_LOG_LEVEL": "info"})
+    r = redis.Redis.from_url(redis_server.url)
+    socks = []
+    try:
+        host = await Client.open(f"ws://127.0.0.1:{port}/api/ws", "Host")
+        code = (await host.ok("create_room", game="uno", settings={"target_score": 0}, capacity=4))["code"]
+        owner = r.get(f"pl:lease:{code}").decode().split("|", 1)[1]
+        (other,) = {n.decode() for n in r.smembers("pl:nodes")} - {owner}
+        for i in range(10):  # the kernel alone would put about half on the other worker
+            sock = connect(port)
+            socks.append(sock)
+            sock.sendall(upgrade(f"/api/ws?room={code}") + msg("identify", 1, name=f"E{i}") + msg("ping", 2))
+            conn = Blocking(sock)
+            assert b" 101 " in conn.head().split(b"\r\n")[0]
+            assert [(m["type"], m["id"]) for m in (conn.message(), conn.message())] == [
+                ("welcome", 1),
+                ("pong", 2),
+            ]
+        deadline = time.monotonic() + 10  # the counts are each node's heartbeat
+        while (_connections(r, owner), _connections(r, other)) != (11, 0) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert (_connections(r, owner), _connections(r, other)) == (11, 0)
+        await host.close()
+    finally:
+        for sock in socks:
+            sock.close()
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(30) == 0
+    log = (tmp_path / "workers.log").read_text()
+    assert "Traceback" not in log and "handoff_adopt_failed" not in log, log[-3000:]

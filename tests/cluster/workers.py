@@ -20,7 +20,7 @@ def health(port: int) -> dict:
 
 
 def start_workers(redis_url: str, port: int, data: Path, env: dict[str, str]) -> subprocess.Popen[bytes]:
-    """Two workers on ``port``, logging to ``data/workers.log``; returns once both are in the cluster."""
+    """Two workers on ``port``, logging to ``data/workers.log``; returns once both have answered."""
     command = [sys.executable, "-m", "parlour", "serve", "--workers", "2", "--redis", redis_url]
     proc = subprocess.Popen(
         [*command, "--port", str(port), "--data-dir", str(data)],
@@ -30,9 +30,14 @@ def start_workers(redis_url: str, port: int, data: Path, env: dict[str, str]) ->
         stderr=subprocess.STDOUT,
     )
     deadline = time.monotonic() + 30
+    answered: set[str] = set()
     while time.monotonic() < deadline:
         try:
-            if len(health(port)["cluster"]["nodes"]) == 2:
+            # Both serving, not only both in the cluster: a worker joins the cluster before its startup
+            # ends, and until it listens the kernel gives every connection to the other.
+            reply = health(port)
+            answered.add(reply["node"])
+            if len(reply["cluster"]["nodes"]) == 2 and len(answered) == 2:
                 return proc
         except (OSError, ValueError, KeyError):
             pass

@@ -13,7 +13,7 @@ from parlour.net.websocket_protocol import HAND_OVER
 
 def _scope(query: bytes, passed: list[int], extra: list[tuple[bytes, bytes]] | None = None) -> dict:
     def hand_over(send) -> bool:
-        if send(99):  # the descriptor the transport would give
+        if send(99, b""):  # the descriptor the transport would give, no bytes held
             passed.append(99)
             return True
         return False
@@ -51,7 +51,7 @@ async def test_only_a_room_owned_by_a_live_sibling_is_handed_over(tmp_path: Path
     handoff.close()
 
 
-async def test_a_live_sibling_receives_the_socket_and_the_marked_request(tmp_path: Path) -> None:
+async def test_a_live_sibling_gets_the_socket_the_marked_request_and_what_followed(tmp_path: Path) -> None:
     import socket
 
     sibling = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
@@ -60,7 +60,9 @@ async def test_a_live_sibling_receives_the_socket_and_the_marked_request(tmp_pat
     a, b = socket.socketpair()
     passed: list[int] = []
     scope = _scope(b"room=abcde&x=1", passed)
-    scope["extensions"][HAND_OVER] = lambda send: send(a.fileno()) and passed.append(a.fileno()) is None
+    early = b"\x81\x85frame"  # what the client wrote after its request, read here already
+    hand_over = lambda send: send(a.fileno(), early) and passed.append(a.fileno()) is None  # noqa: E731
+    scope["extensions"][HAND_OVER] = hand_over
 
     async def owner_of(code: str) -> str | None:
         return "sib" if code == "ABCDE" else None
@@ -69,7 +71,7 @@ async def test_a_live_sibling_receives_the_socket_and_the_marked_request(tmp_pat
     request, fds, _, _ = await asyncio.to_thread(socket.recv_fds, sibling, 65536, 4)
     assert request == (
         b"GET /api/ws?room=abcde&x=1 HTTP/1.1\r\nhost: example.org\r\n"
-        b"sec-websocket-key: dGhlIHNhbXBsZSBub25jZQ==\r\n" + HANDED + b": 1\r\n\r\n"
+        b"sec-websocket-key: dGhlIHNhbXBsZSBub25jZQ==\r\n" + HANDED + b": 1\r\n\r\n" + early
     )
     assert len(fds) == 1 and passed == [a.fileno()]
     with socket.socket(fileno=fds[0]) as received:  # the same socket: what goes in comes out at b

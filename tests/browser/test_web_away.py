@@ -1,0 +1,109 @@
+"""A player's page closes mid-game, as the others see it: their seat says "offline" (with the seconds
+the seat still waits) at once, then "bot playing" when the grace period ends; the bot plays that seat
+on its turns and the game goes on to its end, for the players and the spectator alike."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+import pytest
+from browser_helpers import PHONE, create_room, drive, join_room, shots, start_game, wait_room
+from conftest import Server
+from test_web_uno import uno_step
+from wire import Wire
+
+pytestmark = pytest.mark.browser
+
+# Long enough for the others to see the seat wait (checked with the page's own waits, never a
+# sleep), short enough that the bot takes over soon; bots act at once.
+GRACE_ENV = {"PARLOUR_GRACE_SECONDS": "6", "PARLOUR_BOT_DELAY": "0"}
+
+
+@pytest.fixture
+def grace_server(tmp_path) -> Iterator[str]:
+    proc = Server(tmp_path, env=GRACE_ENV).start()
+    yield proc.base
+    proc.stop()
+
+
+def _chip(page, name: str):
+    """The seat chip of `name` on the table."""
+    chips = page.locator(".table-host .seats .seat")
+    return chips.filter(has=page.locator(".seat-name", has_text=re.compile(f"^{name}$")))
+
+
+def _member(page, name: str):
+    """The player's line in the side panel."""
+    return page.locator("#players .member").filter(
+        has=page.locator(".member-name", has_text=re.compile(f"^{name}$"))
+    )
+
+
+def test_uno_seat_goes_away_then_a_bot_plays_it_to_the_end(open_page, grace_server):
+    ada, bo, cy = (open_page(base=grace_server) for _ in range(3))
+    code = create_room(ada, "Ada", "uno", {"target_score": 0}, capacity=3)
+    join_room(bo, "Bo", code)
+    join_room(cy, "Cy", code)
+    start_game(ada, [ada, bo, cy])
+    watcher = open_page(base=grace_server)
+    watcher.fill("#name", "Di")
+    watcher.fill("#join-code", code)
+    watcher.click('#join-form button[type="submit"]')  # a game is running: joining turns into watching
+    wait_room(watcher)
+    watcher.locator('[data-testid="top"]').wait_for()
+    others = (ada, bo, watcher)
+
+    cy.close()  # Cy's tab closes mid-game
+    waits = re.compile(r"^offline · \d+ s$")  # and the seconds the seat still waits for Cy
+    for page in others:
+        _chip(page, "Cy").locator(".badge.off", has_text=waits).wait_for()
+        _member(page, "Cy").locator(".badge.off", has_text=waits).wait_for()
+        assert _chip(page, "Cy").locator(".badge.bot").count() == 0
+    # The host's buttons on Cy's line still look as pressable as they are (only the name fades).
+    kick = _member(ada, "Cy").get_by_role("button", name="Kick Cy")
+    assert kick.evaluate("e => getComputedStyle(e.closest('.member')).opacity") == "1"
+    shots(watcher, "away-offline-spectator")
+    shots(ada, "away-offline-player")
+
+    for page in others:  # the grace period ends: a bot plays for Cy
+        _chip(page, "Cy").locator(".badge.bot", has_text="bot playing").wait_for()
+        assert _chip(page, "Cy").locator(".badge.off").count() == 0
+    shots(watcher, "away-bot-spectator")
+    shots(ada, "away-bot-player")
+    taken_at = int(watcher.locator("#game-log .log-entry").last.get_attribute("data-id")[4:])
+
+    drive([ada, bo], lambda page: uno_step(page, calls_uno=True, challenges=False), limit=800)
+    for page in others:
+        page.locator(".game-over").wait_for()
+    assert watcher.locator('[data-testid="results"] tbody tr').count() == 3
+    cy_moves = [
+        text
+        for entry in watcher.locator("#game-log .log-entry").all()
+        if int(entry.get_attribute("data-id")[4:]) > taken_at
+        and (text := entry.locator(".log-text").inner_text()).startswith("Cy ")
+    ]
+    assert cy_moves, "the bot made no move for Cy"
+
+
+def test_dots_turn_of_an_absent_player_says_it_waits_for_them(open_page, server):
+    """Dots & Boxes names whose turn it is; for a player who dropped out it does not say "thinking"."""
+    ada, bo = Wire(server, "Ada"), Wire(server, "Bo")
+    code = ada.request("create_room", game="dots", settings={"width": 4, "height": 4}, capacity=2)["code"]
+    bo.request("join", code=code)
+    ada.request("start")
+    bo.until(lambda m: m["type"] == "game_started")
+    if ada.view["turn"] == 0:  # Ada (seat 0) moves first: her line, then it is Bo's turn
+        ada.request("action", action={"type": "line", "x": 0, "y": 0, "d": 0})
+    page = open_page("/", PHONE)  # Ada's page takes her session over
+    page.evaluate(
+        "t => { localStorage.setItem('parlour.token', t); localStorage.setItem('parlour.name', 'Ada'); }",
+        ada.token,
+    )
+    page.reload()
+    hint = page.locator(".dots-table .hint")
+    hint.filter(has_text="Bo is thinking…").wait_for()
+    bo.close()
+    hint.filter(has_text="Waiting for Bo to come back…").wait_for()
+    _chip(page, "Bo").locator(".badge.off", has_text=re.compile(r"^offline · \d+ s$")).wait_for()
+    shots(page, "away-dots-waiting")
