@@ -36,6 +36,16 @@ def no_horizontal_scroll(page) -> bool:
     return page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
 
 
+def take_over(page, token: str, name: str) -> None:
+    """The page becomes the session of ``token`` (a wire client's), as the same browser coming back:
+    the reload brings that session's room and table."""
+    page.evaluate(
+        "([t, n]) => { localStorage.setItem('parlour.token', t); localStorage.setItem('parlour.name', n); }",
+        [token, name],
+    )
+    page.reload()
+
+
 def wait_room(page) -> str:
     """Wait for the room screen and return the room code shown on it."""
     page.locator("#screen-room").wait_for(state="visible")

@@ -8,7 +8,7 @@ import re
 from collections.abc import Iterator
 
 import pytest
-from browser_helpers import PHONE, create_room, drive, join_room, shots, start_game, wait_room
+from browser_helpers import PHONE, create_room, drive, join_room, shots, start_game, take_over, wait_room
 from conftest import Server
 from test_web_uno import uno_step
 from wire import Wire
@@ -96,11 +96,7 @@ def test_dots_turn_of_an_absent_player_says_it_waits_for_them(open_page, server)
     if ada.view["turn"] == 0:  # Ada (seat 0) moves first: her line, then it is Bo's turn
         ada.request("action", action={"type": "line", "x": 0, "y": 0, "d": 0})
     page = open_page("/", PHONE)  # Ada's page takes her session over
-    page.evaluate(
-        "t => { localStorage.setItem('parlour.token', t); localStorage.setItem('parlour.name', 'Ada'); }",
-        ada.token,
-    )
-    page.reload()
+    take_over(page, ada.token, "Ada")
     hint = page.locator(".dots-table .hint")
     hint.filter(has_text="Bo is thinking…").wait_for()
     bo.close()

@@ -4,7 +4,7 @@ move the focus is still on a control (or the table), never back on <body>."""
 from __future__ import annotations
 
 import pytest
-from browser_helpers import seq, shots, wait_seq
+from browser_helpers import seq, shots, take_over, wait_seq
 from wire import Wire
 
 pytestmark = pytest.mark.browser
@@ -15,11 +15,7 @@ ON_BODY = "!document.activeElement || document.activeElement === document.body"
 def _as(open_page, wire: Wire, name: str):
     """A page that takes over ``wire``'s session (the room's table comes with it)."""
     page = open_page("/")
-    page.evaluate(
-        "([t, n]) => { localStorage.setItem('parlour.token', t); localStorage.setItem('parlour.name', n); }",
-        [wire.token, name],
-    )
-    page.reload()
+    take_over(page, wire.token, name)
     page.locator(".table-host").wait_for()
     return page
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from browser_helpers import PHONE, shot, shots
+from browser_helpers import PHONE, shot, shots, take_over
 from wire import Wire
 
 pytestmark = pytest.mark.browser
@@ -47,11 +47,7 @@ def test_log_shows_wild_draw_four_colour_and_draw_in_order_after_reload(open_pag
     ada.close()
 
     page = open_page("/", PHONE)
-    page.evaluate(
-        "t => { localStorage.setItem('parlour.token', t); localStorage.setItem('parlour.name', 'Bo'); }",
-        token,
-    )
-    page.reload()
+    take_over(page, token, "Bo")
     page.locator(".table-host").wait_for()
     page.reload()  # a reload mid-game: the history comes back from the snapshot
     page.locator(".table-host").wait_for()
@@ -79,11 +75,7 @@ def test_log_says_you_for_the_viewers_own_moves(open_page, server):
         bo.request("action", action={"type": "drop", "column": 0})
 
     page = open_page("/")  # Ada's page takes her session over
-    page.evaluate(
-        "t => { localStorage.setItem('parlour.token', t); localStorage.setItem('parlour.name', 'Ada'); }",
-        ada.token,
-    )
-    page.reload()
+    take_over(page, ada.token, "Ada")
     page.locator(".table-host").wait_for()
     page.locator(f'.c4-col[data-column="{0 if ada_first else 1}"]').click()
     if ada_first:
@@ -109,11 +101,7 @@ def test_while_you_were_away_marks_only_what_happened_while_away(open_page, serv
     bo.until(lambda m: m["type"] == "game_started")
     ada_first = ada.view["turn"] == 0
     page = open_page("/")  # Bo's page takes his session over
-    page.evaluate(
-        "t => { localStorage.setItem('parlour.token', t); localStorage.setItem('parlour.name', 'Bo'); }",
-        bo.token,
-    )
-    page.reload()
+    take_over(page, bo.token, "Bo")
     page.locator(".table-host").wait_for()
     if ada_first:
         ada.request("action", action={"type": "drop", "column": 0})

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from browser_helpers import PHONE, create_room, join_room, shot, shots, start_game
+from browser_helpers import PHONE, create_room, join_room, shot, shots, start_game, take_over
 from wire import Wire
 
 pytestmark = pytest.mark.browser
@@ -86,11 +86,7 @@ def test_seat_chips_show_offline_and_bot_badges(open_page, server):
     ada.request("start")
     bo.until(lambda m: m["type"] == "game_started")
     page = open_page("/", PHONE)  # Ada's page takes her session over
-    page.evaluate(
-        "t => { localStorage.setItem('parlour.token', t); localStorage.setItem('parlour.name', 'Ada'); }",
-        ada.token,
-    )
-    page.reload()
+    take_over(page, ada.token, "Ada")
     chips = page.locator(".table-host .seats .seat")
     chips.first.wait_for()
 
@@ -123,11 +119,7 @@ def test_toast_leaves_the_top_bar_and_the_table_readable_on_a_phone(open_page, s
     ada.request("start")
     bo.until(lambda m: m["type"] == "game_started")
     page = open_page("/", PHONE)  # Bo's page takes his session over
-    page.evaluate(
-        "t => { localStorage.setItem('parlour.token', t); localStorage.setItem('parlour.name', 'Bo'); }",
-        bo.token,
-    )
-    page.reload()
+    take_over(page, bo.token, "Bo")
     page.locator('[data-testid="hand"] .ucard').first.wait_for()
     cy = Wire(server, "Cy")
     cy.request("spectate", code=code)
