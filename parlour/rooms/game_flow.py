@@ -82,11 +82,12 @@ class GameFlow(RoomState):
         self.broadcast_game("game_started", events)
         self.check_over(cmd.at)
 
-    def game_events(self, events: list[Event], at: float, actor: int | None) -> None:
-        """After the engine changed the game: tell everyone, move the clock, detect the end."""
+    def game_events(self, events: list[Event], at: float, actor: int | None, *, by_bot: bool = False) -> None:
+        """After the engine changed the game: tell everyone, move the clock, detect the end. ``by_bot``:
+        the actor's seat is played by a bot while its player is away (its log entries say so)."""
         self.seq += 1
         self.set_turn(at, actor)
-        self.broadcast_game("game", events)
+        self.broadcast_game("game", events, actor if by_bot else None)
         self.check_over(at)
 
     def set_turn(self, at: float, actor: int | None) -> None:

@@ -380,7 +380,8 @@ def action(room: Room, cmd: Command) -> bool | None:
     # The log keeps the engine's action, never the client's object: fields the engine ignored
     # (junk, however large) are not stored, and replay applies exactly what was applied.
     cmd.payload = {"engine_action": move}
-    room.game_events(events, cmd.at, seat)
+    # A bot playing for a player who dropped out: the table's log says so on that seat's entries.
+    room.game_events(events, cmd.at, seat, by_bot=member.replaced)
     return True
 
 

@@ -35,12 +35,15 @@ class Outbound(RoomState):
             if member.sink is not None and not self.replaying:
                 self.send(member, self.snapshot(member))
 
-    def describe(self, events: list[Event], public: list[Message]) -> list[Message]:
+    def describe(
+        self, events: list[Event], public: list[Message], stand_in: int | None = None
+    ) -> list[Message]:
         """The game-log entries for ``events``: each game's ``describe_event`` line for the event as a
         spectator sees it (``public``: each event's ``for_seat(None)``, so nothing hidden), numbered,
         with that public event for clients to draw from (a Cheat reveal's cards, a Dots line). Kept
         for snapshots, and built while replaying too, so a room brought back after a restart still
-        shows its history."""
+        shows its history. Seat ``stand_in``'s entries are marked ``by_bot``: a bot made that move
+        for a player who dropped out."""
         names = [seat["name"] for seat in self.seats]
         entries = []
         describe_event = self.engine.describe_event
@@ -56,16 +59,18 @@ class Outbound(RoomState):
                 "text": text,
                 "event": seen,
             }
+            if seat == stand_in and stand_in is not None:
+                entry["by_bot"] = True
             self.table_log_count += 1
             self.table_log.append(entry)
             entries.append(entry)
         return entries
 
-    def broadcast_game(self, kind: str, events: list[Event]) -> None:
+    def broadcast_game(self, kind: str, events: list[Event], stand_in: int | None = None) -> None:
         # The events as a spectator sees them: the log's entries carry them, and so does the message
         # of every recipient no event tells more (the same dicts; nothing downstream changes them).
         shared = [e.for_seat(None) for e in events]
-        entries = self.describe(events, shared)
+        entries = self.describe(events, shared, stand_in)
         if self.replaying:
             return
         engine, game, seq, out = self.engine, self.game, self.seq, self._out

@@ -162,13 +162,17 @@ class RoomState:
 
         def update_countdown(self, at: float, joined: bool = False) -> None: ...  # game_flow
 
-        def game_events(self, events: list[Event], at: float, actor: int | None) -> None: ...  # game_flow
+        def game_events(
+            self, events: list[Event], at: float, actor: int | None, *, by_bot: bool = False
+        ) -> None: ...  # game_flow
 
         def send(self, member: Member, message: Message) -> None: ...  # outbound
 
         def broadcast(self, message: Message, exclude: Member | None = None) -> None: ...  # outbound
 
-        def broadcast_game(self, kind: str, events: list[Event]) -> None: ...  # outbound
+        def broadcast_game(
+            self, kind: str, events: list[Event], stand_in: int | None = None
+        ) -> None: ...  # outbound
 
         def countdown_message(self) -> Message: ...  # outbound
 

@@ -86,6 +86,7 @@ function item(entry, ctx) {
     { class: `log-entry ${entry.kind}`, dataset: { id: `log-${entry.n}`, kind: entry.kind } },
     el("span", { class: "log-icon", "aria-hidden": "true", style: entry.seat === null ? null : `--seat:${seatColour(entry.seat)}` }, ICONS[entry.kind] ?? "•"),
     el("span", { class: "log-text" }, personal(entry, ctx.seat, ctx.seat === null ? null : ctx.name(ctx.seat))),
+    entry.by_bot ? el("span", { class: "badge bot log-bot", title: "A bot made this move while the player was away" }, "bot") : null,
     card ? el("span", { class: `log-card ${card.color}`, "aria-hidden": "true" }, card.color === "wild" ? entry.event.color : card.color) : null,
     entry.kind === "called" && entry.event?.cards ? el("button", { class: "small", onclick: () => showReveal(entry.event, ctx), "aria-label": "Show the revealed cards" }, "Show cards") : null,
   );

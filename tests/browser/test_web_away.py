@@ -84,6 +84,12 @@ def test_uno_seat_goes_away_then_a_bot_plays_it_to_the_end(open_page, grace_serv
         and (text := entry.locator(".log-text").inner_text()).startswith("Cy ")
     ]
     assert cy_moves, "the bot made no move for Cy"
+    # The log marks the moves the bot made for Cy, and nothing from before it took over.
+    marked = [
+        int(e.get_attribute("data-id")[4:])
+        for e in watcher.locator("#game-log .log-entry:has(.log-bot)").all()
+    ]
+    assert marked and min(marked) > taken_at
 
 
 def test_dots_turn_of_an_absent_player_says_it_waits_for_them(open_page, server):

@@ -167,6 +167,13 @@ async def test_resuming_before_the_end_hands_the_seat_back() -> None:
     mark = len(room.game_log)
     await _play_seat(room, me, until=lambda: _seat_actions(room, away.session.id, mark) > 0)
     assert room.state == "playing", "the bot should have moved before the game ended"
+    # The table's log marks the bot's moves for the seat, and only those; the others are sent them so.
+    seat = room.game_seat(member)
+    by_bot = [e for e in room.table_log if e.get("by_bot")]
+    assert by_bot and {e["seat"] for e in by_bot} == {seat} and all(e["by_bot"] is True for e in by_bot)
+    sent_marked = [e for m in me.messages if m["type"] == "game" for e in m["log"] if e.get("by_bot")]
+    assert sent_marked and [e["n"] for e in sent_marked] == [e["n"] for e in by_bot]
+    logged = room.table_log_count
 
     back = Inbox(harness.manager, away.session, away.token)
     await harness.manager.resume(back.sink, away.token)
@@ -193,6 +200,7 @@ async def test_resuming_before_the_end_hands_the_seat_back() -> None:
     resumed_at = len(room.game_log)
     await asyncio.gather(human_turns(), _play_seat(room, me))
     assert room.state == "finished" and member.id in room.members
+    assert not any(e.get("by_bot") for e in room.table_log if e["n"] >= logged)  # the human's own moves
     assert _seat_actions(room, away.session.id, resumed_at) == sent
     await harness.manager.close()
 
