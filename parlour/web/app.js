@@ -86,6 +86,7 @@ const app = {
 
   /** create_room / join / spectate / quick_play, identifying first with the name field. */
   async enter(type, fields) {
+    S.wantedCode = null; // the visitor chose for themselves: an invite link no longer joins for them
     if (!(await identify())) return;
     try {
       await conn.request(type, fields);
@@ -180,12 +181,19 @@ function onWelcome(msg) {
   conn.request("lobby_subscribe").catch(() => {});
 }
 
-let sessionReady = Promise.resolve();
+/** A button pressed before the first connection has opened (a slow network, a fresh tab) waits for
+ * it, a few seconds at most, instead of failing with "not connected". */
+let firstOpen;
+let sessionReady = new Promise((resolve) => {
+  firstOpen = resolve;
+  setTimeout(resolve, 5000);
+});
 
 async function onOpen() {
   S.session = null;
   sessionReady = startSession();
   await sessionReady;
+  firstOpen();
   if (S.room?.stale) leftRoom(); // the resumed session is no longer in that room
   const wanted = S.wantedCode;
   if (!wanted || wanted === S.room?.code) {
@@ -514,6 +522,7 @@ const conn = new Connection({
 });
 
 initLobby(app);
+if (S.wantedCode) presetCode(S.wantedCode); // Join and Watch work before the connection is up
 
 $("#chat-form").addEventListener("submit", (e) => {
   e.preventDefault();

@@ -169,10 +169,11 @@ CLIENT_READY = "!document.querySelector('script[src=\"/app.js\"]') || document.b
 
 @pytest.fixture
 def open_page(browser, server) -> Iterator[Callable[..., object]]:
-    """``open_page(path="/", viewport=DESKTOP, base=server)``: a fresh visitor (own context and storage)."""
+    """``open_page(path="/", viewport=DESKTOP, base=server, init_script=None)``: a fresh visitor (own
+    context and storage); ``init_script`` runs in the page before the client does."""
     contexts = []
 
-    def _open(path: str = "/", viewport: dict[str, int] = DESKTOP, base: str = server):
+    def _open(path: str = "/", viewport: dict[str, int] = DESKTOP, base: str = server, init_script: str = ""):
         # Playwright evaluates string predicates with eval, which the page's Content-Security-Policy
         # forbids (the client itself never evaluates strings; checked with the policy enforced).
         context = browser.new_context(viewport=viewport, reduced_motion="reduce", bypass_csp=True)
@@ -180,6 +181,8 @@ def open_page(browser, server) -> Iterator[Callable[..., object]]:
         contexts.append(context)
         context.on("page", _track_errors)
         context.add_init_script(CSP_GUARD)
+        if init_script:
+            context.add_init_script(init_script)
         page = context.new_page()
         page.goto(base + path)
         # The client loads the game catalog (GET /api/catalog) before it draws its first screen.

@@ -65,13 +65,14 @@ def test_uno_seat_goes_away_then_a_bot_plays_it_to_the_end(open_page, grace_serv
     assert kick.evaluate("e => getComputedStyle(e.closest('.member')).opacity") == "1"
     shots(watcher, "away-offline-spectator")
     shots(ada, "away-offline-player")
+    # The log so far (nobody moves while the seat waits); the bot may move the moment it takes over.
+    taken_at = int(watcher.locator("#game-log .log-entry").last.get_attribute("data-id")[4:])
 
     for page in others:  # the grace period ends: a bot plays for Cy
         _chip(page, "Cy").locator(".badge.bot", has_text="bot playing").wait_for()
         assert _chip(page, "Cy").locator(".badge.off").count() == 0
     shots(watcher, "away-bot-spectator")
     shots(ada, "away-bot-player")
-    taken_at = int(watcher.locator("#game-log .log-entry").last.get_attribute("data-id")[4:])
 
     drive([ada, bo], lambda page: uno_step(page, calls_uno=True, challenges=False), limit=800)
     for page in others:

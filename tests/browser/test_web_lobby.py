@@ -12,6 +12,37 @@ pytestmark = pytest.mark.browser
 
 XSS = """<script>window.__xss = 1</script><img src=x onerror="window.__xss = 2">"""
 
+LATE_SOCKET = """
+(() => {
+  // The page's first websocket opens two seconds late, as on a slow network.
+  const Real = window.WebSocket;
+  let first = true;
+  class Late extends EventTarget {
+    constructor(url) {
+      super();
+      this.readyState = Real.CONNECTING;
+      const dial = () => {
+        this.ws = new Real(url);
+        for (const type of ["open", "message", "close", "error"]) {
+          this.ws.addEventListener(type, (e) => {
+            this.readyState = this.ws.readyState;
+            const copy = type === "message" ? new MessageEvent(type, { data: e.data }) : new Event(type);
+            this.dispatchEvent(copy);
+          });
+        }
+      };
+      if (first) setTimeout(dial, 2000);
+      else dial();
+      first = false;
+    }
+    send(data) { this.ws.send(data); }
+    close() { this.ws?.close(); }
+  }
+  Object.assign(Late, { CONNECTING: 0, OPEN: 1, CLOSING: 2, CLOSED: 3 });
+  window.WebSocket = Late;
+})();
+"""
+
 
 def member_row(page, name: str):
     return page.locator("#players .member, #spectators .member").filter(
@@ -252,3 +283,19 @@ def test_public_rooms_on_a_phone_read_alike_with_their_buttons_aside(open_page, 
     shots(page, "lobby-public-rooms")
     for host in hosts:
         host.close()
+
+
+def test_watch_pressed_before_the_connection_is_up_still_gets_in(open_page, server):
+    """On a slow network the page is drawn before its websocket opens: Watch pressed then waits for
+    the connection and lets the visitor in, instead of failing with "not connected"."""
+    host = Wire(server, "Ada")
+    code = host.request("create_room", game="uno")["code"]
+    page = open_page(f"/r/{code}", init_script=LATE_SOCKET)
+    assert page.locator("#conn").get_attribute("data-status") == "connecting"
+    page.fill("#name", "Watcher")
+    page.click("#spectate-btn")
+    assert wait_room(page) == code
+    page.locator("#spectators .member-name", has_text="Watcher").wait_for()
+    assert "Watcher" not in page.locator("#players").inner_text()  # the invite link did not seat them
+    assert page.locator(".toast.bad").count() == 0
+    host.close()
