@@ -30,6 +30,8 @@ class FunctionSink:
         """False: the room sends no game frames here (``Sink``; ``InProcessLink.hear_games``)."""
         self.legal = True
         """False: game views here may lack ``legal`` (``Sink``; ``InProcessLink.mute_legal``)."""
+        self.log = False
+        """Game messages here carry no game-log entries (``Sink``): no adapter's wire has the log."""
         self.refusals: list[Message] | None = None
         """While a frame is handled: collects errors sent without a request id (rate limit)."""
 
