@@ -42,13 +42,16 @@ def public_players(record: GameRecord) -> list[dict[str, Any]]:
 
 
 def steps(record: GameRecord) -> list[dict[str, Any]]:
-    """The game's steps in order: ``{"seat", "type": Step, "action"?, "t"}``."""
+    """The game's steps in order: ``{"seat", "type": Step, "action"?, "by_bot"?, "t"}``; ``by_bot``
+    marks a move a bot made for a player who had dropped out (grace ran out with a bot taking the seat
+    over, until that player reconnected), as the live table's log marked it."""
     engine = get_game(record.game)
     state = engine.setup(engine.settings(record.settings), len(record.players), random.Random(record.seed))
     by_session = {p["session"]: p["seat"] for p in record.players if p.get("session")}
     by_member = {p["member"]: p["seat"] for p in record.players if p.get("member")}
     out: list[dict[str, Any]] = []
     left: set[int] = set()
+    stood_in: set[int] = set()
     for entry in record.log:
         kind, payload = entry["k"], entry.get("p") or {}
         step: dict[str, Any] | None = None
@@ -58,6 +61,12 @@ def steps(record: GameRecord) -> list[dict[str, Any]]:
                 action = payload["engine_action"]
                 engine.apply(state, seat, action)
                 step = {"seat": seat, "type": Step.ACTION, "action": action}
+                if seat in stood_in:
+                    step["by_bot"] = True
+        elif kind == "reconnect":
+            stood_in.discard(by_session.get(entry["s"], -1))
+        elif kind == "timer" and payload.get("takeover"):
+            stood_in.add(by_member.get(payload.get("name", "").removeprefix("grace:"), -1))
         elif kind == "timer" and payload.get("name") == "turn":
             seat = engine.to_act(state)[0]
             engine.on_timeout(state, seat)

@@ -55,6 +55,8 @@ class Step:
     seat: int | None
     action: Any = None
     at: float = 0.0
+    by_bot: bool = False
+    """A bot made this move for the seat's player, who had dropped out."""
 
 
 class ReplayError(ValueError):
@@ -71,7 +73,13 @@ def steps_of(record: GameRecord) -> list[Step]:
     except Exception as exc:  # an engine refusing the log: the record is not replayable
         raise ReplayError(f"the log does not replay: {exc}") from exc
     deal = Step(StepKind.DEAL, None, None, record.log[0]["t"] if record.log else record.started_at)
-    return [deal, *(Step(StepKind(s["type"]), s["seat"], s.get("action"), s["t"]) for s in listed)]
+    return [
+        deal,
+        *(
+            Step(StepKind(s["type"]), s["seat"], s.get("action"), s["t"], s.get("by_bot", False))
+            for s in listed
+        ),
+    ]
 
 
 @dataclass(slots=True)
@@ -145,7 +153,7 @@ class Replay:
         self.clone_every = max(CLONE_EVERY, -(-len(self.steps) // MAX_CLONES))
         for n in range(len(self.steps)):
             events, _ = self._advance(point)
-            entries = self._describe(events, point.lines)
+            entries = self._describe(events, point.lines, self.steps[n])
             self.log.extend({k: v for k, v in e.items() if k != "event"} | {"step": n} for e in entries)
             point.lines += len(entries)
             if n % self.clone_every == 0:
@@ -182,8 +190,10 @@ class Replay:
         point.step = n
         return events, seat
 
-    def _describe(self, events: list[Event], first: int) -> list[dict[str, Any]]:
-        """The game-log entries of ``events`` as the live table wrote them (``Outbound.describe``)."""
+    def _describe(self, events: list[Event], first: int, step: Step) -> list[dict[str, Any]]:
+        """The game-log entries of ``events`` as the live table wrote them (``Outbound.describe``),
+        the acting seat's marked ``by_bot`` when a bot made the move for its player."""
+        stand_in = step.seat if step.by_bot else None
         entries: list[dict[str, Any]] = []
         for event in events:
             public = event.for_seat(None)
@@ -191,15 +201,16 @@ class Replay:
             if text is None:
                 continue
             seat = public.get("seat")
-            entries.append(
-                {
-                    "n": first + len(entries),
-                    "kind": event.type,
-                    "seat": seat if isinstance(seat, int) else None,
-                    "text": text,
-                    "event": public,
-                }
-            )
+            entry = {
+                "n": first + len(entries),
+                "kind": event.type,
+                "seat": seat if isinstance(seat, int) else None,
+                "text": text,
+                "event": public,
+            }
+            if seat == stand_in and stand_in is not None:
+                entry["by_bot"] = True
+            entries.append(entry)
         return entries
 
     def _start(self, before: int) -> _Point:
@@ -231,7 +242,7 @@ class Replay:
         out: list[StepView] = []
         while point.step < last:
             events, actor = self._advance(point)
-            entries = self._describe(events, point.lines)
+            entries = self._describe(events, point.lines, self.steps[point.step])
             point.lines += len(entries)
             if point.step < first:
                 continue

@@ -10,6 +10,8 @@ import pytest
 
 from parlour.rooms import Command, Room
 from parlour.rooms import bot_seats as driver
+from parlour.rooms.game_record import steps as game_steps
+from parlour.rooms.replay import Replay
 from tests.rooms.harness import Harness, Inbox
 from tests.server.client import first_legal
 
@@ -202,6 +204,14 @@ async def test_resuming_before_the_end_hands_the_seat_back() -> None:
     assert room.state == "finished" and member.id in room.members
     assert not any(e.get("by_bot") for e in room.table_log if e["n"] >= logged)  # the human's own moves
     assert _seat_actions(room, away.session.id, resumed_at) == sent
+
+    # The game's record says so too: its steps and its replay's log mark the same moves as the table did.
+    record = await harness.store.game(me.last("game_over")["game_id"])
+    assert record is not None
+    marked_steps = [s for s in game_steps(record) if s.get("by_bot")]
+    assert marked_steps and {s["seat"] for s in marked_steps} == {seat}
+    live = [(e["text"], e.get("by_bot", False)) for e in room.table_log]
+    assert [(e["text"], e.get("by_bot", False)) for e in Replay(record).log] == live
     await harness.manager.close()
 
 
