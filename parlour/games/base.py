@@ -49,14 +49,9 @@ class Event:
     type: str
     public: dict[str, Any] = field(default_factory=dict)
     private: dict[int, dict[str, Any]] = field(default_factory=dict)
-    spectator: dict[str, Any] | None = field(default=None, compare=False, repr=False)
-    """``for_seat(None)`` built once, read-only, for an event engines reuse (``shared_event``): a room
-    asks every action's events for it, and a shared event is played game after game."""
 
     def for_seat(self, seat: int | None) -> dict[str, Any]:
         """The event as ``seat`` (or a spectator, ``None``) may see it."""
-        if seat is None and self.spectator is not None:
-            return self.spectator
         out = {"type": self.type, **self.public}
         if seat is not None and seat in self.private:
             out.update(self.private[seat])
@@ -232,9 +227,8 @@ NO_PRIVATE: dict[int, dict[str, Any]] = ReadOnlyDict()  # type: ignore[assignmen
 
 
 def shared_event(kind: str, **public: Any) -> Event:
-    """A prebuilt public event that engines reuse across games (hot paths); read-only, and so is what
-    everyone is shown of it (``for_seat``: no seat has more)."""
-    return Event(kind, ReadOnlyDict(public), NO_PRIVATE, ReadOnlyDict({"type": kind, **public}))
+    """A prebuilt public event that engines reuse across games (hot paths); read-only."""
+    return Event(kind, ReadOnlyDict(public), NO_PRIVATE)
 
 
 @dataclass(slots=True)
