@@ -59,20 +59,22 @@ class Outbound(RoomState):
         return self._table_log_count
 
     def describe(
-        self, events: list[Event], public: list[Message], stand_in: int | None = None
+        self,
+        events: list[Event],
+        public: list[Message],
+        stand_in: int | None = None,
+        seats: list[Message] | None = None,
     ) -> list[Message]:
         """The game-log entries for ``events``: each game's ``describe_event`` line for the event as a
         spectator sees it (``public``: each event's ``for_seat(None)``, so nothing hidden), numbered,
         with that public event for clients to draw from (a Cheat reveal's cards, a Dots line). Kept
         for snapshots. Seat ``stand_in``'s entries are marked ``by_bot``: a bot made that move for a
-        player who dropped out."""
-        if self._log_later:
-            self._write_log()
-        return self._describe(events, public, self.seats, stand_in)
-
-    def _describe(
-        self, events: list[Event], public: list[Message], seats: list[Message], stand_in: int | None
-    ) -> list[Message]:
+        player who dropped out. ``seats``: the game's seats when the events happened (entries written
+        later, ``_write_log``), else now, after the entries still to be written."""
+        if seats is None:
+            if self._log_later:
+                self._write_log()
+            seats = self.seats
         names = [seat["name"] for seat in seats]
         entries = []
         describe_event = self.engine.describe_event
@@ -107,9 +109,9 @@ class Outbound(RoomState):
 
     def _write_log(self) -> None:
         later, self._log_later = self._log_later, []
-        describe = self._describe
+        describe = self.describe
         for events, public, seats, stand_in in later:
-            describe(events, public, seats, stand_in)
+            describe(events, public, stand_in, seats)
 
     def broadcast_game(self, kind: str, events: list[Event], stand_in: int | None = None) -> None:
         # The events as a spectator sees them: the log's entries carry them, and so does the message
