@@ -49,6 +49,8 @@ def bot_level(game: str, requested: str | None, default: str = DEFAULT_LEVEL) ->
 class BotDriver:
     """The sink of one bot member: remembers what its seat saw and acts when the seat may."""
 
+    log = False  # a bot never reads the game log (``Sink``)
+
     def __init__(
         self, room: Any, member: Any, command: Any = Command, delay: tuple[float, float] = (0.0, 0.0)
     ) -> None:

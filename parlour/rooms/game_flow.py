@@ -73,8 +73,7 @@ class GameFlow(RoomState):
         self.seed, self.started_at, self.seq = seed, cmd.at, 0
         self.games_played += 1
         self.game_log, self.outcome, self.countdown = [], None, None
-        self.table_log.clear()
-        self.table_log_count = 0
+        self._new_table_log()
         self.state = PLAYING
         self.turn = None
         self.set_turn(cmd.at, None)

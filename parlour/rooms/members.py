@@ -26,6 +26,11 @@ class Sink(Protocol):
     ``game``): a member that only follows who is in the room (the ``/dots`` adapter's admin session).
     A plain sink with a false ``legal`` attribute may get game views without ``legal``, when the engine
     can build them for less (``seat_view_without_legal``): for one that never reads it (``/ws`` Cheat).
+    A plain sink with a false ``log`` attribute gets game messages with an empty ``log``: the adapters
+    and bots, which never read it; while no recipient takes an action's entries, the room writes them
+    only once its log is read (``Outbound.table_log``: a snapshot). A plain sink with a false ``views``
+    attribute gets each game view as a ``rooms.outbound.LazyView``, built when first read from the game
+    as it is then: for one that reads few views (``/dots``, for its BOARD packets).
     """
 
     def send(self, message: Message) -> None:

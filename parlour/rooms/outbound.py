@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import time
+from collections import deque
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
 
 from parlour.dumps import json_bytes
 from parlour.games import Event
@@ -10,7 +13,13 @@ from parlour.rooms import messages, scoreboard
 from parlour.rooms.encoding import GameFrames
 from parlour.rooms.enums import PLAYER
 from parlour.rooms.members import Member, Message
-from parlour.rooms.state import RoomState
+from parlour.rooms.state import TABLE_LOG_HISTORY, RoomState
+
+LOG_LATER_MAX = 5 * TABLE_LOG_HISTORY
+"""Actions whose log entries may wait to be written (``Outbound._describe_later``): bounds the events a
+room keeps for a log nobody reads."""
+_NO_LOG: tuple[()] = ()
+"""The ``log`` of a game message to a sink that does not take it (``Sink.log``)."""
 
 
 class Outbound(RoomState):
@@ -35,25 +44,48 @@ class Outbound(RoomState):
             if member.sink is not None and not self.replaying:
                 self.send(member, self.snapshot(member))
 
+    @property
+    def table_log(self) -> deque[Message]:
+        """The current game's log entries (its latest ``TABLE_LOG_HISTORY``), written up to now."""
+        if self._log_later:
+            self._write_log()
+        return self._table_log
+
+    @property
+    def table_log_count(self) -> int:
+        """How many entries the current game's log has had (the next entry's ``n``)."""
+        if self._log_later:
+            self._write_log()
+        return self._table_log_count
+
     def describe(
-        self, events: list[Event], public: list[Message], stand_in: int | None = None
+        self,
+        events: list[Event],
+        public: list[Message],
+        stand_in: int | None = None,
+        seats: list[Message] | None = None,
     ) -> list[Message]:
         """The game-log entries for ``events``: each game's ``describe_event`` line for the event as a
         spectator sees it (``public``: each event's ``for_seat(None)``, so nothing hidden), numbered,
         with that public event for clients to draw from (a Cheat reveal's cards, a Dots line). Kept
-        for snapshots, and built while replaying too, so a room brought back after a restart still
-        shows its history. Seat ``stand_in``'s entries are marked ``by_bot``: a bot made that move
-        for a player who dropped out."""
-        names = [seat["name"] for seat in self.seats]
+        for snapshots. Seat ``stand_in``'s entries are marked ``by_bot``: a bot made that move for a
+        player who dropped out. ``seats``: the game's seats when the events happened (entries written
+        later, ``_write_log``), else now, after the entries still to be written."""
+        if seats is None:
+            if self._log_later:
+                self._write_log()
+            seats = self.seats
+        names = [seat["name"] for seat in seats]
         entries = []
         describe_event = self.engine.describe_event
+        log, n = self._table_log, self._table_log_count
         for event, seen in zip(events, public, strict=True):
             text = describe_event(seen, names)
             if text is None:
                 continue
             seat = seen.get("seat")
             entry = {
-                "n": self.table_log_count,
+                "n": n,
                 "kind": event.type,
                 "seat": seat if isinstance(seat, int) else None,
                 "text": text,
@@ -61,32 +93,49 @@ class Outbound(RoomState):
             }
             if seat == stand_in and stand_in is not None:
                 entry["by_bot"] = True
-            self.table_log_count += 1
-            self.table_log.append(entry)
+            n += 1
+            log.append(entry)
             entries.append(entry)
+        self._table_log_count = n
         return entries
+
+    def _describe_later(self, events: list[Event], public: list[Message], stand_in: int | None) -> None:
+        """``describe`` once someone reads the log: no recipient of these events takes it (an adapter,
+        a bot, nobody while replaying). The entries come out the same, in the same order."""
+        later = self._log_later
+        later.append((events, public, self.seats, stand_in))
+        if len(later) >= LOG_LATER_MAX:
+            self._write_log()
+
+    def _write_log(self) -> None:
+        later, self._log_later = self._log_later, []
+        describe = self.describe
+        for events, public, seats, stand_in in later:
+            describe(events, public, stand_in, seats)
 
     def broadcast_game(self, kind: str, events: list[Event], stand_in: int | None = None) -> None:
         # The events as a spectator sees them: the log's entries carry them, and so does the message
         # of every recipient no event tells more (the same dicts; nothing downstream changes them).
         shared = [e.for_seat(None) for e in events]
-        entries = self.describe(events, shared, stand_in)
         if self.replaying:
+            self._describe_later(events, shared, stand_in)
             return
         engine, game, seq, out = self.engine, self.game, self.seq, self._out
-        public = engine.public_view(game)
+        public: Message | None = None  # built for the first recipient that reads views now
         private: set[int] = set()  # seats some event tells more (most events tell nobody more)
         for event in events:
             if event.private:
                 private.update(event.private)
         turn = self.turn_info()
         seats = self.seats if kind == "game_started" else None
+        # The log's entries are written for the first recipient that takes them (``Sink.log``).
+        entries: list[Message] | None = None
         # What JSON sinks get is encoded once per action, and once per seat (rooms/encoding.py).
         frames: GameFrames | None = None
         encoded: dict[int | None, tuple[bytes, bytes]] = {}  # seat → its encoded events and view
         whole: dict[int | None, bytes] = {}  # seat → its whole encoded message
-        plain: dict[int | None, tuple[list[Message], Message]] = {}  # seat → events, view for other sinks
-        brief: dict[int | None, tuple[list[Message], Message]] = {}  # the same without ``legal``
+        plain: dict[int | None, tuple[list[Message], Message | LazyView]] = {}  # seat → events, view (others)
+        brief: dict[int | None, tuple[list[Message], Message | LazyView]] = {}  # the same without ``legal``
         without_legal = getattr(engine, "seat_view_without_legal", None)
         table, taken = self.seats, len(self.seats)
         for member in self.members.values():
@@ -106,12 +155,27 @@ class Outbound(RoomState):
                 if told_view is None:
                     mine = [e.for_seat(seat) for e in events] if seat in private else shared
                     seat_view = without_legal if lean and without_legal is not None else engine.seat_view
-                    part = seat_view(game, seat)
-                    told_view = views[seat] = (mine, {**public, **part})
-                update = messages.game_update(kind, seq, told_view[0], entries, told_view[1], turn, seats)
+                    if getattr(sink, "views", True) is False:
+                        view: Message | LazyView = LazyView(engine.public_view, seat_view, game, seat)
+                    else:
+                        if public is None:
+                            public = engine.public_view(game)
+                        view = {**public, **seat_view(game, seat)}
+                    told_view = views[seat] = (mine, view)
+                if getattr(sink, "log", True):
+                    if entries is None:
+                        entries = self.describe(events, shared, stand_in)
+                    log: list[Message] | tuple[()] = entries
+                else:
+                    log = _NO_LOG
+                update = messages.game_update(kind, seq, told_view[0], log, told_view[1], turn, seats)
                 out.append((sink.send, update))
                 continue
             if frames is None:
+                if entries is None:
+                    entries = self.describe(events, shared, stand_in)
+                if public is None:
+                    public = engine.public_view(game)
                 frames = GameFrames(kind, seq, public, shared, entries, turn, seats)
             parts = encoded.get(seat)
             if parts is None:
@@ -125,6 +189,8 @@ class Outbound(RoomState):
                 out.append((send_json, data))
             else:
                 out.append((sink.send, frames.message(*parts)))
+        if entries is None:
+            self._describe_later(events, shared, stand_in)
 
     def countdown_message(self) -> Message:
         if self.countdown is None:
@@ -209,6 +275,44 @@ class Outbound(RoomState):
             "has_password": self.password_hash is not None,
             "quick_play": self.quick_play,
         }
+
+
+class LazyView(Mapping[str, Any]):
+    """A seat's game view built when first read, from the game as it is then: what a sink whose
+    ``views`` attribute is false gets in its game messages (``Sink``). The ``/dots`` adapter reads a
+    view only to answer a BOARD packet, so building one per move (the public view copies the whole
+    board) was work nobody used."""
+
+    __slots__ = ("_args", "_built")
+
+    def __init__(
+        self,
+        public_view: Callable[[Any], Message],
+        seat_view: Callable[[Any, int | None], Message],
+        game: Any,
+        seat: int | None,
+    ) -> None:
+        self._args = (public_view, seat_view, game, seat)
+        self._built: Message | None = None
+
+    def _view(self) -> Message:
+        built = self._built
+        if built is None:
+            public_view, seat_view, game, seat = self._args
+            built = self._built = {**public_view(game), **seat_view(game, seat)}
+        return built
+
+    def __getitem__(self, key: str) -> Any:
+        return self._view()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._view())
+
+    def __len__(self) -> int:
+        return len(self._view())
+
+    def __bool__(self) -> bool:
+        return True  # a view is never empty: telling so must not build it
 
 
 def _remaining(deadline: float | None) -> float | None:

@@ -139,8 +139,7 @@ class RoomState:
         self.seed = 0
         self.started_at = 0.0
         self.game_log: list[dict[str, Any]] = []
-        self.table_log: deque[Message] = deque(maxlen=TABLE_LOG_HISTORY)
-        self.table_log_count = 0
+        self._new_table_log()
         self.scoreboard: scoreboard.Scoreboard = {}
         self.recent_games: deque[Message] = deque(maxlen=RECENT_GAMES)
         self.outcome: Message | None = None
@@ -149,6 +148,15 @@ class RoomState:
         self.grace: dict[str, float] = {}
         # A room nobody ever joins still closes: idle from creation until the first member.
         self.idle: float | None = config.get("created_at", time.time()) + self.timings.empty_room
+
+    def _new_table_log(self) -> None:
+        """An empty game log (the room as created, or a new game): ``Outbound.table_log``."""
+        self._table_log: deque[Message] = deque(maxlen=TABLE_LOG_HISTORY)
+        self._table_log_count = 0
+        self._log_later: list[tuple[list[Event], list[Message], list[Message], int | None]] = []
+        """Game-log entries not written yet, oldest first: (the events, each as a spectator sees it,
+        the game's seats, the stand-in seat) of each action whose game messages no recipient took the
+        log of (``Outbound.broadcast_game``); ``Outbound.table_log`` writes them when it is read."""
 
     if TYPE_CHECKING:  # what the parts call on one another (defined in the module named)
 
