@@ -6,8 +6,10 @@ the room's state in ``outbound.py``; the game messages are assembled per recipie
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
+from parlour.games import Event
 from parlour.rooms.enums import CountdownKind, EndReason, LeaveReason, Phase
 from parlour.rooms.members import Member, Message
 
@@ -19,6 +21,39 @@ def error(code: str, message: str, request_id: Any = None) -> Message:
     if request_id is not None:
         out["id"] = request_id
     return out
+
+
+def log_entries(
+    describe_event: Callable[[Message, list[str]], str | None],
+    events: list[Event],
+    public: list[Message],
+    names: list[str],
+    first: int,
+    stand_in: int | None,
+) -> list[Message]:
+    """Game-log entries numbered from ``first``: the game's line for each event as a spectator sees it
+    (``public``; events without a line are skipped), with that event for clients to draw from; seat
+    ``stand_in``'s entries are marked ``by_bot`` (a bot moved for a player who dropped out). The live
+    table (``Outbound.describe``) and replays (``Replay``) write them alike."""
+    entries = []
+    n = first
+    for event, seen in zip(events, public, strict=True):
+        text = describe_event(seen, names)
+        if text is None:
+            continue
+        seat = seen.get("seat")
+        entry = {
+            "n": n,
+            "kind": event.type,
+            "seat": seat if isinstance(seat, int) else None,
+            "text": text,
+            "event": seen,
+        }
+        if seat == stand_in and stand_in is not None:
+            entry["by_bot"] = True
+        n += 1
+        entries.append(entry)
+    return entries
 
 
 def member_joined(member: Member, host: str | None) -> Message:

@@ -65,38 +65,19 @@ class Outbound(RoomState):
         stand_in: int | None = None,
         seats: list[Message] | None = None,
     ) -> list[Message]:
-        """The game-log entries for ``events``: each game's ``describe_event`` line for the event as a
-        spectator sees it (``public``: each event's ``for_seat(None)``, so nothing hidden), numbered,
-        with that public event for clients to draw from (a Cheat reveal's cards, a Dots line). Kept
-        for snapshots. Seat ``stand_in``'s entries are marked ``by_bot``: a bot made that move for a
-        player who dropped out. ``seats``: the game's seats when the events happened (entries written
-        later, ``_write_log``), else now, after the entries still to be written."""
+        """The game-log entries for ``events`` (``messages.log_entries``; ``public``: each event's
+        ``for_seat(None)``, so nothing hidden), kept for snapshots. ``seats``: the game's seats when
+        the events happened (entries written later, ``_write_log``), else now, after the entries still
+        to be written."""
         if seats is None:
             if self._log_later:
                 self._write_log()
             seats = self.seats
         names = [seat["name"] for seat in seats]
-        entries = []
-        describe_event = self.engine.describe_event
-        log, n = self._table_log, self._table_log_count
-        for event, seen in zip(events, public, strict=True):
-            text = describe_event(seen, names)
-            if text is None:
-                continue
-            seat = seen.get("seat")
-            entry = {
-                "n": n,
-                "kind": event.type,
-                "seat": seat if isinstance(seat, int) else None,
-                "text": text,
-                "event": seen,
-            }
-            if seat == stand_in and stand_in is not None:
-                entry["by_bot"] = True
-            n += 1
-            log.append(entry)
-            entries.append(entry)
-        self._table_log_count = n
+        first = self._table_log_count
+        entries = messages.log_entries(self.engine.describe_event, events, public, names, first, stand_in)
+        self._table_log.extend(entries)
+        self._table_log_count = first + len(entries)
         return entries
 
     def _describe_later(self, events: list[Event], public: list[Message], stand_in: int | None) -> None:

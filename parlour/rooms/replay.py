@@ -27,6 +27,7 @@ from typing import Any
 from parlour.bots.catalog import get_game
 from parlour.games import Event, Game, Outcome
 from parlour.rooms.game_record import steps as game_steps
+from parlour.rooms.messages import log_entries
 from parlour.store import GameRecord
 
 CLONE_EVERY = 64
@@ -193,25 +194,9 @@ class Replay:
     def _describe(self, events: list[Event], first: int, step: Step) -> list[dict[str, Any]]:
         """The game-log entries of ``events`` as the live table wrote them (``Outbound.describe``),
         the acting seat's marked ``by_bot`` when a bot made the move for its player."""
+        public = [event.for_seat(None) for event in events]
         stand_in = step.seat if step.by_bot else None
-        entries: list[dict[str, Any]] = []
-        for event in events:
-            public = event.for_seat(None)
-            text = self.engine.describe_event(public, self.names)
-            if text is None:
-                continue
-            seat = public.get("seat")
-            entry = {
-                "n": first + len(entries),
-                "kind": event.type,
-                "seat": seat if isinstance(seat, int) else None,
-                "text": text,
-                "event": public,
-            }
-            if seat == stand_in and stand_in is not None:
-                entry["by_bot"] = True
-            entries.append(entry)
-        return entries
+        return log_entries(self.engine.describe_event, events, public, self.names, first, stand_in)
 
     def _start(self, before: int) -> _Point:
         """A point at step ``before - 1`` (or the empty point before the deal) to advance from: the cursor

@@ -75,6 +75,22 @@ class MemoryStore:
         return next((g for g in self.finished if g.id == game_id), None)
 
 
+class ListSink:
+    """A plain sink that keeps what it is sent in ``messages``; keyword arguments set its ``Sink``
+    attributes (``games``, ``legal``, ``log``, ``views``), as an adapter's or a bot's sink has them."""
+
+    def __init__(self, messages: list[dict[str, Any]] | None = None, **attributes: bool) -> None:
+        self.messages: list[dict[str, Any]] = [] if messages is None else messages
+        for name, value in attributes.items():
+            setattr(self, name, value)
+
+    def send(self, message: dict[str, Any]) -> None:
+        self.messages.append(message)
+
+    def close(self, code: int = 1000, reason: str = "") -> None:
+        pass
+
+
 class Inbox:
     """A fake client: a session, its sink, and every message it received."""
 

@@ -9,28 +9,21 @@ import asyncio
 import random
 from typing import Any
 
-from tests.rooms.harness import Harness, Inbox
-
-
-class LoglessSink:
-    """A plain sink that, like an adapter's, never reads the game log."""
-
-    log = False
-
-    def __init__(self) -> None:
-        self.messages: list[dict[str, Any]] = []
-
-    def send(self, message: dict[str, Any]) -> None:
-        self.messages.append(message)
-
-    def close(self, code: int = 1000, reason: str = "") -> None:
-        pass
+from tests.rooms.harness import Harness, Inbox, ListSink
 
 
 async def _dots_table(harness: Harness) -> tuple[Any, list[Inbox]]:
     players = await harness.table("dots", 2, {"width": 4, "height": 4})
     (room,) = (r for r in harness.manager.rooms.values() if r.member_by_session(players[0].session.id))
     return room, players
+
+
+def _seat_sinks(room: Any, **attributes: bool) -> dict[int, ListSink]:
+    """Each seated player's messages go, from now on, to a ``ListSink`` with those ``Sink`` attributes."""
+    sinks = {0: ListSink(**attributes), 1: ListSink(**attributes)}
+    for seat, sink in sinks.items():
+        next(m for m in room.members.values() if m.seat == seat).sink = sink
+    return sinks
 
 
 async def _move(harness: Harness, room: Any, players: list[Inbox], sinks: dict[int, Any], line: int) -> None:
@@ -53,10 +46,7 @@ async def test_a_log_nobody_takes_is_written_when_read_and_equals_the_one_sent()
     quiet, quiet_players = await _dots_table(harness)
     told, told_players = await _dots_table(harness)
     # In the first room both players' messages go to sinks that do not take the log.
-    logless = {0: LoglessSink(), 1: LoglessSink()}
-    for seat, sink in logless.items():
-        member = next(m for m in quiet.members.values() if m.seat == seat)
-        member.sink = sink
+    logless = _seat_sinks(quiet, log=False)
     rng = random.Random(3)
     lines = list(quiet.game.free)
     rng.shuffle(lines)
@@ -88,9 +78,7 @@ async def test_a_log_nobody_takes_is_written_when_read_and_equals_the_one_sent()
 async def test_a_recovered_room_shows_the_log_it_had() -> None:
     harness = Harness()
     room, players = await _dots_table(harness)
-    logless = {0: LoglessSink(), 1: LoglessSink()}
-    for seat, sink in logless.items():
-        next(m for m in room.members.values() if m.seat == seat).sink = sink
+    logless = _seat_sinks(room, log=False)
     for line in sorted(room.game.free)[:9]:
         await _move(harness, room, players, logless, line)
     again = harness.restarted()

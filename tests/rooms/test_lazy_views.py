@@ -4,21 +4,13 @@
 from __future__ import annotations
 
 from tests.rooms.harness import Harness
-from tests.rooms.test_game_log import LoglessSink, _dots_table, _move
-
-
-class ViewlessSink(LoglessSink):
-    """A plain sink that, like the ``/dots`` adapter's, reads few game views (``Sink.views``)."""
-
-    views = False
+from tests.rooms.test_game_log import _dots_table, _move, _seat_sinks
 
 
 async def test_a_sink_that_reads_few_views_gets_each_built_when_read() -> None:
     harness = Harness()
     room, players = await _dots_table(harness)
-    lazy = {0: ViewlessSink(), 1: ViewlessSink()}
-    for seat, sink in lazy.items():
-        next(m for m in room.members.values() if m.seat == seat).sink = sink
+    lazy = _seat_sinks(room, log=False, views=False)  # as the /dots adapter's sessions
     for line in sorted(room.game.free)[:6]:
         await _move(harness, room, players, lazy, line)
         for seat, sink in lazy.items():

@@ -6,7 +6,7 @@ import asyncio
 from typing import Any
 
 from parlour.rooms import CallbackSink, Command, Manager, Member, Room, Timings
-from tests.rooms.harness import Harness, MemoryStore
+from tests.rooms.harness import Harness, ListSink, MemoryStore
 from tests.server.client import first_legal
 
 
@@ -259,25 +259,10 @@ async def test_failed_append_undoes_the_command(harness: Harness, monkeypatch) -
     assert (await clients[0].do("action", action={"type": "line", "x": 0, "y": 0, "d": 0}))["type"] == "ok"
 
 
-class MembershipOnly:
-    """A sink that asks for no game frames (as the /dots adapter's admin session does)."""
-
-    games = False
-
-    def __init__(self) -> None:
-        self.messages: list[dict[str, Any]] = []
-
-    def send(self, message: dict[str, Any]) -> None:
-        self.messages.append(message)
-
-    def close(self, code: int = 1000, reason: str = "") -> None:
-        pass
-
-
 async def test_a_sink_without_games_follows_membership_but_is_sent_no_game_frames(harness: Harness) -> None:
     clients = await harness.table("dots", 2)
     room = _room(harness)
-    watcher, sink = await harness.client("W"), MembershipOnly()
+    watcher, sink = await harness.client("W"), ListSink(games=False)  # as /dots's admin session
     await harness.manager.join(watcher.session, sink, "r", room.code, None, "spectator")
     await _act(room, clients, 4)
     late = await harness.client("Late")
@@ -305,7 +290,7 @@ async def test_a_room_created_to_spectate_has_its_creator_as_seatless_host(harne
 
 
 async def test_the_lobby_hears_a_game_end_but_not_each_move(harness: Harness) -> None:
-    lobby = MembershipOnly()  # any hashable sink
+    lobby = ListSink(games=False)  # any hashable sink
     harness.manager.lobby_subscribe(lobby, "dots")
     clients = [await harness.client("A"), await harness.client("B")]
     host = clients[0]
@@ -327,17 +312,6 @@ async def test_the_lobby_hears_a_game_end_but_not_each_move(harness: Harness) ->
     assert lobby.messages[-1] == {"type": "lobby_room_removed", "code": room.code}
 
 
-class NoLegal(MembershipOnly):
-    """A plain sink that never reads a view's ``legal`` (as the /ws Cheat adapter's sessions); what it
-    gets goes to ``messages`` (an inbox's, so its replies still reach the harness)."""
-
-    games = True
-    legal = False
-
-    def __init__(self, messages: list[dict[str, Any]]) -> None:
-        self.messages = messages
-
-
 async def test_a_sink_without_legal_gets_the_same_views_less_legal(harness: Harness) -> None:
     """Cheat builds a view without its legal plays for such a sink; every other key, and every other
     recipient's message, is what it would be; an engine that cannot (Dots) sends its views whole."""
@@ -346,7 +320,7 @@ async def test_a_sink_without_legal_gets_the_same_views_less_legal(harness: Harn
         room = next(r for r in harness.manager.rooms.values() if r.game_name == game)
         member = room.member_by_session(clients[0].session.id)
         seen = len(clients[0].messages)
-        member.sink = clients[0].sink = NoLegal(clients[0].messages)  # type: ignore[assignment]
+        member.sink = clients[0].sink = ListSink(clients[0].messages, legal=False)  # type: ignore[assignment]
         await _act(room, clients, 6)
         lean = [m for m in clients[0].messages[seen:] if m["type"] == "game"]
         full = [m for m in clients[1].messages if m["type"] == "game"][-len(lean) :]
