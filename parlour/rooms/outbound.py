@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from collections.abc import Callable, Iterator, Mapping
-from typing import Any
 
 from parlour.dumps import json_bytes
 from parlour.games import Event
@@ -102,7 +100,7 @@ class Outbound(RoomState):
             self._describe_later(events, shared, stand_in)
             return
         engine, game, seq, out = self.engine, self.game, self.seq, self._out
-        public: Message | None = None  # built for the first recipient that reads views now
+        public = engine.public_view(game)
         private: set[int] = set()  # seats some event tells more (most events tell nobody more)
         for event in events:
             if event.private:
@@ -115,8 +113,8 @@ class Outbound(RoomState):
         frames: GameFrames | None = None
         encoded: dict[int | None, tuple[bytes, bytes]] = {}  # seat → its encoded events and view
         whole: dict[int | None, bytes] = {}  # seat → its whole encoded message
-        plain: dict[int | None, tuple[list[Message], Message | LazyView]] = {}  # seat → events, view (others)
-        brief: dict[int | None, tuple[list[Message], Message | LazyView]] = {}  # the same without ``legal``
+        plain: dict[int | None, tuple[list[Message], Message]] = {}  # seat → events, view for other sinks
+        brief: dict[int | None, tuple[list[Message], Message]] = {}  # the same without ``legal``
         without_legal = getattr(engine, "seat_view_without_legal", None)
         table, taken = self.seats, len(self.seats)
         for member in self.members.values():
@@ -136,13 +134,8 @@ class Outbound(RoomState):
                 if told_view is None:
                     mine = [e.for_seat(seat) for e in events] if seat in private else shared
                     seat_view = without_legal if lean and without_legal is not None else engine.seat_view
-                    if getattr(sink, "views", True) is False:
-                        view: Message | LazyView = LazyView(engine.public_view, seat_view, game, seat)
-                    else:
-                        if public is None:
-                            public = engine.public_view(game)
-                        view = {**public, **seat_view(game, seat)}
-                    told_view = views[seat] = (mine, view)
+                    part = seat_view(game, seat)
+                    told_view = views[seat] = (mine, {**public, **part})
                 if getattr(sink, "log", True):
                     if entries is None:
                         entries = self.describe(events, shared, stand_in)
@@ -155,8 +148,6 @@ class Outbound(RoomState):
             if frames is None:
                 if entries is None:
                     entries = self.describe(events, shared, stand_in)
-                if public is None:
-                    public = engine.public_view(game)
                 frames = GameFrames(kind, seq, public, shared, entries, turn, seats)
             parts = encoded.get(seat)
             if parts is None:
@@ -256,44 +247,6 @@ class Outbound(RoomState):
             "has_password": self.password_hash is not None,
             "quick_play": self.quick_play,
         }
-
-
-class LazyView(Mapping[str, Any]):
-    """A seat's game view built when first read, from the game as it is then: what a sink whose
-    ``views`` attribute is false gets in its game messages (``Sink``). The ``/dots`` adapter reads a
-    view only to answer a BOARD packet, so building one per move (the public view copies the whole
-    board) was work nobody used."""
-
-    __slots__ = ("_args", "_built")
-
-    def __init__(
-        self,
-        public_view: Callable[[Any], Message],
-        seat_view: Callable[[Any, int | None], Message],
-        game: Any,
-        seat: int | None,
-    ) -> None:
-        self._args = (public_view, seat_view, game, seat)
-        self._built: Message | None = None
-
-    def _view(self) -> Message:
-        built = self._built
-        if built is None:
-            public_view, seat_view, game, seat = self._args
-            built = self._built = {**public_view(game), **seat_view(game, seat)}
-        return built
-
-    def __getitem__(self, key: str) -> Any:
-        return self._view()[key]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._view())
-
-    def __len__(self) -> int:
-        return len(self._view())
-
-    def __bool__(self) -> bool:
-        return True  # a view is never empty: telling so must not build it
 
 
 def _remaining(deadline: float | None) -> float | None:

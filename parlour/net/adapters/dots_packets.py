@@ -24,7 +24,7 @@ import asyncio
 import hashlib
 import logging
 import secrets
-from collections.abc import Awaitable, Callable, Coroutine, Mapping
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -327,7 +327,7 @@ class DotsClient:
         self.state: str = WAITING
         self.pids: dict[int, int] = {}
         """Seat → playerid for the game being played (made once per game, read per move)."""
-        self.view: Mapping[str, Any] = {}
+        self.view: Message = {}
         self.width = 0
         self.height = 0
 
@@ -432,10 +432,7 @@ class DotsClient:
             return
         room = self.registry.find(name)
         code = await self.registry.code_for(name)
-        # Views only for BOARD packets: built when one is asked for, not per move.
-        self.bridge = Bridge(
-            self.connect, self._on_native, immediate=True, refused=self._move_refused, views=False
-        )
+        self.bridge = Bridge(self.connect, self._on_native, immediate=True, refused=self._move_refused)
         reply = await self.bridge.request("identify", name=username)
         if reply["type"] == "welcome":
             request: dict[str, Any] = {"code": code}
