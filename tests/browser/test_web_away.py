@@ -11,7 +11,7 @@ import pytest
 from browser_helpers import PHONE, create_room, drive, join_room, shots, start_game, take_over, wait_room
 from conftest import Server
 from test_web_uno import uno_step
-from wire import Wire
+from wire import two_at_a_table
 
 pytestmark = pytest.mark.browser
 
@@ -95,11 +95,7 @@ def test_uno_seat_goes_away_then_a_bot_plays_it_to_the_end(open_page, grace_serv
 
 def test_dots_turn_of_an_absent_player_says_it_waits_for_them(open_page, server):
     """Dots & Boxes names whose turn it is; for a player who dropped out it does not say "thinking"."""
-    ada, bo = Wire(server, "Ada"), Wire(server, "Bo")
-    code = ada.request("create_room", game="dots", settings={"width": 4, "height": 4}, capacity=2)["code"]
-    bo.request("join", code=code)
-    ada.request("start")
-    bo.until(lambda m: m["type"] == "game_started")
+    ada, bo, _ = two_at_a_table(server, "dots", {"width": 4, "height": 4})
     if ada.view["turn"] == 0:  # Ada (seat 0) moves first: her line, then it is Bo's turn
         ada.request("action", action={"type": "line", "x": 0, "y": 0, "d": 0})
     page = open_page("/", PHONE)  # Ada's page takes her session over

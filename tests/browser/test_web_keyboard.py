@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 from browser_helpers import seq, shots, take_over, wait_seq
-from wire import Wire
+from wire import Wire, two_at_a_table
 
 pytestmark = pytest.mark.browser
 
@@ -65,11 +65,7 @@ def test_cheat_by_keyboard(open_page, server):
 
 
 def test_dots_by_keyboard(open_page, server):
-    ada, bo = Wire(server, "Ada"), Wire(server, "Bo")
-    code = ada.request("create_room", game="dots", settings={"width": 3, "height": 3}, capacity=2)["code"]
-    bo.request("join", code=code)
-    ada.request("start")
-    bo.until(lambda m: m["type"] == "game_started")
+    ada, bo, _ = two_at_a_table(server, "dots", {"width": 3, "height": 3})
     if ada.view["turn"] != 0:
         bo.request("action", action={"type": "line", "x": 1, "y": 2, "d": 0})
     page = _as(open_page, ada, "Ada")
@@ -87,11 +83,7 @@ def test_dots_by_keyboard(open_page, server):
 
 
 def test_connect_four_by_keyboard(open_page, server):
-    ada, bo = Wire(server, "Ada"), Wire(server, "Bo")
-    code = ada.request("create_room", game="connect_four", capacity=2)["code"]
-    bo.request("join", code=code)
-    ada.request("start")
-    bo.until(lambda m: m["type"] == "game_started")
+    ada, bo, _ = two_at_a_table(server, "connect_four")
     if ada.view["turn"] != 0:
         bo.request("action", action={"type": "drop", "column": 0})
     page = _as(open_page, ada, "Ada")
@@ -106,11 +98,7 @@ def test_connect_four_by_keyboard(open_page, server):
 
 
 def test_uno_by_keyboard(open_page, server):
-    ada, bo = Wire(server, "Ada"), Wire(server, "Bo")
-    code = ada.request("create_room", game="uno", capacity=2)["code"]
-    bo.request("join", code=code)
-    ada.request("start")
-    bo.until(lambda m: m["type"] == "game_started")
+    ada, bo, _ = two_at_a_table(server, "uno")
     while bo.view["turn"] == 1:  # Bo plays (or draws) until it is Ada's turn
         legal = bo.view["legal"]
         play = next((a for a in legal if a["type"] == "play" and a["card"] < 100), None)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from browser_helpers import PHONE, shot, shots, take_over
-from wire import Wire
+from wire import Wire, two_at_a_table
 
 pytestmark = pytest.mark.browser
 
@@ -31,26 +31,12 @@ def _uno_until_wild_draw4(ada: Wire, bo: Wire) -> None:
     raise AssertionError("no Wild Draw Four in 3,000 moves")
 
 
-def _connect_four_started(server: str) -> tuple[Wire, Wire, bool]:
-    """Ada and Bo over the wire in a started Connect Four game; whether Ada moves first."""
-    ada, bo = Wire(server, "Ada"), Wire(server, "Bo")
-    code = ada.request("create_room", game="connect_four", capacity=2)["code"]
-    bo.request("join", code=code)
-    ada.request("start")
-    bo.until(lambda m: m["type"] == "game_started")
-    return ada, bo, ada.view["turn"] == 0
-
-
 def _texts(page) -> list[str]:
     return page.locator("#game-log .log-entry .log-text").all_inner_texts()
 
 
 def test_log_shows_wild_draw_four_colour_and_draw_in_order_after_reload(open_page, server):
-    ada, bo = Wire(server, "Ada"), Wire(server, "Bo")
-    code = ada.request("create_room", game="uno", settings={"target_score": 2000}, capacity=2)["code"]
-    bo.request("join", code=code)
-    ada.request("start")
-    bo.until(lambda m: m["type"] == "game_started")
+    ada, bo, _ = two_at_a_table(server, "uno", {"target_score": 2000})
     _uno_until_wild_draw4(ada, bo)
     token = bo.token
     bo.close()
@@ -75,7 +61,8 @@ def test_log_shows_wild_draw_four_colour_and_draw_in_order_after_reload(open_pag
 
 
 def test_log_says_you_for_the_viewers_own_moves(open_page, server):
-    ada, bo, ada_first = _connect_four_started(server)
+    ada, bo, _ = two_at_a_table(server, "connect_four")
+    ada_first = ada.view["turn"] == 0
     if not ada_first:
         bo.request("action", action={"type": "drop", "column": 0})
 
@@ -99,7 +86,8 @@ def test_log_says_you_for_the_viewers_own_moves(open_page, server):
 
 def test_while_you_were_away_marks_only_what_happened_while_away(open_page, server):
     """The marker stands before the moves made while this tab was gone, and only when there were any."""
-    ada, bo, ada_first = _connect_four_started(server)
+    ada, bo, _ = two_at_a_table(server, "connect_four")
+    ada_first = ada.view["turn"] == 0
     page = open_page("/")  # Bo's page takes his session over
     take_over(page, bo.token, "Bo")
     page.locator(".table-host").wait_for()

@@ -8,7 +8,7 @@ import re
 
 import pytest
 from browser_helpers import PHONE, create_room, join_room, shot, shots, start_game, take_over
-from wire import Wire
+from wire import Wire, two_at_a_table
 
 pytestmark = pytest.mark.browser
 
@@ -113,11 +113,7 @@ def _overlap(a: list[float], b: list[float]) -> bool:
 def test_toast_leaves_the_top_bar_and_the_table_readable_on_a_phone(open_page, server):
     """A toast ("Cy is watching") on a phone mid-game covers none of the top bar's name, status and
     buttons, nor the room's buttons, the seats or the hand; it is on screen and announced."""
-    ada, bo = Wire(server, "Ada"), Wire(server, "Bo")
-    code = ada.request("create_room", game="uno", settings={"target_score": 500}, capacity=2)["code"]
-    bo.request("join", code=code)
-    ada.request("start")
-    bo.until(lambda m: m["type"] == "game_started")
+    ada, bo, code = two_at_a_table(server, "uno", {"target_score": 500})
     page = open_page("/", PHONE)  # Bo's page takes his session over
     take_over(page, bo.token, "Bo")
     page.locator('[data-testid="hand"] .ucard').first.wait_for()

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 from browser_helpers import DESKTOP, shots, wait_room
-from wire import Wire
+from wire import Wire, two_at_a_table
 
 pytestmark = pytest.mark.browser
 
@@ -24,11 +24,7 @@ RECORD_TOASTS = """() => {
 
 
 def _uno(server: str) -> tuple[str, list[Wire]]:
-    ada, bo = Wire(server, "Ada"), Wire(server, "Bo")
-    code = ada.request("create_room", game="uno", settings={"target_score": 2000}, capacity=2)["code"]
-    bo.request("join", code=code)
-    ada.request("start")
-    bo.until(lambda m: m["type"] == "game_started")
+    ada, bo, code = two_at_a_table(server, "uno", {"target_score": 2000})
     return code, [ada, bo]
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 from browser_helpers import shots, wait_room
-from wire import Wire
+from wire import Wire, two_at_a_table
 
 pytestmark = pytest.mark.browser
 
@@ -27,11 +27,7 @@ def _on_turn(players: list[Wire]) -> Wire:
 
 
 def test_dots_marks_every_line_and_box_of_the_last_turn(open_page, server):
-    ada, bo = Wire(server, "Ada"), Wire(server, "Bo")
-    code = ada.request("create_room", game="dots", settings={"width": 3, "height": 3}, capacity=2)["code"]
-    bo.request("join", code=code)
-    ada.request("start")
-    bo.until(lambda m: m["type"] == "game_started")
+    ada, bo, code = two_at_a_table(server, "dots", {"width": 3, "height": 3})
     watcher = _watch(open_page, code)
     # Two boxes side by side get three sides each; then the middle line takes both, and one more.
     lines = [(0, 0, 0), (1, 0, 0), (0, 0, 1), (2, 0, 1), (0, 1, 0), (1, 1, 0), (1, 0, 1), (0, 1, 1)]

@@ -59,3 +59,14 @@ class Wire:
 
     def close(self) -> None:
         self._stack.close()
+
+
+def two_at_a_table(base: str, game: str, settings: Message | None = None) -> tuple[Wire, Wire, str]:
+    """Ada and Bo over the wire, seated in a new two-seat room of ``game`` whose game has started; and
+    the room's code."""
+    ada, bo = Wire(base, "Ada"), Wire(base, "Bo")
+    code = ada.request("create_room", game=game, settings=settings or {}, capacity=2)["code"]
+    bo.request("join", code=code)
+    ada.request("start")
+    bo.until(lambda m: m["type"] == "game_started")
+    return ada, bo, code
