@@ -39,6 +39,9 @@ class MemoryStore:
         return True
 
     async def append(self, code: str, record: dict[str, Any], game: GameRecord | None = None) -> None:
+        self._keep(code, record, game)
+
+    def _keep(self, code: str, record: dict[str, Any], game: GameRecord | None) -> None:
         self.rooms[code].log.append(record)
         if game is not None:
             self.finished.append(game)
@@ -53,9 +56,7 @@ class MemoryStore:
         """Durable at once, so the room continues inline; a store that overrides ``append`` (a test's
         slow or failing one) is awaited in a task, as the Redis store does."""
         if getattr(self.append, "__func__", None) is MemoryStore.append:
-            self.rooms[code].log.append(record)
-            if game is not None:
-                self.finished.append(game)
+            self._keep(code, record, game)
             then(None)
             return
         task = asyncio.get_running_loop().create_task(self.append(code, record, game))
