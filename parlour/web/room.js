@@ -12,6 +12,10 @@ const STATE_TEXT = { waiting: "Waiting for players", countdown: "Starting soon",
 export function tableContext(room, app) {
   const seats = room.play?.seats ?? [];
   const mine = seats.find((s) => s.member === room.you?.member);
+  const memberAt = (seat) => {
+    const id = seats.find((s) => s.seat === seat)?.member;
+    return room.members?.find((x) => x.id === id);
+  };
   return {
     seat: mine ? mine.seat : null, // null: watching (spectator, or seated after this game began)
     name: (seat) => seats.find((s) => s.seat === seat)?.name ?? `Seat ${seat + 1}`,
@@ -19,8 +23,7 @@ export function tableContext(room, app) {
     /** "bot", "offline · 12 s" (the seconds the seat still waits) or "bot playing" on a seat chip, so
      * nobody has to look at the side panel to know why a seat does not move. */
     presence: (seat) => {
-      const id = seats.find((s) => s.seat === seat)?.member;
-      const m = room.members?.find((x) => x.id === id);
+      const m = memberAt(seat);
       if (!m) return null;
       if (m.bot) return el("span", { class: "badge bot" }, "bot");
       if (m.replaced) return el("span", { class: "badge bot", title: "A bot plays this seat until they are back" }, "bot playing");
@@ -28,8 +31,7 @@ export function tableContext(room, app) {
     },
     /** The seat's player dropped out and no bot plays for them (yet): the seat is waiting, not thinking. */
     absent: (seat) => {
-      const id = seats.find((s) => s.seat === seat)?.member;
-      const m = room.members?.find((x) => x.id === id);
+      const m = memberAt(seat);
       return Boolean(m && !m.bot && !m.connected && !m.replaced);
     },
     rerender: () => renderStage(room, app),
