@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, cast
 
 import orjson
@@ -140,20 +141,47 @@ class RoomActor(RoomState):
             return
         self._finish(cmd, done, code)
 
+    @property
+    def settled(self) -> bool:
+        """No command is between changing the room and its commit: all the room holds is committed.
+        (A handler runs, and a failed one is undone, in one call: nothing reads the room meanwhile.)"""
+        return self._waiting is None
+
+    def when_settled(self, call: Callable[[], None]) -> None:
+        """Run ``call`` once the room is ``settled``: now, or once the command being committed has been
+        delivered (or undone, if its commit failed), before the next command runs."""
+        if self._waiting is None:
+            call()
+        else:
+            self._settle_calls.append(call)
+
     def _committed(self, error: BaseException | None) -> None:
         """The store's call once the waiting command's append committed (or failed); then drain on."""
-        waiting, self._waiting = self._waiting, None
+        waiting = self._waiting
         if waiting is None:  # pragma: no cover - the store calls back once per append
             return
         cmd, done, state_before, records_before, count_before = waiting
         if error is None:
+            self._waiting = None
             self._deliver(cmd, done, True, state_before)
         else:
-            # Not durable, so it never happened: drop the record, then rebuild from the log.
+            # Not durable, so it never happened: drop the record, then rebuild from the log. The room
+            # is settled only once rebuilt (``_fail``): until then its game may show the change.
             del records_before[count_before:]
             self.records = records_before
             self._fail(cmd, done, error)
+            self._waiting = None
+        if self._settle_calls:
+            self._run_settle_calls()
         self._drain()
+
+    def _run_settle_calls(self) -> None:
+        calls, self._settle_calls = self._settle_calls, []
+        for call in calls:
+            try:
+                call()
+            except Exception:  # a reader's failure is its own: the room goes on
+                log.exception("room=%s a call waiting for the commit failed", self.code)
 
     def _deliver(
         self,

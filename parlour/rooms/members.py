@@ -28,7 +28,9 @@ class Sink(Protocol):
     can build them for less (``seat_view_without_legal``): for one that never reads it (``/ws`` Cheat).
     A plain sink with a false ``log`` attribute gets game messages with an empty ``log``: the adapters
     and bots, which never read it; while no recipient takes an action's entries, the room writes them
-    only once its log is read (``Outbound.table_log``: a snapshot).
+    only once its log is read (``Outbound.table_log``: a snapshot). A plain sink with a false ``views``
+    attribute gets each game view as a ``rooms.outbound.LazyView``, built when first read but never
+    showing a change that is not committed yet: for one that reads few views (``/dots``, for BOARD).
     """
 
     def send(self, message: Message) -> None:

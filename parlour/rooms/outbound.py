@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import time
 from collections import deque
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
 
 from parlour.dumps import json_bytes
 from parlour.games import Event
@@ -100,7 +102,7 @@ class Outbound(RoomState):
             self._describe_later(events, shared, stand_in)
             return
         engine, game, seq, out = self.engine, self.game, self.seq, self._out
-        public = engine.public_view(game)
+        public: Message | None = None  # built for the first recipient that takes views now
         private: set[int] = set()  # seats some event tells more (most events tell nobody more)
         for event in events:
             if event.private:
@@ -113,8 +115,8 @@ class Outbound(RoomState):
         frames: GameFrames | None = None
         encoded: dict[int | None, tuple[bytes, bytes]] = {}  # seat → its encoded events and view
         whole: dict[int | None, bytes] = {}  # seat → its whole encoded message
-        plain: dict[int | None, tuple[list[Message], Message]] = {}  # seat → events, view for other sinks
-        brief: dict[int | None, tuple[list[Message], Message]] = {}  # the same without ``legal``
+        plain: dict[int | None, tuple[list[Message], Message | LazyView]] = {}  # seat → events, view
+        brief: dict[int | None, tuple[list[Message], Message | LazyView]] = {}  # the same without ``legal``
         without_legal = getattr(engine, "seat_view_without_legal", None)
         table, taken = self.seats, len(self.seats)
         for member in self.members.values():
@@ -134,8 +136,13 @@ class Outbound(RoomState):
                 if told_view is None:
                     mine = [e.for_seat(seat) for e in events] if seat in private else shared
                     seat_view = without_legal if lean and without_legal is not None else engine.seat_view
-                    part = seat_view(game, seat)
-                    told_view = views[seat] = (mine, {**public, **part})
+                    if getattr(sink, "views", True) is False:
+                        view: Message | LazyView = LazyView(self, seat_view, seat)
+                    else:
+                        if public is None:
+                            public = engine.public_view(game)
+                        view = {**public, **seat_view(game, seat)}
+                    told_view = views[seat] = (mine, view)
                 if getattr(sink, "log", True):
                     if entries is None:
                         entries = self.describe(events, shared, stand_in)
@@ -148,6 +155,8 @@ class Outbound(RoomState):
             if frames is None:
                 if entries is None:
                     entries = self.describe(events, shared, stand_in)
+                if public is None:
+                    public = engine.public_view(game)
                 frames = GameFrames(kind, seq, public, shared, entries, turn, seats)
             parts = encoded.get(seat)
             if parts is None:
@@ -247,6 +256,75 @@ class Outbound(RoomState):
             "has_password": self.password_hash is not None,
             "quick_play": self.quick_play,
         }
+
+
+class LazyView(Mapping[str, Any]):
+    """A seat's game view built when first read: what a sink whose ``views`` attribute is false gets
+    in its game messages (``Sink``). The ``/dots`` adapter reads a view only to answer a BOARD packet,
+    so building one per move (the public view copies the whole board) was work nobody used.
+
+    It never shows a change that is not committed yet. It is ``ready`` while the room's game is still
+    the one it was made for, in the same state (the same ``seq``: every change to a game moves it on),
+    which was committed before the view was delivered; and whenever the room is ``settled`` (no command
+    between changing the room and its commit), when the game as it is then is all committed. Read when
+    not ready (the game has moved on, its change not committed yet), it raises: a reader waits for
+    ``when_ready``. Built once the game has moved on, it shows the room's game as it is then (after a
+    failed commit, the game rebuilt from the log; with no game, nothing): a later committed state.
+    """
+
+    __slots__ = ("_built", "_game", "_room", "_seat", "_seat_view", "_seq")
+
+    def __init__(
+        self, room: RoomState, seat_view: Callable[[Any, int | None], Message], seat: int | None
+    ) -> None:
+        self._room = room
+        self._game = room.game
+        self._seq = room.seq
+        self._seat_view = seat_view
+        self._seat = seat
+        self._built: Message | None = None
+
+    @property
+    def ready(self) -> bool:
+        """Whether reading it now shows only committed changes."""
+        if self._built is not None:
+            return True
+        room = self._room
+        return (room.game is self._game and room.seq == self._seq) or room.settled
+
+    def when_ready(self, call: Callable[[], None]) -> None:
+        """Run ``call`` once the view is ready: now, or once the room has delivered (or undone) the
+        command it is committing — the same or the next loop pass."""
+        if self.ready:
+            call()
+        else:
+            self._room.when_settled(call)
+
+    def _view(self) -> Message:
+        built = self._built
+        if built is None:
+            if not self.ready:
+                raise RuntimeError("read a view whose game has a change not committed yet (see when_ready)")
+            room = self._room
+            game = room.game
+            if game is None:
+                built = {}
+            else:
+                built = {**room.engine.public_view(game), **self._seat_view(game, self._seat)}
+            self._built = built
+        return built
+
+    def __getitem__(self, key: str) -> Any:
+        return self._view()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._view())
+
+    def __len__(self) -> int:
+        return len(self._view())
+
+    def __bool__(self) -> bool:
+        return True  # telling a view is there must not build it
 
 
 def _remaining(deadline: float | None) -> float | None:

@@ -96,6 +96,8 @@ class RoomState:
             tuple[Command, asyncio.Future[str | None] | None, Phase, list[dict[str, Any]], int] | None
         ) = None
         """The command whose append the store is committing, with what undoing its record needs."""
+        self._settle_calls: list[Callable[[], None]] = []
+        """What waits for the command being committed to be delivered or undone (``when_settled``)."""
         self._stopped: asyncio.Future[None] | None = None
         self._closing: asyncio.Task[None] | None = None
         self._timers = Timers(self._timer_due)
@@ -161,6 +163,11 @@ class RoomState:
     if TYPE_CHECKING:  # what the parts call on one another (defined in the module named)
 
         def _timer_due(self, name: str, deadline: float) -> None: ...  # actor
+
+        @property
+        def settled(self) -> bool: ...  # actor
+
+        def when_settled(self, call: Callable[[], None]) -> None: ...  # actor
 
         def players(self) -> list[Member]: ...  # membership
 

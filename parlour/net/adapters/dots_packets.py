@@ -24,7 +24,7 @@ import asyncio
 import hashlib
 import logging
 import secrets
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -36,6 +36,7 @@ from parlour.net.adapters.plain_socket import BadFrame, Post, decode, outbound, 
 from parlour.net.websocket_protocol import text_frames
 from parlour.rooms import CommandError
 from parlour.rooms.enums import COUNTDOWN, FINISHED, PLAYER, PLAYING, SPECTATOR, WAITING
+from parlour.rooms.outbound import LazyView
 from parlour.rooms.validate import ROOM_NAME_MAX, clean_room_name
 from parlour.store.names import PENDING, LocalNames, Names
 
@@ -66,6 +67,7 @@ _ADMIN_ERRORS = {
 NAME, ROOM, ADMIN = "dots-name", "dots-room", "dots-admin"
 """``Names`` kinds: a room name → its code; a code → "code|admin member|name"; an admin token's
 SHA-256 → "code|admin session"."""
+_NOT_IN_ROOM: Message = {"type": "BOARD", "ok": False, "message": "Join or spectate the room first."}
 _REMOVE_REASONS = {"left": "Left the room.", "kicked": "Kicked by the admin.", "timeout": "Timed out."}
 
 
@@ -327,7 +329,8 @@ class DotsClient:
         self.state: str = WAITING
         self.pids: dict[int, int] = {}
         """Seat → playerid for the game being played (made once per game, read per move)."""
-        self.view: Message = {}
+        self.view: Mapping[str, Any] = {}
+        """The game as last delivered: a ``LazyView`` (built only for a BOARD), or a snapshot's view."""
         self.width = 0
         self.height = 0
 
@@ -432,7 +435,10 @@ class DotsClient:
             return
         room = self.registry.find(name)
         code = await self.registry.code_for(name)
-        self.bridge = Bridge(self.connect, self._on_native, immediate=True, refused=self._move_refused)
+        # Views only for BOARD packets: each built when one asks for it (``LazyView``), not per move.
+        self.bridge = Bridge(
+            self.connect, self._on_native, immediate=True, refused=self._move_refused, views=False
+        )
         reply = await self.bridge.request("identify", name=username)
         if reply["type"] == "welcome":
             request: dict[str, Any] = {"code": code}
@@ -467,7 +473,7 @@ class DotsClient:
         answer: dict[str, Any] = {"type": kind, "ok": True, "playerid": self._pid(self.me)}
         if not spectate:
             answer["token"] = self.token
-        self.send_all([answer, self._board()], None)  # one write
+        self._send_board([answer])  # one write
 
     async def _spectate(self, packet: Message) -> None:
         await self._join(packet, spectate=True)
@@ -520,9 +526,9 @@ class DotsClient:
             isinstance(name, str)
             and name.strip().lower() not in {self.room.name.lower(), self.room.code.lower()}
         ):
-            self.send({"type": "BOARD", "ok": False, "message": "Join or spectate the room first."})
+            self.send(_NOT_IN_ROOM)
             return
-        self.send(self._board())
+        self._send_board([])
 
     async def _admin(self, packet: Message) -> None:
         token, cmd = text_field(packet, "admintoken") or text_field(packet, "admin_token"), packet.get("cmd")
@@ -692,6 +698,17 @@ class DotsClient:
         game = room.get("table") or {}
         self.pids = {s["seat"]: playerid(s["member"]) for s in game.get("seats", [])}
         self.view = game.get("view") or {}
+
+    def _send_board(self, before: list[Message]) -> None:
+        """``before``, then the BOARD packet, in one write. A BOARD never shows a move whose command is
+        not committed yet: while the room commits a change made since the last view was delivered (the
+        view is not ``ready``), both wait for that commit and leave right after its packets (the same
+        or the next loop pass). A connection that has left the room meanwhile is told it is not in one."""
+        view = self.view
+        if type(view) is LazyView and not view.ready:
+            view.when_ready(lambda: self._send_board(before))
+            return
+        self.send_all([*before, self._board() if self.room is not None else _NOT_IN_ROOM], None)
 
     def _board(self) -> Message:
         players: dict[int | None, str] = {}

@@ -42,6 +42,9 @@ class NativeLink(Protocol):
     def mute_legal(self) -> None:
         """From now on the session's game views may lack ``legal`` (``Sink.legal``)."""
 
+    def lazy_views(self) -> None:
+        """From now on the session's game views are built only when read (``Sink.views``)."""
+
     async def close(self, *, leave: bool) -> None:
         """Drop the connection: ``leave`` leaves the room at once, else the grace period runs."""
 
@@ -64,7 +67,8 @@ class Bridge:
     With ``games=False`` the session is sent no game frames: for a session that never reads them
     (the ``/dots`` admin), which the room then neither builds a view for nor delivers to. With
     ``legal=False`` its game views may come without ``legal`` (an adapter that never reads it), which
-    the room may then not build.
+    the room may then not build. With ``views=False`` its game views are built only when read (an
+    adapter that reads few of them: ``rooms.outbound.LazyView``).
 
     ``on_native`` is a coroutine function run by a pump task, or, with ``immediate``, a plain
     function called as each message is sent, in the sender's task (usually the room's, right
@@ -81,11 +85,13 @@ class Bridge:
         immediate: bool = False,
         games: bool = True,
         legal: bool = True,
+        views: bool = True,
         refused: Callable[[Message], None] | None = None,
     ) -> None:
         self._connect = connect
         self._games = games
         self._legal = legal
+        self._views = views
         self._on_native = on_native
         self._immediate = immediate
         self._queue: asyncio.Queue[Message] | None = None
@@ -120,6 +126,8 @@ class Bridge:
                 self._link.hear_games(False)
             if not self._legal:
                 self._link.mute_legal()
+            if not self._views:
+                self._link.lazy_views()
         rid = f"a{next(self._ids)}"
         future: asyncio.Future[Message] = asyncio.get_running_loop().create_future()
         self._pending[rid] = future

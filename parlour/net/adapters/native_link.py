@@ -30,6 +30,8 @@ class FunctionSink:
         """False: the room sends no game frames here (``Sink``; ``InProcessLink.hear_games``)."""
         self.legal = True
         """False: game views here may lack ``legal`` (``Sink``; ``InProcessLink.mute_legal``)."""
+        self.views = True
+        """False: game views here are built only when read (``Sink``; ``InProcessLink.lazy_views``)."""
         self.log = False
         """Game messages here carry no game-log entries (``Sink``): no adapter's wire has the log."""
         self.refusals: list[Message] | None = None
@@ -89,6 +91,9 @@ class InProcessLink:
 
     def mute_legal(self) -> None:
         self.sink.legal = False
+
+    def lazy_views(self) -> None:
+        self.sink.views = False
 
     async def close(self, *, leave: bool) -> None:
         if leave and self.client.session is not None and self.sink.alive:
