@@ -21,40 +21,7 @@ from parlour.net.adapters.native_link import connector
 from parlour.net.metrics import Metrics
 from parlour.rooms import Manager, Timings
 from parlour.rooms.outbound import LazyView
-from parlour.store import GameRecord
-from tests.rooms.harness import MemoryStore
-
-
-class GatedStore(MemoryStore):
-    """A ``MemoryStore`` whose appends wait, once ``hold`` is called, until ``release`` (or ``fail``)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.gate: asyncio.Future[None] | None = None
-        self.waiting = 0
-
-    def hold(self) -> None:
-        self.gate = asyncio.get_running_loop().create_future()
-
-    def release(self) -> None:
-        assert self.gate is not None
-        self.gate.set_result(None)
-        self.gate = None
-
-    def fail(self) -> None:
-        assert self.gate is not None
-        self.gate.set_exception(OSError("disk full"))
-        self.gate = None
-
-    async def append(self, code: str, record: dict[str, Any], game: GameRecord | None = None) -> None:
-        gate = self.gate
-        if gate is not None:
-            self.waiting += 1
-            try:
-                await gate
-            finally:
-                self.waiting -= 1
-        self._keep(code, record, game)
+from tests.rooms.harness import GatedStore
 
 
 class Table:

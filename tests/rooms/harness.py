@@ -76,6 +76,38 @@ class MemoryStore:
         return next((g for g in self.finished if g.id == game_id), None)
 
 
+class GatedStore(MemoryStore):
+    """A ``MemoryStore`` whose appends wait, once ``hold`` is called, until ``release`` (or ``fail``)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.gate: asyncio.Future[None] | None = None
+        self.waiting = 0
+
+    def hold(self) -> None:
+        self.gate = asyncio.get_running_loop().create_future()
+
+    def release(self) -> None:
+        assert self.gate is not None
+        self.gate.set_result(None)
+        self.gate = None
+
+    def fail(self) -> None:
+        assert self.gate is not None
+        self.gate.set_exception(OSError("disk full"))
+        self.gate = None
+
+    async def append(self, code: str, record: dict[str, Any], game: GameRecord | None = None) -> None:
+        gate = self.gate
+        if gate is not None:
+            self.waiting += 1
+            try:
+                await gate
+            finally:
+                self.waiting -= 1
+        self._keep(code, record, game)
+
+
 class ListSink:
     """A plain sink that keeps what it is sent in ``messages``; keyword arguments set its ``Sink``
     attributes (``games``, ``legal``, ``log``, ``views``), as an adapter's or a bot's sink has them."""
