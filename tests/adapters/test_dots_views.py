@@ -193,3 +193,31 @@ async def test_a_board_waiting_on_an_admin_reset_shows_the_waiting_room() -> Non
     board = boards(table.sent["a"][before:])[-1]  # after the one the reset's snapshot sends
     assert board["gamestate"] == "waiting for players" and board["lines"] == []
     assert table.sent["admin"] == [{"type": "ADMIN", "ok": True}]
+
+
+async def test_a_board_waiting_on_the_last_move_shows_the_finished_game() -> None:
+    table = Table()
+    a, b, c, room = await table.start()
+    free = sorted(room.game.free)
+    for lid in free[:-1]:
+        played = room.seq + 1
+        x, y, d = room.game.board.xyd[lid]
+        move(mover(room, a, b), x, y, d)
+        await until(lambda played=played: room.seq == played and room.settled)
+    table.store.hold()
+    x, y, d = room.game.board.xyd[free[-1]]
+    move(mover(room, a, b), x, y, d)
+    await until(lambda: table.store.waiting == 1)
+    assert room.state == "finished" and not room.settled
+    before = len(table.sent["c"])
+    await frame(c, type="BOARD")
+    assert len(table.sent["c"]) == before
+    table.store.release()
+    await until(lambda: len(boards(table.sent["c"][before:])) == 1)
+    after = table.sent["c"][before:]
+    # The last move's packets, the game's end, then the BOARD: its state read from the lazy view.
+    assert [p["type"] for p in after][-2:] == ["GAMESTATE", "BOARD"]
+    outcome = room.outcome
+    board = after[-1]
+    assert board["gamestate"] == ("tied" if outcome["tie"] else "ended") == after[-2]["state"]
+    assert len(board["lines"]) == len(free) and len(board["captures"]) == 4
