@@ -91,20 +91,24 @@ async def test_pre_encoded_views_decode_to_the_plain_ones() -> None:
 
 
 def test_a_whole_frame_is_byte_for_byte_the_encoded_message() -> None:
-    """``GameFrames.frame`` cuts one encoding of the message and joins each recipient's parts into it:
+    """``GameFrames.frame`` joins each recipient's parts into the pieces of ``game_update``'s encoding:
     the bytes must be exactly those of encoding that recipient's whole message, whatever the parts hold
-    (control characters, which orjson escapes, included)."""
-    public = {"top": {"color": "red", "value": "7"}, "note": "tab\there \x00\x01 é ✓", "n": 2**63}
+    (control characters, which orjson escapes, included), for every kind, seq and view."""
+    note = "tab\there \x00\x01\x05 é ✓"
     turn = {"seat": 1, "deadline": 1.5, "remaining": 0.25}
     log = [{"n": 0, "text": "P0 played \x01 red 7", "event": {"seat": 0}}]
-    for kind, seats in (("game", None), ("game_started", [{"seat": 0, "name": "\x00P0"}])):
-        frames = GameFrames(kind, 41, public, [{"type": "played"}], log, turn, seats)
-        for events, part in (
-            (frames.events, {"seat": 0, "hand": ["r7", "\x00"]}),
-            (orjson.dumps([{"type": "drew", "card": "b\x011"}]), {}),
-            (b"[]", {"seat": None}),
-        ):
-            view = frames.view(part)
-            expected = orjson.dumps(frames.message(events, view))
-            assert frames.frame(events, view) == expected
-            assert orjson.loads(expected)["view"] == {**public, **part}
+    for public in ({"top": {"color": "red", "value": "7"}, "note": note, "n": 2**63}, {}):
+        for kind, seq, seats in (("game", 41, None), ("game_started", 0, [{"seat": 0, "name": "\x00P0"}])):
+            frames = GameFrames(kind, seq, public, [{"type": "played"}], log, turn, seats)
+            for events, part in (
+                (frames.events, {"seat": 0, "hand": ["r7", "\x00"]}),
+                (orjson.dumps([{"type": "drew", "card": "b\x011"}]), {}),
+                (b"[]", {"seat": None}),
+            ):
+                encoded = orjson.dumps(part)
+                whole = {"type": kind, "seq": seq, "events": orjson.loads(events), "log": log}
+                whole |= {"view": {**public, **part}, "turn": turn}
+                if seats is not None:
+                    whole["seats"] = seats
+                assert frames.frame(events, encoded) == orjson.dumps(whole)
+                assert orjson.dumps(frames.message(events, encoded)) == orjson.dumps(whole)
