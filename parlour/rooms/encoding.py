@@ -53,7 +53,7 @@ class GameFrames:
         self.log = json_bytes(log)
         self.turn = json_bytes(turn)
         self.seats = None if seats is None else json_bytes(seats)
-        self.template: tuple[bytes, bytes, bytes, bytes] | None = None
+        self.template: tuple[bytes, bytes, bytes | None, bytes] | None = None
 
     def view(self, part: bytes) -> bytes:
         """A recipient's whole view: the shared public view joined with its encoded ``seat_view``."""
@@ -75,20 +75,21 @@ class GameFrames:
         template = self.template
         if template is None:
             cut = _skeleton(self.kind, self.seats is not None)
-            public = self.public
-            # The view's opening: the public view without its closing brace, ready for a seat's members.
-            public_open = b"" if public == b"{}" else public[:-1] + b","
             head = b"".join((cut[0], str(self.seq).encode(), cut[1]))
             middle = b"".join((cut[2], self.log, cut[3]))
+            # Up to the view's members, then the public view without its closing brace, ready for a
+            # seat's members (None when the public view is empty).
+            public = self.public
+            opened = None if public == b"{}" else b"".join((middle, public[:-1], b","))
             if self.seats is None:
                 tail = b"".join((cut[4], self.turn, cut[5]))
             else:
                 tail = b"".join((cut[4], self.turn, cut[5], self.seats, cut[6]))
-            template = self.template = (head, middle, public_open, tail)
-        head, middle, public_open, tail = template
-        if part == b"{}" or not public_open:
+            template = self.template = (head, middle, opened, tail)
+        head, middle, opened, tail = template
+        if opened is None or part == b"{}":
             return b"".join((head, events, middle, self.view(part), tail))
-        return b"".join((head, events, middle, public_open, memoryview(part)[1:], tail))
+        return b"".join((head, events, opened, part[1:], tail))
 
 
 # Bytes orjson never writes (it escapes control characters in strings), standing for a game message's
