@@ -263,12 +263,6 @@ class Game(Protocol):
     otherwise equal to it (the same keys, values and secrets rules), for an engine whose legal actions
     are most of a view's cost (Cheat). The room uses it for a recipient that never reads them (a sink
     whose ``legal`` attribute is false, such as a ``/ws`` Cheat session); everyone else gets ``seat_view``.
-
-    Optional: ``stable_seat_views = True`` promises that two equal (``==``) ``seat_view``s encode to the
-    same JSON: every dict built with its keys in one order, each value always of one type (never ``1``
-    in one view and ``True`` or ``1.0`` in another), and nothing in a view shared with the game state
-    (fresh dicts and lists, or read-only constants). The room then encodes a seat's view only when it
-    differs from that seat's previous one (most actions change one or two seats' views).
     """
 
     name: str

@@ -448,7 +448,6 @@ class Uno:
     secret_fields: tuple[str, ...] = ("hand",)
     revealing_events: tuple[str, ...] = ("dealer_draw",)  # cards turned to pick the dealer
     has_catches = True
-    stable_seat_views = True  # fresh dicts and lists, each key always of one type (``Game``)
     stat_labels: tuple[tuple[str, str], ...] = (("points", "UNO points"),)
     stat_rates: tuple[tuple[str, str, str, str], ...] = ()
 

@@ -116,7 +116,6 @@ class Outbound(RoomState):
         plain: dict[int | None, tuple[list[Message], Message]] = {}  # seat → events, view for other sinks
         brief: dict[int | None, tuple[list[Message], Message]] = {}  # the same without ``legal``
         without_legal = getattr(engine, "seat_view_without_legal", None)
-        stable, last_parts = getattr(engine, "stable_seat_views", False), self._seat_parts
         table, taken = self.seats, len(self.seats)
         for member in self.members.values():
             sink = member.sink
@@ -153,16 +152,7 @@ class Outbound(RoomState):
             parts = encoded.get(seat)
             if parts is None:
                 told = json_bytes([e.for_seat(seat) for e in events]) if seat in private else frames.events
-                part = engine.seat_view(game, seat)
-                # The engine's ``stable_seat_views``: a view equal to the seat's previous one encodes alike.
-                last = last_parts.get(seat)
-                if last is not None and last[0] == part:
-                    seat_part = last[1]
-                else:
-                    seat_part = json_bytes(part)
-                    if stable:
-                        last_parts[seat] = (part, seat_part)
-                parts = encoded[seat] = (told, seat_part)
+                parts = encoded[seat] = (told, json_bytes(engine.seat_view(game, seat)))
             send_json = getattr(sink, "send_json", None)
             if send_json is not None:
                 data = whole.get(seat)

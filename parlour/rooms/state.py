@@ -150,13 +150,9 @@ class RoomState:
         self.idle: float | None = config.get("created_at", time.time()) + self.timings.empty_room
 
     def _new_table_log(self) -> None:
-        """An empty game log (the room as created, or a new game): ``Outbound.table_log``; and no seat
-        view kept from the last game."""
+        """An empty game log (the room as created, or a new game): ``Outbound.table_log``."""
         self._table_log: deque[Message] = deque(maxlen=TABLE_LOG_HISTORY)
         self._table_log_count = 0
-        self._seat_parts: dict[int | None, tuple[Message, bytes]] = {}
-        """Each seat's last ``seat_view`` and its encoding, for an engine with ``stable_seat_views``
-        (``Outbound.broadcast_game``); emptied with the log, at each game's start."""
         self._log_later: list[tuple[list[Event], list[Message], list[Message], int | None]] = []
         """Game-log entries not written yet, oldest first: (the events, each as a spectator sees it,
         the game's seats, the stand-in seat) of each action whose game messages no recipient took the
