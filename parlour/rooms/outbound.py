@@ -113,7 +113,7 @@ class Outbound(RoomState):
         entries: list[Message] | None = None
         # What JSON sinks get is encoded once per action, and once per seat (rooms/encoding.py).
         frames: GameFrames | None = None
-        encoded: dict[int | None, tuple[bytes, bytes]] = {}  # seat → its encoded events and view
+        encoded: dict[int | None, tuple[bytes, bytes]] = {}  # seat → its encoded events and seat view
         whole: dict[int | None, bytes] = {}  # seat → its whole encoded message
         plain: dict[int | None, tuple[list[Message], Message | LazyView]] = {}  # seat → events, view
         brief: dict[int | None, tuple[list[Message], Message | LazyView]] = {}  # the same without ``legal``
@@ -161,7 +161,7 @@ class Outbound(RoomState):
             parts = encoded.get(seat)
             if parts is None:
                 told = json_bytes([e.for_seat(seat) for e in events]) if seat in private else frames.events
-                parts = encoded[seat] = (told, frames.view(engine.seat_view(game, seat)))
+                parts = encoded[seat] = (told, json_bytes(engine.seat_view(game, seat)))
             send_json = getattr(sink, "send_json", None)
             if send_json is not None:
                 data = whole.get(seat)

@@ -7,10 +7,13 @@ from __future__ import annotations
 
 import asyncio
 import random
+import secrets
 from typing import Any
 
 import orjson
+import pytest
 
+from parlour.rooms import Command
 from parlour.rooms.encoding import GameFrames
 from tests.rooms.harness import Harness
 
@@ -91,20 +94,74 @@ async def test_pre_encoded_views_decode_to_the_plain_ones() -> None:
 
 
 def test_a_whole_frame_is_byte_for_byte_the_encoded_message() -> None:
-    """``GameFrames.frame`` cuts one encoding of the message and joins each recipient's parts into it:
+    """``GameFrames.frame`` joins each recipient's parts into the pieces of ``game_update``'s encoding:
     the bytes must be exactly those of encoding that recipient's whole message, whatever the parts hold
-    (control characters, which orjson escapes, included)."""
-    public = {"top": {"color": "red", "value": "7"}, "note": "tab\there \x00\x01 é ✓", "n": 2**63}
+    (control characters, which orjson escapes, included), for every kind, seq and view."""
+    note = "tab\there \x00\x01\x05 é ✓"
     turn = {"seat": 1, "deadline": 1.5, "remaining": 0.25}
     log = [{"n": 0, "text": "P0 played \x01 red 7", "event": {"seat": 0}}]
-    for kind, seats in (("game", None), ("game_started", [{"seat": 0, "name": "\x00P0"}])):
-        frames = GameFrames(kind, 41, public, [{"type": "played"}], log, turn, seats)
-        for events, part in (
-            (frames.events, {"seat": 0, "hand": ["r7", "\x00"]}),
-            (orjson.dumps([{"type": "drew", "card": "b\x011"}]), {}),
-            (b"[]", {"seat": None}),
-        ):
-            view = frames.view(part)
-            expected = orjson.dumps(frames.message(events, view))
-            assert frames.frame(events, view) == expected
-            assert orjson.loads(expected)["view"] == {**public, **part}
+    for public in ({"top": {"color": "red", "value": "7"}, "note": note, "n": 2**63}, {}):
+        for kind, seq, seats in (("game", 41, None), ("game_started", 0, [{"seat": 0, "name": "\x00P0"}])):
+            frames = GameFrames(kind, seq, public, [{"type": "played"}], log, turn, seats)
+            for events, part in (
+                (frames.events, {"seat": 0, "hand": ["r7", "\x00"]}),
+                (orjson.dumps([{"type": "drew", "card": "b\x011"}]), {}),
+                (b"[]", {"seat": None}),
+            ):
+                encoded = orjson.dumps(part)
+                whole = {"type": kind, "seq": seq, "events": orjson.loads(events), "log": log}
+                whole |= {"view": {**public, **part}, "turn": turn}
+                if seats is not None:
+                    whole["seats"] = seats
+                assert frames.frame(events, encoded) == orjson.dumps(whole)
+                assert orjson.dumps(frames.message(events, encoded)) == orjson.dumps(whole)
+
+
+class PlainRecorder:
+    """A plain sink (no ``json``): gets each message as a dict, here encoded as a whole by orjson."""
+
+    def __init__(self) -> None:
+        self.frames: list[bytes] = []
+
+    def send(self, message: dict[str, Any]) -> None:
+        self.frames.append(orjson.dumps(message))
+
+    def close(self, code: int = 1000, reason: str = "") -> None:
+        pass
+
+
+async def _seat_frames(sink: type[FrameSink] | type[PlainRecorder], seed: int) -> dict[int, list[bytes]]:
+    """Each seat's game frames over a seeded 4-seat UNO game with Jump-In and Seven Swap, every member's
+    sink a ``sink``; the same seed plays the same game, in and out of turn."""
+    secrets.randbits = random.Random(seed).getrandbits  # type: ignore[assignment]
+    harness = Harness()
+    await harness.table("uno", 4, {"jump_in": True, "seven_swap": True, "target_score": 0})
+    (room,) = harness.manager.rooms.values()
+    sinks: dict[int, Any] = {}
+    for member in room.members.values():
+        member.sink = sinks.setdefault(room.game_seat(member), sink())
+    by_seat = {room.game_seat(m): m for m in room.members.values()}
+    rng = random.Random(seed)
+    for _ in range(150):
+        if room.state != "playing":
+            break
+        options = [(s, a) for s in range(4) for a in room.engine.legal_actions(room.game, s)]
+        seat, action = rng.choice(options)
+        member = by_seat[seat]
+        assert await room.submit(Command("action", member.session, {"action": action}, member.sink)) is None
+    return {seat: [f for f in s.frames if f.startswith(b'{"type":"game",')] for seat, s in sinks.items()}
+
+
+async def test_every_frame_is_the_plain_message_encoded(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Over whole seeded games, in and out of turn, every game frame a websocket gets (the room's joins
+    of pre-encoded pieces) is exactly the orjson encoding of the message a plain sink gets."""
+    monkeypatch.setattr(secrets, "randbits", secrets.randbits)  # restored after the test
+    for seed in (3, 4):
+        wire = await _seat_frames(FrameSink, seed)
+        plain = await _seat_frames(PlainRecorder, seed)
+        assert sum(len(frames) for frames in wire.values()) > 100
+        assert wire.keys() == plain.keys()
+        for seat, frames in wire.items():
+            assert len(frames) == len(plain[seat])
+            for mine, twin in zip(frames, plain[seat], strict=True):
+                assert mine == twin
