@@ -1,15 +1,16 @@
 """SQLite (WAL) store: one file in the data directory, written from the event loop, batched per tick.
 
 Every write made during one event-loop tick (any room's ``append``, a new session's row, a room's row
-made or closed) is written in a single transaction two loop passes later (so the rooms the same I/O
-woke join it; never a timer); each caller's await resolves, or its ``append_then`` callback runs, once
-it has committed. The writes run on the loop's
-own thread: a WAL commit with ``synchronous=NORMAL`` only hands pages to the OS (no fsync), and
-handing each tick's batch to a writer thread cost more (a thread wake-up and GIL hand-offs per tick,
-3–4% of the server's CPU per game action) than the commit itself. The part that does wait on the disk,
-copying the WAL back into the database (checkpoints, with their fsyncs), runs on a thread of its own
-with its own connection. ``synchronous=NORMAL`` in WAL mode survives a killed process (the OS has the
-pages); only a power cut could lose the last transactions.
+made or closed) is written in a single transaction by a ``call_soon`` callback, which runs once the
+loop's I/O callbacks of the pass have run and before it polls again (uvloop runs it in libuv's idle
+phase, asyncio at the top of its next pass), so the rooms the same poll woke join it; never a timer.
+Each caller's await resolves, or its ``append_then`` callback runs, once it has committed. The writes
+run on the loop's own thread: a WAL commit with ``synchronous=NORMAL`` only hands pages to the OS (no
+fsync), and handing each tick's batch to a writer thread cost more (a thread wake-up and GIL hand-offs
+per tick, 3–4% of the server's CPU per game action) than the commit itself. The part that does wait on
+the disk, copying the WAL back into the database (checkpoints, with their fsyncs), runs on a thread of
+its own with its own connection. ``synchronous=NORMAL`` in WAL mode survives a killed process (the OS
+has the pages); only a power cut could lose the last transactions.
 """
 
 from __future__ import annotations
@@ -208,11 +209,12 @@ class SQLiteStore:
     def _queue(self, write: _Pending) -> None:
         self._pending.append(write)
         if not self._flush_scheduled:
-            # Flush one loop pass after the next: the rooms the same pass's I/O reached (other rooms'
-            # moves that arrived together) append first and join this transaction. No timer.
+            # Flush once this pass's I/O callbacks have run (a ``call_soon`` runs after them, before
+            # the next poll for I/O, in uvloop and asyncio alike): the rooms the same poll reached
+            # (other rooms' moves that arrived together) append first and join this transaction.
             loop = self._loop or asyncio.get_running_loop()  # cached: get_running_loop() calls getpid()
             self._flush_scheduled = True
-            loop.call_soon(loop.call_soon, self._flush)
+            loop.call_soon(self._flush)
 
     def _flush(self) -> None:
         """Write this tick's appends as one transaction, then resolve each caller's await."""
