@@ -3,14 +3,15 @@
 Every write made during one event-loop tick (any room's ``append``, a new session's row, a room's row
 made or closed) is written in a single transaction by a ``call_soon`` callback, which runs once the
 loop's I/O callbacks of the pass have run and before it polls again (uvloop runs it in libuv's idle
-phase, asyncio at the top of its next pass), so the rooms the same poll woke join it; never a timer.
-Each caller's await resolves, or its ``append_then`` callback runs, once it has committed. The writes
-run on the loop's own thread: a WAL commit with ``synchronous=NORMAL`` only hands pages to the OS (no
-fsync), and handing each tick's batch to a writer thread cost more (a thread wake-up and GIL hand-offs
-per tick, 3–4% of the server's CPU per game action) than the commit itself. The part that does wait on
-the disk, copying the WAL back into the database (checkpoints, with their fsyncs), runs on a thread of
-its own with its own connection. ``synchronous=NORMAL`` in WAL mode survives a killed process (the OS
-has the pages); only a power cut could lose the last transactions.
+phase, asyncio at the top of its next pass), so the rooms the same poll woke join it; never a timer. A
+batch that reaches ``full_batches.BATCH_MAX`` writes commits sooner, when the net layer's read callback
+returns (store/full_batches.py). Each caller's await resolves, or its ``append_then`` callback runs,
+once it has committed. The writes run on the loop's own thread: a WAL commit with ``synchronous=NORMAL``
+only hands pages to the OS (no fsync), and handing each tick's batch to a writer thread cost more (a
+thread wake-up and GIL hand-offs per tick, 3–4% of the server's CPU per game action) than the commit
+itself. The part that does wait on the disk, copying the WAL back into the database (checkpoints, with
+their fsyncs), runs on a thread of its own with its own connection. ``synchronous=NORMAL`` in WAL mode
+survives a killed process (the OS has the pages); only a power cut could lose the last transactions.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from typing import IO, Any
 import orjson
 
 from parlour.dumps import json_bytes
+from parlour.store import full_batches
 from parlour.store import sqlite_history as history
 from parlour.store.base import (
     GameQuery,
@@ -144,7 +146,7 @@ class SQLiteStore:
 
     async def close(self) -> None:
         if self._pending:
-            self._flush()
+            self._commit()
         if self._checkpointer is not None:
             self._checkpointer.stop()
             self._checkpointer = None
@@ -207,7 +209,10 @@ class SQLiteStore:
         return done
 
     def _queue(self, write: _Pending) -> None:
-        self._pending.append(write)
+        pending = self._pending
+        pending.append(write)
+        if len(pending) == full_batches.BATCH_MAX:  # commits sooner if the net layer gets a chance
+            full_batches.add(self._commit)
         if not self._flush_scheduled:
             # Flush once this pass's I/O callbacks have run (a ``call_soon`` runs after them, before
             # the next poll for I/O, in uvloop and asyncio alike): the rooms the same poll reached
@@ -217,11 +222,17 @@ class SQLiteStore:
             loop.call_soon(self._flush)
 
     def _flush(self) -> None:
-        """Write this tick's appends as one transaction, then resolve each caller's await."""
+        """The loop-pass flush: commit what this pass queued."""
         self._flush_scheduled = False
+        self._commit()
+
+    def _commit(self) -> None:
+        """Write the writes queued so far as one transaction, then resolve each caller's await."""
         batch, self._pending = self._pending, []
         if not batch:
             return
+        if len(batch) >= full_batches.BATCH_MAX:
+            full_batches.discard(self._commit)
         error: Exception | None = None
         try:
             written = self._write_batch(batch)
