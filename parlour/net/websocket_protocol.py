@@ -49,8 +49,6 @@ from websockets.http11 import Request
 from websockets.protocol import Protocol, State
 from websockets.streams import StreamReader
 
-from parlour.store.full_batches import commit_full
-
 try:
     from websockets.speedups import apply_mask
 except ImportError:  # websockets built without its C extension
@@ -274,13 +272,11 @@ class ParlourWebSocketProtocol(WebSocketsSansIOProtocol):
         ):
             pos = self._take_text_frames(data)
             if pos == len(data):
-                commit_full()  # no room is in the middle of a command here
                 return
             data = data[pos:]
         self._flush_app()  # parsing may answer (a pong, a close): what the app sent goes first
         super().data_received(data)
         self.parser_clean = self._parser_clean()
-        commit_full()
 
     def _parser_clean(self) -> bool:
         conn = self.conn

@@ -1,18 +1,15 @@
 """SQLite (WAL) store: one file in the data directory, written from the event loop, batched per tick.
 
 Every write made during one event-loop tick (any room's ``append``, a new session's row, a room's row
-made or closed) is written in a single transaction one loop pass after the next (a ``call_soon`` that
-queues the flush with ``call_soon``: uvloop runs each in libuv's idle phase, after the pass's I/O
-callbacks, asyncio at the top of its next pass), so the rooms the same I/O and the next poll woke join
-it; never a timer. A batch that reaches ``full_batches.BATCH_MAX`` writes commits sooner, when the net
-layer's read callback returns (store/full_batches.py), so that under load a write waits for about that
-many others to be handled. Each caller's await resolves, or its ``append_then`` callback runs, once
-it has committed. The writes run on the loop's own thread: a WAL commit with ``synchronous=NORMAL`` only
-hands pages to the OS (no fsync), and handing each tick's batch to a writer thread cost more (a thread
-wake-up and GIL hand-offs per tick, 3–4% of the server's CPU per game action) than the commit itself.
-The part that does wait on the disk, copying the WAL back into the database (checkpoints, with their
-fsyncs), runs on a thread of its own with its own connection. ``synchronous=NORMAL`` in WAL mode
-survives a killed process (the OS has the pages); only a power cut could lose the last transactions.
+made or closed) is written in a single transaction two loop passes later (so the rooms the same I/O
+woke join it; never a timer); each caller's await resolves, or its ``append_then`` callback runs, once
+it has committed. The writes run on the loop's
+own thread: a WAL commit with ``synchronous=NORMAL`` only hands pages to the OS (no fsync), and
+handing each tick's batch to a writer thread cost more (a thread wake-up and GIL hand-offs per tick,
+3–4% of the server's CPU per game action) than the commit itself. The part that does wait on the disk,
+copying the WAL back into the database (checkpoints, with their fsyncs), runs on a thread of its own
+with its own connection. ``synchronous=NORMAL`` in WAL mode survives a killed process (the OS has the
+pages); only a power cut could lose the last transactions.
 """
 
 from __future__ import annotations
@@ -29,7 +26,6 @@ from typing import IO, Any
 import orjson
 
 from parlour.dumps import json_bytes
-from parlour.store import full_batches
 from parlour.store import sqlite_history as history
 from parlour.store.base import (
     GameQuery,
@@ -147,7 +143,7 @@ class SQLiteStore:
 
     async def close(self) -> None:
         if self._pending:
-            self._commit()
+            self._flush()
         if self._checkpointer is not None:
             self._checkpointer.stop()
             self._checkpointer = None
@@ -210,30 +206,23 @@ class SQLiteStore:
         return done
 
     def _queue(self, write: _Pending) -> None:
-        pending = self._pending
-        pending.append(write)
-        if len(pending) == full_batches.BATCH_MAX:  # commits sooner if the net layer gets a chance
-            full_batches.add(self._commit)
+        self._pending.append(write)
         if not self._flush_scheduled:
-            # Flush one loop pass after the next: the rooms the same poll and the next one reach
-            # append first and join this transaction (at 20 rooms a third fewer commits than flushing
-            # after one pass); a batch that grows to BATCH_MAX meanwhile commits at once. No timer.
+            # Flush one loop pass after the next: the rooms the same pass's I/O reached (other rooms'
+            # moves that arrived together) append first and join this transaction. No timer. (One
+            # ``call_soon`` would already run after this poll's read callbacks, uvloop and asyncio
+            # alike, but its smaller batches cost more CPU per move at 20 rooms and no 200-room p99
+            # gain showed: docs/benchmarks.md, "Issue 11, ninth round: the SQLite tick".)
             loop = self._loop or asyncio.get_running_loop()  # cached: get_running_loop() calls getpid()
             self._flush_scheduled = True
             loop.call_soon(loop.call_soon, self._flush)
 
     def _flush(self) -> None:
-        """The loop-pass flush: commit what this pass queued."""
+        """Write this tick's appends as one transaction, then resolve each caller's await."""
         self._flush_scheduled = False
-        self._commit()
-
-    def _commit(self) -> None:
-        """Write the writes queued so far as one transaction, then resolve each caller's await."""
         batch, self._pending = self._pending, []
         if not batch:
             return
-        if len(batch) >= full_batches.BATCH_MAX:
-            full_batches.discard(self._commit)
         error: Exception | None = None
         try:
             written = self._write_batch(batch)

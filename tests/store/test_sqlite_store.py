@@ -8,7 +8,7 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from parlour.store import GameRecord, SessionRecord, full_batches, game_id, open_store
+from parlour.store import GameRecord, SessionRecord, game_id, open_store
 
 
 def checkpointers() -> set[threading.Thread]:
@@ -169,44 +169,4 @@ async def test_append_then_runs_each_callback_after_the_commit_in_order(tmp_path
     logs = {r.code: [entry["n"] for entry in r.log] for r in await again.open_rooms()}
     assert logs == {"ABCDE": [2, 3, 5], "FGHIJ": [1, 4]}
     assert await again.find_session("h1") == SessionRecord("s1", "Ann", "h1", 0.0)
-    await again.close()
-
-
-async def test_a_full_batch_commits_between_two_reads(tmp_path: Path) -> None:
-    """Under load one poll of the loop reads many rooms' moves: once ``BATCH_MAX`` writes wait, the
-    batch commits (and its callbacks run) when the net layer calls ``commit_full`` after a read,
-    before the loop pass ends; a smaller batch waits for the pass's flush."""
-    full = full_batches.BATCH_MAX
-    store = await open_store(str(tmp_path))
-    assert await store.create_room("ABCDE", {"game": "dots"})
-    reader = sqlite3.connect(tmp_path / "parlour.db")
-    seen: list[tuple[int, BaseException | None, int]] = []
-    last = asyncio.get_running_loop().create_future()
-
-    def append(n: int) -> None:
-        def committed(error: BaseException | None) -> None:
-            # What another connection sees: the rows of every committed transaction.
-            seen.append((n, error, reader.execute("SELECT COUNT(*) FROM room_log").fetchone()[0]))
-            if n == full:
-                last.set_result(None)
-
-        store.append_then("ABCDE", {"k": "action", "n": n}, None, committed)
-
-    for n in range(full - 1):
-        append(n)
-    full_batches.commit_full()
-    assert seen == []  # not full: it waits for the loop pass
-    append(full - 1)
-    full_batches.commit_full()
-    assert seen == [(n, None, full) for n in range(full)]
-    append(full)
-    full_batches.commit_full()
-    assert len(seen) == full  # the next batch starts empty and waits for the pass
-    await last
-    assert seen[-1] == (full, None, full + 1)
-    reader.close()
-    await store.close()
-    again = await open_store(str(tmp_path))
-    (room,) = await again.open_rooms()
-    assert [entry["n"] for entry in room.log] == list(range(full + 1))
     await again.close()
