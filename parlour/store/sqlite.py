@@ -209,7 +209,10 @@ class SQLiteStore:
         self._pending.append(write)
         if not self._flush_scheduled:
             # Flush one loop pass after the next: the rooms the same pass's I/O reached (other rooms'
-            # moves that arrived together) append first and join this transaction. No timer.
+            # moves that arrived together) append first and join this transaction. No timer. (One
+            # ``call_soon`` would already run after this poll's read callbacks, uvloop and asyncio
+            # alike, but its smaller batches cost more CPU per move at 20 rooms and no 200-room p99
+            # gain showed: docs/benchmarks.md, "Issue 11, ninth round: the SQLite tick".)
             loop = self._loop or asyncio.get_running_loop()  # cached: get_running_loop() calls getpid()
             self._flush_scheduled = True
             loop.call_soon(loop.call_soon, self._flush)
