@@ -58,6 +58,16 @@ class Table:
         await until(lambda: room.state == "playing" and room.settled)
         return a, b, c, room
 
+    async def second_move_held(self) -> tuple[DotsClient, DotsClient, DotsClient, Any]:
+        """The game started, line (0, 0, 0) committed, and line (1, 1, 1) applied but its commit held."""
+        a, b, c, room = await self.start()
+        move(mover(room, a, b), 0, 0, 0)
+        await until(lambda: room.seq == 1 and room.settled)
+        self.store.hold()
+        move(mover(room, a, b), 1, 1, 1)
+        await until(lambda: self.store.waiting == 1)
+        return a, b, c, room
+
 
 async def frame(client: DotsClient, **packet: Any) -> None:
     await client.on_frame(orjson.dumps(packet).decode())
@@ -103,12 +113,7 @@ async def test_the_views_dots_sessions_get_are_lazy_and_equal_the_engines() -> N
 
 async def test_a_board_asked_for_while_a_move_commits_waits_for_it_and_follows_its_packets() -> None:
     table = Table()
-    a, b, c, room = await table.start()
-    move(mover(room, a, b), 0, 0, 0)
-    await until(lambda: room.seq == 1 and room.settled)
-    table.store.hold()
-    move(mover(room, a, b), 1, 1, 1)
-    await until(lambda: table.store.waiting == 1)
+    a, b, c, room = await table.second_move_held()
     # Applied, not committed yet.
     assert not room.settled and [1, 1, 1] in room.engine.public_view(room.game)["lines"]
     view = c.view
@@ -137,12 +142,7 @@ async def test_a_board_asked_for_while_a_move_commits_waits_for_it_and_follows_i
 
 async def test_a_board_waiting_on_a_commit_that_fails_shows_the_game_without_the_move() -> None:
     table = Table()
-    a, b, c, room = await table.start()
-    move(mover(room, a, b), 0, 0, 0)
-    await until(lambda: room.seq == 1 and room.settled)
-    table.store.hold()
-    move(mover(room, a, b), 1, 1, 1)
-    await until(lambda: table.store.waiting == 1)
+    _, _, c, room = await table.second_move_held()
     before = len(table.sent["c"])
     await frame(c, type="BOARD")
     assert len(table.sent["c"]) == before

@@ -18,10 +18,8 @@ from parlour.rooms.encoding import GameFrames
 from tests.rooms.harness import Harness
 
 
-class JsonSink:
-    """A sink that, like a websocket connection, encodes every message with orjson."""
-
-    json = True
+class PlainRecorder:
+    """A plain sink (no ``json``): gets each message as a dict, here encoded as a whole by orjson."""
 
     def __init__(self) -> None:
         self.frames: list[bytes] = []
@@ -31,6 +29,12 @@ class JsonSink:
 
     def close(self, code: int = 1000, reason: str = "") -> None:
         pass
+
+
+class JsonSink(PlainRecorder):
+    """A sink that, like a websocket connection, encodes every message with orjson."""
+
+    json = True
 
 
 class FrameSink(JsonSink):
@@ -115,19 +119,6 @@ def test_a_whole_frame_is_byte_for_byte_the_encoded_message() -> None:
                     whole["seats"] = seats
                 assert frames.frame(events, encoded) == orjson.dumps(whole)
                 assert orjson.dumps(frames.message(events, encoded)) == orjson.dumps(whole)
-
-
-class PlainRecorder:
-    """A plain sink (no ``json``): gets each message as a dict, here encoded as a whole by orjson."""
-
-    def __init__(self) -> None:
-        self.frames: list[bytes] = []
-
-    def send(self, message: dict[str, Any]) -> None:
-        self.frames.append(orjson.dumps(message))
-
-    def close(self, code: int = 1000, reason: str = "") -> None:
-        pass
 
 
 async def _seat_frames(sink: type[FrameSink] | type[PlainRecorder], seed: int) -> dict[int, list[bytes]]:
