@@ -7,11 +7,14 @@
   2 players, alternating seats. Bar: ≥ 55% wins.
 * ``cheat-random``: Cheat hard against three random-legal bots, 4 players. Bar: hard wins at least
   twice as often as a random seat.
+* ``dots-time``: the hard Dots bot's CPU time per move, hard against hard over whole games on large
+  boards (no search there) and on small ones (searched late game). Bar: every move ≤ 50 ms.
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import random
 import sys
@@ -251,12 +254,47 @@ def hard_vs_easy(games: int, seed: int) -> dict[str, Any]:
     return out
 
 
+def dots_move_time(
+    seed: int, sizes: tuple[tuple[int, int], ...] = ((50, 50), (50, 2), (20, 35), (6, 6), (4, 4))
+) -> dict[str, Any]:
+    """CPU time of each of the hard Dots bot's moves over one hard-vs-hard game per board size (the
+    collector held off while a move is timed, as ``serve`` freezes its heap)."""
+    game = get_game("dots")
+    out: dict[str, Any] = {}
+    for width, height in sizes:
+        rng = random.Random(seed)
+        bots = [make_bot("dots", "hard", s, random.Random(seed + s)) for s in range(2)]
+        state = game.setup(game.settings({"width": width, "height": height}), 2, rng)
+        took: list[float] = []
+        while game.outcome(state) is None:
+            seat = game.to_act(state)[0]
+            view, legal = game.view(state, seat), game.legal_actions(state, seat)
+            gc.collect()
+            gc.disable()
+            try:
+                start = time.thread_time()
+                line = bots[seat].choose(view, legal)
+                took.append(time.thread_time() - start)
+            finally:
+                gc.enable()
+            game.apply(state, seat, line)
+        out[f"{width}x{height}"] = {
+            "moves": len(took),
+            "mean_ms": round(1000 * sum(took) / len(took), 3),
+            "slowest_ms": round(1000 * max(took), 3),
+            "bar_50ms_met": max(took) <= 0.050,
+        }
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument(
-        "--only", action="append", choices=["hard-easy", "dots-mcts", "uno-rlcard", "cheat-random"]
+        "--only",
+        action="append",
+        choices=["hard-easy", "dots-mcts", "uno-rlcard", "cheat-random", "dots-time"],
     )
     parser.add_argument("--games-easy", type=int, default=1000, help="games per game for hard vs easy")
     parser.add_argument("--games-mcts", type=int, default=200)
@@ -265,7 +303,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games-cheat", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args(argv)
-    chosen = args.only or ["hard-easy", "dots-mcts", "uno-rlcard", "cheat-random"]
+    chosen = args.only or ["hard-easy", "dots-mcts", "uno-rlcard", "cheat-random", "dots-time"]
     results: dict[str, Any] = {}
     if "hard-easy" in chosen:
         results["hard_vs_easy"] = hard_vs_easy(args.games_easy, args.seed)
@@ -275,6 +313,8 @@ def main(argv: list[str] | None = None) -> int:
         results["cheat_vs_random"] = cheat_vs_random(args.games_cheat, args.seed)
     if "dots-mcts" in chosen:
         results["dots_vs_mcts"] = dots_vs_mcts(args.games_mcts, args.mcts_sims, args.seed, sys.stderr)
+    if "dots-time" in chosen:
+        results["dots_move_time"] = dots_move_time(args.seed)
     print(json.dumps(results, indent=2))
     return 0
 
