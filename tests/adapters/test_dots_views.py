@@ -21,7 +21,7 @@ from parlour.net.adapters.native_link import connector
 from parlour.net.metrics import Metrics
 from parlour.rooms import Manager, Timings
 from parlour.rooms.outbound import LazyView
-from tests.rooms.harness import GatedStore
+from tests.rooms.harness import GatedStore, until
 
 
 class Table:
@@ -71,14 +71,6 @@ class Table:
 
 async def frame(client: DotsClient, **packet: Any) -> None:
     await client.on_frame(orjson.dumps(packet).decode())
-
-
-async def until(condition: Any) -> None:
-    for _ in range(2000):
-        if condition():
-            return
-        await asyncio.sleep(0)
-    raise AssertionError("never happened")
 
 
 def mover(room: Any, a: DotsClient, b: DotsClient) -> DotsClient:

@@ -180,3 +180,12 @@ class Harness:
     def restarted(self) -> Manager:
         """A second manager over the same store, as after a crash."""
         return Manager(self.store, self.timings)  # type: ignore[arg-type]
+
+
+async def until(condition: Callable[[], object], what: str = "the condition") -> None:
+    """Let the loop run, up to 2,000 passes, until ``condition`` holds (an append held, a room settled)."""
+    for _ in range(2000):
+        if condition():
+            return
+        await asyncio.sleep(0)
+    raise AssertionError(f"{what} never happened")

@@ -11,7 +11,7 @@ import pytest
 
 from parlour.rooms import Manager, Timings
 from parlour.rooms.outbound import LazyView
-from tests.rooms.harness import GatedStore, Harness, Inbox, ListSink
+from tests.rooms.harness import GatedStore, Harness, Inbox, ListSink, until
 
 
 async def _table() -> tuple[GatedStore, Manager, Any, list[Inbox], dict[int, ListSink]]:
@@ -38,37 +38,20 @@ async def _play(
     )
 
 
-async def _held(store: GatedStore) -> None:
-    """Until the store holds an append (the task that writes it has started)."""
-    for _ in range(1000):
-        if store.waiting:
-            return
-        await asyncio.sleep(0)
-    raise AssertionError("no append is held")
-
-
-async def _settle(room: Any) -> None:
-    for _ in range(1000):
-        if room.settled:
-            return
-        await asyncio.sleep(0)
-    raise AssertionError("the room never settled")
-
-
 async def test_lazy_views_equal_the_engines_and_wait_for_the_commit_of_a_later_change() -> None:
     store, manager, room, players, sinks = await _table()
     game = room.game
     engine = room.engine
     lines = sorted(game.free)
     await _play(manager, room, players, sinks, lines[0])
-    await _settle(room)
+    await until(lambda: room.settled, "the room settling")
     view = sinks[0].messages[-1]["view"]
     assert type(view) is LazyView and view.ready
     expected = engine.view(game, 0)
 
     store.hold()  # the next move is applied, then waits for its commit
     await _play(manager, room, players, sinks, lines[1])
-    await _held(store)
+    await until(lambda: store.waiting, "an append held")
     assert not room.settled and not view.ready
     with pytest.raises(RuntimeError):
         view["lines"]
@@ -78,7 +61,7 @@ async def test_lazy_views_equal_the_engines_and_wait_for_the_commit_of_a_later_c
     await asyncio.sleep(0)
     assert not ran
     store.release()
-    await _settle(room)
+    await until(lambda: room.settled, "the room settling")
     # Called once the move's messages were delivered, before anything else ran in the room.
     assert ran == [delivered + 1]
     assert view.ready and dict(view) == engine.view(room.game, 0) != expected
@@ -89,13 +72,13 @@ async def test_lazy_views_equal_the_engines_and_wait_for_the_commit_of_a_later_c
 async def test_a_view_read_while_an_unrelated_command_commits_is_built_at_once() -> None:
     store, manager, room, players, sinks = await _table()
     await _play(manager, room, players, sinks, sorted(room.game.free)[0])
-    await _settle(room)
+    await until(lambda: room.settled, "the room settling")
     view = sinks[1].messages[-1]["view"]
     store.hold()
     chat = asyncio.ensure_future(
         manager.command(players[0].session, players[0].sink, "c", "chat", {"text": "hi"})
     )
-    await _held(store)
+    await until(lambda: store.waiting, "an append held")
     assert not room.settled and view.ready  # the game did not change
     assert dict(view) == room.engine.view(room.game, 1)
     store.release()
@@ -106,13 +89,13 @@ async def test_after_a_failed_commit_a_view_shows_the_rebuilt_game() -> None:
     store, manager, room, players, sinks = await _table()
     lines = sorted(room.game.free)
     await _play(manager, room, players, sinks, lines[0])
-    await _settle(room)
+    await until(lambda: room.settled, "the room settling")
     view = sinks[0].messages[-1]["view"]
     store.hold()
     await _play(manager, room, players, sinks, lines[1])
-    await _held(store)
+    await until(lambda: store.waiting, "an append held")
     assert not view.ready
     store.fail()
-    await _settle(room)
+    await until(lambda: room.settled, "the room settling")
     assert view.ready and room.game is not view._game  # rebuilt from the log
     assert len(view["lines"]) == 1
