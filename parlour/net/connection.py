@@ -141,21 +141,8 @@ class Connection:
 
     def send_json(self, data: bytes) -> None:
         """``send`` a message the room encoded itself (a game message, rooms/encoding.py)."""
-        if not self.alive:
-            return
-        send_frames = self._send_frames
-        # ``_send`` and ``_put`` for the usual case, a frame per recipient per game action: nothing goes
-        # through ASGI, nothing is held for a reply, and the lane takes it.
-        if (
-            send_frames is not None
-            and self._drain is None
-            and not self._wire
-            and not self._awaiting
-            and send_frames(text_frame(data))
-        ):
-            self.metrics.messages_out += 1
-            return
-        self._send(data)
+        if self.alive:
+            self._send(data)
 
     def _send(self, message: dict[str, Any] | bytes) -> None:
         send_frames = self._send_frames
