@@ -40,6 +40,10 @@ class ParlourHttpToolsProtocol(HttpToolsProtocol):
                 self._unsupported_upgrade_warning()
                 return
             self.handle_websocket_upgrade()
+            # This protocol's part is over: drop the parser that holds it (as uvicorn's
+            # ``connection_lost`` does, which an upgraded connection never reaches here), so that
+            # reference counting frees it now rather than the cyclic collector in a pause later.
+            self.parser = None  # type: ignore[assignment]
             rest = data[upgrade.args[0] :]  # the offset just past the request in this chunk
             protocol = self.transport.get_protocol()  # the websocket protocol, set just now
             if rest and isinstance(protocol, asyncio.Protocol):

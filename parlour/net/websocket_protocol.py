@@ -234,6 +234,20 @@ class ParlourWebSocketProtocol(WebSocketsSansIOProtocol):
         super().connection_made(transport)
         self._made()
 
+    def connection_lost(self, exc: Exception | None) -> None:
+        super().connection_lost(exc)
+        # Unlink what made this protocol part of a reference cycle (the scope's extensions are its
+        # own bound methods; the lane holds the app's handlers), so reference counting frees the
+        # connection's objects once the app lets go, instead of the cyclic collector: ~115 objects
+        # per connection, freed in pauses of 5-35 ms under load (docs/benchmarks.md, "Issue 11,
+        # tenth round").
+        scope = getattr(self, "scope", None)
+        if scope is not None:
+            extensions = scope.get("extensions", {})
+            for key in (SEND_TEXTS, SEND_FRAMES, ABORT, HAND_OVER):
+                extensions.pop(key, None)
+        self.lane = None
+
     def adopt(self, upgraded: Any) -> None:
         """``connection_made`` for the connection the HTTP protocol ``upgraded`` is handing over: its
         transport and the addresses it looked up already (each lookup is a system call and a socket

@@ -380,8 +380,9 @@ class DotsClient:
         capacity = packet.get("maxplayers", DEFAULT_CAPACITY)
         room = DotsRoom(code="", name=name.strip())
         self.registry.add(room)  # holds the name while the room is being made
+        registry = self.registry  # not ``self``: the admin must not keep this connection alive
         admin = Bridge(  # the admin follows membership only: it is sent no game frames
-            self.connect, lambda message: self.registry.on_admin(room, message), immediate=True, games=False
+            self.connect, lambda message: registry.on_admin(room, message), immediate=True, games=False
         )
         reply = await admin.request("identify", name=ADMIN_NAME)
         if reply["type"] == "welcome":
