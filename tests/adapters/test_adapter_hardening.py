@@ -311,6 +311,9 @@ async def test_odd_input_is_answered_without_tracebacks(server_with: Any) -> Non
     dots = await _ws(proc, "/dots")
     await dots.send({"type": "CREATE", "roomname": "not-uno", "width": 3, "height": 3})
     code = (await dots.expect_key("type", "CREATE"))["code"]
+    # A player keeps the room open while the Socket.IO watcher comes and goes (a room everyone left closes).
+    await dots.send({"type": "JOIN", "roomname": "not-uno", "username": "dora"})
+    assert (await dots.expect_key("type", "JOIN"))["ok"] is True
     await dots.send({"type": "ADMIN", "admintoken": "jeton-été-ü", "cmd": "reset"})
     reply = await dots.expect_key("type", "ADMIN")
     assert reply["ok"] is False and reply["message"] == "Invalid admin token."

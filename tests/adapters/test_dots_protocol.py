@@ -274,6 +274,30 @@ async def test_admin_kick_reset_and_terminate(server: Any) -> None:
         await client.close()
 
 
+async def test_a_room_everyone_left_closes_at_once(server: Any) -> None:
+    """Once every Dots client has left, its name is free and no one can find the room by it, so the
+    room closes then, not after ``empty_room_seconds`` (it used to stay open, empty, for ten minutes:
+    under load, every finished game's room stayed in memory that long)."""
+    name = room_name()
+    a, b = await dots(server), await dots(server)
+    code = (await create(a, name, 2, 2))["code"]
+    pa = (await join(a, name, "alice"))["playerid"]
+    pb = (await join(b, name, "bob"))["playerid"]
+    await start(a, b)
+    assert (await play_out({pa: a, pb: b}, 2, 2))["state"] in ("ended", "tied")
+    native = await Native.open(server.ws)
+    await native.request("identify", name="late")
+    await a.close()
+    await b.close()
+    deadline = asyncio.get_running_loop().time() + 5
+    while (reply := await native.request("join", code=code))["type"] == "room":  # closing is async
+        assert asyncio.get_running_loop().time() < deadline, "the room stayed open"
+        await native.request("leave")
+        await asyncio.sleep(0.05)
+    assert reply["code"] == "room_not_found"
+    await native.close()
+
+
 async def test_last_player_standing_wins_when_the_other_disconnects(server: Any) -> None:
     a, b, pa, pb, _ = await seated_pair(server, room_name())
     await start(a, b)

@@ -171,15 +171,18 @@ class Bridge:
         """Send without waiting for the reply (safe to call from ``on_native``)."""
         self._spawn(self._post({"type": type_, "id": f"p{next(self._ids)}", **fields}))
 
-    def close_soon(self) -> None:
-        """Leave and detach once the messages already queued are delivered (safe from ``on_native``)."""
-        self._spawn(self._close_when_idle())
+    def close_soon(self, *, end_room: bool = False) -> None:
+        """Leave and detach once the messages already queued are delivered (safe from ``on_native``);
+        ``end_room``: first close the room for everyone (``terminate``, for a session that hosts it)."""
+        self._spawn(self._close_when_idle(end_room))
 
-    async def _close_when_idle(self) -> None:
+    async def _close_when_idle(self, end_room: bool) -> None:
         for _ in range(500):  # at most ~5 s for replies in flight
             if (self._queue is None or self._queue.empty()) and not self._pending:
                 break
             await asyncio.sleep(0.01)
+        if end_room:
+            await self.request("terminate")  # refused (no longer the host): it only leaves, as before
         await self.close(leave=True)
 
     def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
