@@ -7,7 +7,8 @@ load (docs/benchmarks.md, "Issue 11, tenth round"), and a ``/dots`` room kept it
 connection for as long as the room lived.
 
 A real server in this process (the app ``parlour serve`` runs, with its HTTP and websocket protocols, on
-uvloop), real websocket and HTTP clients, and the collector off while they connect and close."""
+uvloop), real clients (native, ``/dots``, Engine.IO v4 and v3 websockets, HTTP), and the collector off
+while they connect and close."""
 
 from __future__ import annotations
 
@@ -94,6 +95,19 @@ async def dots(port: int, name: str) -> None:
         assert (await request(ws, {"type": "JOIN", "roomname": name, "username": "bob"}))["ok"]
 
 
+async def socketio(port: int) -> None:
+    """An Engine.IO v4 websocket (python-engineio's layer, which keeps ``receive`` in a cycle), then
+    a v3 one (Parlour's own layer)."""
+    async with connect(f"ws://127.0.0.1:{port}/socket.io/?EIO=4&transport=websocket") as ws:
+        assert str(await ws.recv()).startswith("0{")
+        await ws.send("40")
+        while not str(await ws.recv()).startswith("40"):  # the UNO events' session may come first
+            pass
+    async with connect(f"ws://127.0.0.1:{port}/socket.io/?EIO=3&transport=websocket") as ws:
+        assert str(await ws.recv()).startswith("0{")
+        assert str(await ws.recv()) == "40"
+
+
 def health(port: int) -> None:
     with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=5) as response:
         assert response.status == 200
@@ -103,12 +117,14 @@ async def closed_connections(data_dir: Path) -> None:
     async with serving(data_dir) as port:
         await native(port)  # once, so that whatever is made only once exists before counting
         await dots(port, "warm-up")
+        await socketio(port)
         gc.collect()
         gc.disable()
         before = alive()
         for n in range(5):
             await native(port)
             await dots(port, f"room-{n}")
+            await socketio(port)
             await asyncio.to_thread(health, port)
         await until(lambda: alive() == before, "objects of closed connections left")
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from engineio import exceptions
@@ -174,6 +174,27 @@ async def _send_texts(send: Any, send_texts: Any, texts: list[bytes]) -> None:
     if texts and (send_texts is None or not send_texts(texts)):
         for text in texts:
             await send({"type": "websocket.send", "text": text.decode()})
+
+
+class Cuttable:
+    """``receive`` as python-engineio's ASGI layer is given it. That layer keeps ``receive`` in a class
+    it defines for every request (``translate_request``'s ``AwaitablePayload``): a reference cycle,
+    which only the cyclic collector frees, and which held the connection's protocol and everything
+    it refers to until then. ``cut()`` once the request is over leaves the class holding only this."""
+
+    __slots__ = ("receive",)
+
+    def __init__(self, receive: Callable[[], Awaitable[Any]]) -> None:
+        self.receive: Callable[[], Awaitable[Any]] | None = receive
+
+    def __call__(self) -> Awaitable[Any]:
+        receive = self.receive
+        if receive is None:
+            raise RuntimeError("the request is over")
+        return receive()
+
+    def cut(self) -> None:
+        self.receive = None
 
 
 class _IdleTimer:

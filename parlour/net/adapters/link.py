@@ -57,6 +57,10 @@ FAST = "f"
 """The request id of every fast-lane action (``Bridge.act_now``): only its refusal is sent back."""
 
 
+def _ignore(message: Message) -> None:
+    """A closed bridge's ``on_native``."""
+
+
 class Bridge:
     """A native session seen from an adapter: requests await their reply, the rest is broadcast.
 
@@ -212,6 +216,9 @@ class Bridge:
         for future in self._pending.values():
             if not future.done():
                 future.set_result(dict(_CLOSED))
+        # The adapter client holds this bridge and these are its methods: a reference cycle that would
+        # keep the client, its connection and socket for the cyclic collector. Nothing comes now.
+        self._on_native, self._refused = _ignore, None
 
     async def _run(self, queue: asyncio.Queue[Message]) -> None:
         while not self._closed:  # ``close`` from inside ``on_native`` ends the loop here

@@ -372,7 +372,11 @@ class UnoSocketIO:
             if scope["type"] in ("http", "websocket") and engine_version(scope) == "3":
                 await v3(scope, receive, send)
             else:
-                await v4(scope, receive, send)
+                inbound = engineio_v4.Cuttable(receive)
+                try:
+                    await v4(scope, inbound, send)
+                finally:
+                    inbound.cut()  # the request is over: python-engineio's cycle lets go of it
 
         return Forwarding(BrowserCookie(app), self.tag_sids, self.long_poll)
 
