@@ -9,14 +9,18 @@ from __future__ import annotations
 
 import asyncio
 import time
+import weakref
 from collections.abc import Callable
 
 
 class Timers:
-    """``sync(deadlines)`` after each command; ``fire(name, deadline)`` is called when one is due."""
+    """``sync(deadlines)`` after each command; ``fire(name, deadline)`` is called when one is due.
+
+    ``fire`` is a method of the room that holds these timers, held weakly: a closed room is then
+    freed by reference counting, not left in a cycle for the cyclic collector."""
 
     def __init__(self, fire: Callable[[str, float], None]) -> None:
-        self._fire = fire
+        self._fire = weakref.WeakMethod(fire)  # type: ignore[arg-type]
         self._handles: dict[str, tuple[float, asyncio.TimerHandle]] = {}
         self._loop: asyncio.AbstractEventLoop | None = None  # get_running_loop() costs a getpid()
 
@@ -41,7 +45,9 @@ class Timers:
 
     def _due(self, name: str, deadline: float) -> None:
         self._handles.pop(name, None)
-        self._fire(name, deadline)
+        fire = self._fire()
+        if fire is not None:
+            fire(name, deadline)
 
     def cancel_all(self) -> None:
         for _, handle in self._handles.values():

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import gc
+import weakref
 from typing import Any
 
 from parlour.rooms import CallbackSink, Command, Manager, Member, Room, Timings
-from tests.rooms.harness import Harness, ListSink, MemoryStore
+from tests.rooms.harness import Harness, ListSink, MemoryStore, until
 from tests.server.client import first_legal
 
 
@@ -156,6 +158,23 @@ async def test_grace_then_idle_close() -> None:
     assert room.state == "closed" and h.store.closed == {room.code: "idle"}
     assert h.manager.rooms == {}
     await h.manager.close()
+
+
+async def test_a_closed_room_is_freed_without_the_cyclic_collector(harness: Harness) -> None:
+    """A room's timers call back into it through a weak method: once it is closed and forgotten, the
+    room (its game, log, views) is freed by reference counting at once, not left in a cycle for a
+    collection to find (every finished /dots game closes its room)."""
+    clients = await harness.table("dots", 2, {"width": 3, "height": 3})
+    await _act(_room(harness), clients, 3)
+    gone = weakref.ref(_room(harness))
+    gc.collect()
+    gc.disable()
+    try:
+        assert (await clients[0].do("terminate"))["type"] == "ok"
+        await until(lambda: not harness.manager.rooms, "the room closed")
+        assert gone() is None
+    finally:
+        gc.enable()
 
 
 async def test_finished_game_is_recorded_with_players_and_log(harness: Harness) -> None:
