@@ -185,9 +185,8 @@ class Bridge:
             if (self._queue is None or self._queue.empty()) and not self._pending:
                 break
             await asyncio.sleep(0.01)
-        if end_room:
-            await self.request("terminate")  # refused (no longer the host): it only leaves, as before
-        await self.close(leave=True)
+        ended = end_room and (await self.request("terminate"))["type"] == "ok"  # refused: not the host
+        await self.close(leave=not ended)  # a closed room has no one left to leave
 
     def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
         task = asyncio.create_task(coro)
