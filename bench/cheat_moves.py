@@ -90,7 +90,7 @@ async def round_(games: int) -> tuple[float, int]:
 
 
 def main() -> None:
-    gc.set_threshold(50_000, 20, 100)  # as ``parlour serve`` runs
+    gc.set_threshold(5_000, 200, 100)  # as ``parlour serve`` runs
     rounds = [asyncio.run(round_(args.games)) for _ in range(args.rounds)]
     cpu, moves = min(rounds)
     print(f"{moves} moves: {cpu / moves * 1e6:.1f} µs CPU per move (room and adapter)")

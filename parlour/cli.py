@@ -105,8 +105,12 @@ def serve(config: Config) -> None:
     # objects alive, and every action allocates hundreds of short-lived dicts and lists (views, events,
     # messages), so with the default thresholds (700, 10, 10) young collections ran constantly and the
     # older generations re-traversed the whole heap. Almost nothing the server allocates forms cycles
-    # (reference counting frees it), so collect far less often. See docs/benchmarks.md, "Server load".
-    gc.set_threshold(50_000, 20, 100)
+    # (reference counting frees it), so the older generations are collected far less often (every
+    # million allocations). Young collections stay small: one traverses every object allocated since
+    # the last that is still alive, at ~0.6 µs each under load, so a threshold of 50,000 made pauses of
+    # 20-80 ms at 200 busy rooms, above the 30 ms p99 the rooms aim for; 5,000 keeps them under ~20 ms.
+    # See docs/benchmarks.md, "Server load" and "Issue 11, tenth round".
+    gc.set_threshold(5_000, 200, 100)
     loop = "asyncio" if sys.platform == "win32" else "uvloop"
     app = create_app(config)
     server = uvicorn.Server(
