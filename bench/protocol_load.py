@@ -805,7 +805,11 @@ def phase(args: argparse.Namespace, label: str, root: str | None, protocol: str,
                 profile,
                 "--",
             )
-        server = start_parlour(port, data_dir, args.server_cpus, root, server_env(args), prefix)
+        env = server_env(args)
+        gc_log = os.path.join(data_dir, "gc.log")
+        if args.gc_pauses:
+            env["PARLOUR_BENCH_GC_LOG"] = gc_log
+        server = start_parlour(port, data_dir, args.server_cpus, root, env, prefix)
         try:
             proc_ = psutil.Process(server.pid)
             target = proc_.children()[0] if prefix else proc_
@@ -813,7 +817,7 @@ def phase(args: argparse.Namespace, label: str, root: str | None, protocol: str,
             time.sleep(0.3)
             cpu0 = sum(target.cpu_times()[:2])
             machine0 = busy_seconds()
-            wall0 = time.monotonic()
+            wall0, since = time.monotonic(), time.time()
             client = ctx.Process(
                 target=client_process,
                 args=(
@@ -845,6 +849,7 @@ def phase(args: argparse.Namespace, label: str, root: str | None, protocol: str,
             server_cpu = sum(target.cpu_times()[:2]) - cpu0
             wall = time.monotonic() - wall0
             other = busy_seconds() - machine0 - server_cpu - client_cpu
+            pauses = collections_between(gc_log, since, time.time()) if args.gc_pauses else None
         finally:
             server.send_signal(signal.SIGINT)
             try:
@@ -875,7 +880,15 @@ def phase(args: argparse.Namespace, label: str, root: str | None, protocol: str,
         "other_cpu": round(max(0.0, other) / wall, 2),
         "errors": value["errors"],
         "profile": profile,
+        "gc_pauses_ms": pauses,
     }
+
+
+def collections_between(path: str, start: float, end: float) -> list[float]:
+    """The milliseconds of each of the server's GC collections between two wall-clock times."""
+    with contextlib.suppress(FileNotFoundError), open(path) as log:
+        return [float(ms) for _, ms, _, at in (line.split() for line in log) if start <= float(at) <= end]
+    return []
 
 
 def report(rows: list[Message]) -> str:
@@ -892,6 +905,10 @@ def report(rows: list[Message]) -> str:
         )
         if r["errors"] or r["failed"]:
             lines.append(f"    failed games {r['failed']}, errors {r['errors']}")
+        if r["gc_pauses_ms"] is not None:
+            pauses = r["gc_pauses_ms"]
+            largest = max(pauses, default=0.0)
+            lines.append(f"    GC: {len(pauses)} collections, {sum(pauses):.0f} ms, largest {largest:.1f} ms")
     by: dict[tuple[str, str], list[Message]] = {}
     for r in rows:
         by.setdefault((r["label"], r["protocol"]), []).append(r)
@@ -936,6 +953,9 @@ def main() -> None:
     parser.add_argument("--client-cpus", type=cpu_set, default={1})
     parser.add_argument(
         "--py-spy", metavar="DIR", help="record each phase's server with py-spy (raw stacks) here"
+    )
+    parser.add_argument(
+        "--gc-pauses", action="store_true", help="report the server's GC collections (bench/gc_probe)"
     )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()

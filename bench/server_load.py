@@ -466,6 +466,9 @@ def start_parlour(
     environ = {**os.environ, **SERVER_ENV, **(env or {})}
     if root is not None:
         environ["PYTHONPATH"] = root
+    if environ.get("PARLOUR_BENCH_GC_LOG"):  # record the server's collections (bench/gc_probe)
+        probe = os.path.join(os.path.dirname(os.path.abspath(__file__)), "gc_probe")
+        environ["PYTHONPATH"] = os.pathsep.join(filter(None, [probe, environ.get("PYTHONPATH")]))
     with open(os.path.join(data_dir, "server.log"), "ab") as log:
         proc = subprocess.Popen(
             [*prefix, sys.executable, "-m", "parlour", "serve", "--port", str(port), "--data-dir", data_dir],
