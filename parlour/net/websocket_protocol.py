@@ -68,18 +68,24 @@ _TEXT_FIN = 0x81  # FIN bit + opcode 1 (text)
 _SHORT_HEADERS = [bytes((_TEXT_FIN, n)) for n in range(126)]
 
 
+_pack_medium = struct.Struct("!BBH").pack  # the header of a frame with a 16-bit length
+
+
 def frame_header(n: int) -> bytes:
     """The header of a final, unmasked text frame whose payload is ``n`` bytes."""
     if n < 126:
         return _SHORT_HEADERS[n]
     if n < 65536:
-        return struct.pack("!BBH", _TEXT_FIN, 126, n)
+        return _pack_medium(_TEXT_FIN, 126, n)
     return struct.pack("!BBQ", _TEXT_FIN, 127, n)
 
 
 def text_frame(payload: bytes) -> bytes:
     """One final, unmasked text frame carrying ``payload`` (already UTF-8)."""
-    return frame_header(len(payload)) + payload
+    n = len(payload)
+    if 125 < n < 65536:  # a game message's size: ``frame_header`` inlined
+        return _pack_medium(_TEXT_FIN, 126, n) + payload
+    return frame_header(n) + payload
 
 
 def text_frames(payloads: list[bytes]) -> bytes:
@@ -186,14 +192,19 @@ class ParlourWebSocketProtocol(WebSocketsSansIOProtocol):
 
     def send_texts_now(self, payloads: list[bytes]) -> bool:
         """Write each payload as a text frame, all in one write, if nothing stands in the way."""
-        if not self._lane_open():
-            return False
-        self.transport.write(text_frames(payloads))
-        return True
+        return self.send_frames_now(text_frames(payloads))
 
     def send_frames_now(self, frames: bytes) -> bool:
         """Write frames built by ``text_frames`` now if nothing stands in the way; else return False."""
-        if not self._lane_open():
+        if (
+            self.close_sent
+            or self.disconnected
+            or not self.handshake_complete
+            or self.initial_response is not None
+            or not self.writable.is_set()
+            or self.conn.state is not State.OPEN
+            or self.conn.extensions
+        ):
             return False
         self.transport.write(frames)
         return True
@@ -211,17 +222,6 @@ class ParlourWebSocketProtocol(WebSocketsSansIOProtocol):
         self.handshake_complete = self.close_sent = True
         self.transport.abort()
         return True
-
-    def _lane_open(self) -> bool:
-        return not (
-            self.close_sent
-            or self.disconnected
-            or not self.handshake_complete
-            or self.initial_response is not None
-            or not self.writable.is_set()
-            or self.conn.state is not State.OPEN
-            or self.conn.extensions
-        )
 
     lane: TextLane | None = None
     # Whether ``websockets``' parser stands at a frame boundary with nothing of its own buffered,
