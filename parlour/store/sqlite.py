@@ -131,9 +131,11 @@ class _Checkpointer:
                 frames = now
         finally:
             os.close(fd)
-        with self.commits:
-            db.execute(_PASSIVE)
-        self._resume()
+        try:
+            with self.commits:
+                db.execute(_PASSIVE)
+        finally:  # a batch the loop kept while ``commits`` was held waits for this, even if the copy failed
+            self._resume()
 
     def stop(self) -> None:
         self._stop.set()
