@@ -36,16 +36,17 @@ def _turn(players: list[Wire]) -> Wire:
 
 
 def _until_draw_two(players: list[Wire]) -> tuple[Wire, dict]:
-    """Play on (never a Draw Two) until the player on turn can play one; returns them and that play."""
+    """Play on (never a Draw Two) until the player on turn can play one that is not their last card
+    (a last card's penalty is drawn "(the last card)"); returns them and that play."""
     for _ in range(3000):
         actor = _turn(players)
         legal = actor.view["legal"]
         hand = {card["id"]: card for card in actor.view["hand"]}
         plays = [a for a in legal if a["type"] == "play"]
         two = [a for a in plays if hand[a["card"]]["type"] == "draw2"]
-        if two:
+        if two and len(hand) > 1:
             return actor, two[0]
-        plain = [a for a in plays if hand[a["card"]]["color"] != "wild"]
+        plain = [a for a in plays if hand[a["card"]]["color"] != "wild" and a not in two]
         wild = [{**a, "color": "red"} for a in plays if hand[a["card"]]["color"] == "wild"]
         kinds = {a["type"]: a for a in legal}
         other = kinds.get("accept") or kinds.get("draw") or kinds.get("pass") or legal[0]
