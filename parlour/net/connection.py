@@ -143,17 +143,19 @@ class Connection:
         """``send`` a message the room encoded itself (a game message, rooms/encoding.py)."""
         if not self.alive:
             return
+        # What every recipient of a game message meets, without ``_send`` and ``_put``: nothing is going
+        # through ASGI or held for a reply, and the lane takes the frame now. Anything else: ``_send``.
         send_frames = self._send_frames
-        if send_frames is None or self._drain is not None or self._wire or self._awaiting:
-            self._send(data)
-            return
-        # ``_send`` and ``_put`` inlined for what every recipient of a game message meets: nothing is
-        # going through ASGI or held for a reply, so the frame is written now if the lane takes it.
-        if send_frames(text_frame(data)):
+        if (
+            send_frames is not None
+            and self._drain is None
+            and not self._wire
+            and not self._awaiting
+            and send_frames(text_frame(data))
+        ):
             self.metrics.messages_out += 1
             return
-        self._queue.append(data)
-        self._start_drain()
+        self._send(data)
 
     def _send(self, message: dict[str, Any] | bytes) -> None:
         send_frames = self._send_frames

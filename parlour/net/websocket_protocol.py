@@ -82,10 +82,7 @@ def frame_header(n: int) -> bytes:
 
 def text_frame(payload: bytes) -> bytes:
     """One final, unmasked text frame carrying ``payload`` (already UTF-8)."""
-    n = len(payload)
-    if 125 < n < 65536:  # a game message's size: ``frame_header`` inlined
-        return _pack_medium(_TEXT_FIN, 126, n) + payload
-    return frame_header(n) + payload
+    return frame_header(len(payload)) + payload
 
 
 def text_frames(payloads: list[bytes]) -> bytes:
