@@ -46,6 +46,12 @@ def take_over(page, token: str, name: str) -> None:
     page.reload()
 
 
+def wait_drawn(page) -> None:
+    """Wait until the page (after a navigation too) has drawn its first screen: while the next
+    document loads there may be no ``body`` yet, so the check must not read through it."""
+    page.wait_for_function("document.body?.dataset.ready")
+
+
 def wait_room(page) -> str:
     """Wait for the room screen and return the room code shown on it."""
     page.locator("#screen-room").wait_for(state="visible")

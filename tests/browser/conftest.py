@@ -163,7 +163,7 @@ this reports, as a page error, what the policy would block in a real browser: a 
 attribute set from script, an inline ``<style>`` or ``<script>`` element (CSSOM writes such as
 ``node.style.cssText`` and constructed style sheets are allowed)."""
 
-CLIENT_READY = "!document.querySelector('script[src=\"/app.js\"]') || document.body.dataset.ready"
+CLIENT_READY = "!document.querySelector('script[src=\"/app.js\"]') || document.body?.dataset.ready"
 """The page is not Parlour's client, or the client has drawn its first screen."""
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from browser_helpers import create_room, drive, shots, start_game
+from browser_helpers import create_room, drive, shots, start_game, wait_drawn
 from conftest import Server
 
 pytestmark = pytest.mark.browser
@@ -36,7 +36,7 @@ def test_open_the_replay_from_the_results_and_step_to_the_end(open_page):
 
     ada.locator('[data-testid="watch-replay"]').click()
     ada.wait_for_url(re.compile(r"/g/[a-z2-7]+$"))
-    ada.wait_for_function("document.body.dataset.ready")
+    wait_drawn(ada)
     assert ada.locator("#replay-title").inner_text() == "Replay: Dots & Boxes"
     assert position(ada) == "Deal · 12 moves"
     # The player sees their own seat by default; a fresh 3×3 board has no line drawn.
@@ -94,7 +94,7 @@ def test_open_the_replay_from_the_results_and_step_to_the_end(open_page):
 
     # The room's waiting room lists the game, with the same link.
     ada.go_back()
-    ada.wait_for_function("document.body.dataset.ready")
+    wait_drawn(ada)
     ada.get_by_role("button", name="Rematch").click()  # the room is finished: on to the waiting room
     recent = ada.locator('[data-testid="recent-games"] a')
     recent.first.wait_for(state="attached")
@@ -122,7 +122,8 @@ def test_a_watched_bots_game_replays_with_every_hand(open_page, tmp_path, monkey
         ada.get_by_role("button", name="Just watch").click()
         ada.get_by_role("button", name="Start game").click()
         ada.locator('[data-testid="watch-replay"]').click(timeout=60_000)
-        ada.wait_for_function("document.body.dataset.ready")
+        ada.wait_for_url(re.compile(r"/g/[a-z2-7]+$"))
+        wait_drawn(ada)
         assert ada.locator('[data-testid="replay-seat"] option:checked').inner_text() == "Bot 2"
         assert "(you)" not in ada.locator('[data-testid="replay-seat"]').inner_text()
         ada.keyboard.press("ArrowRight")

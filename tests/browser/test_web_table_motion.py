@@ -5,7 +5,7 @@ visitor asked for reduced motion."""
 from __future__ import annotations
 
 import pytest
-from browser_helpers import DESKTOP, shots, wait_room
+from browser_helpers import DESKTOP, shots, wait_drawn, wait_room
 from wire import Wire, two_at_a_table
 
 pytestmark = pytest.mark.browser
@@ -91,7 +91,7 @@ def test_the_last_uno_card_slides_onto_the_pile_unless_motion_is_reduced(browser
         context.set_default_timeout(10_000)
         page = context.new_page()
         page.goto(f"{server}/r/{code}")
-        page.wait_for_function("document.body.dataset.ready")
+        wait_drawn(page)
         _watch(page, code)
         pages[motion] = page
     before = {motion: page.locator('[data-testid="top"]').element_handle() for motion, page in pages.items()}
