@@ -523,6 +523,9 @@ const conn = new Connection({
 
 initLobby(app);
 if (S.wantedCode) presetCode(S.wantedCode); // Join and Watch work before the connection is up
+// Typing a name before the connection is up means the visitor presses Join or Watch themselves:
+// the invite link must not seat them on its own when the connection opens a moment later.
+$("#name").addEventListener("input", () => (S.wantedCode = null), { once: true });
 
 $("#chat-form").addEventListener("submit", (e) => {
   e.preventDefault();

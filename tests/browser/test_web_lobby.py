@@ -299,3 +299,21 @@ def test_watch_pressed_before_the_connection_is_up_still_gets_in(open_page, serv
     assert "Watcher" not in page.locator("#players").inner_text()  # the invite link did not seat them
     assert page.locator(".toast.bad").count() == 0
     host.close()
+
+
+def test_a_name_typed_before_the_connection_is_up_leaves_the_choice_to_the_visitor(open_page, server):
+    """The invite link joins a returning visitor by itself; one who is typing a name while the socket
+    is still opening means to press Join or Watch, and must not find themselves seated when it opens."""
+    host = Wire(server, "Ada")
+    code = host.request("create_room", game="uno")["code"]
+    page = open_page(f"/r/{code}", init_script=LATE_SOCKET)
+    page.fill("#name", "Watcher")
+    page.fill("#join-password", "")  # leaving the name field stores the name, as a person's next click does
+    page.locator('#conn[data-status="online"]').wait_for()
+    page.wait_for_timeout(300)  # the connection's own start-up: resume, identify, the link
+    assert page.locator("#screen-start").is_visible(), "the link seated the visitor before they chose"
+    page.click("#spectate-btn")
+    assert wait_room(page) == code
+    page.locator("#spectators .member-name", has_text="Watcher").wait_for()
+    assert "Watcher" not in page.locator("#players").inner_text()
+    host.close()
