@@ -73,7 +73,14 @@ def native_run(root: str, seconds: float) -> tuple[int, int]:
         proc, port = serve(root, data_dir, out)
         try:
             args = argparse.Namespace(
-                think_ms=0.0, ids=False, warmup=0.0, seconds=seconds, setup_timeout=600, procs=1, rooms=10
+                think_ms=0.0,
+                ids=False,
+                target_score=0,
+                warmup=0.0,
+                seconds=seconds,
+                setup_timeout=600,
+                procs=1,
+                rooms=10,
             )
             args.client_cpus = {1}
             server_load.drive("uno", f"ws://127.0.0.1:{port}/api/ws", proc.pid, args)

@@ -6,7 +6,9 @@ websockets: ``--rooms`` concurrent rooms of 4 (identify → the host creates the
 join → the host starts). A player acts as soon as a ``game`` message says it is its turn (any
 legal action from the view's ``legal`` hints, plays first, each play carrying the UNO call the
 hints include; a Wild Draw Four victim accepts or challenges); when a game ends the host calls a
-rematch and starts again. Games are one hand (``target_score: 0``) so rematches happen.
+rematch and starts again. Games are one hand (``target_score: 0``) so rematches happen, and a finished
+game (its record and its players' history) is stored every ~60 actions; ``--target-score 500`` (the
+rules' default) plays matches of several hands instead, each stored once.
 
 Measured over ``--seconds`` after ``--warmup``: actions/s, action → last-recipient latency (from a
 player sending an action until all 4 members of its room hold the resulting ``game`` message;
@@ -218,10 +220,15 @@ class LoadRoom:
 class UnoRoom(LoadRoom):
     """Four UNO players: the seat on turn acts on receipt of its ``game`` message (after ``think`` s)."""
 
-    def __init__(self, number: int, clock: Clock, stats: Stats, think: float, ids: bool = False) -> None:
+    def __init__(
+        self, number: int, clock: Clock, stats: Stats, think: float, ids: bool = False, target_score: int = 0
+    ) -> None:
         super().__init__(number, clock, stats)
         self.think = think
         self.ids = ids  # actions carry a request id (as the web client's do): each is answered ``ok``
+        # 0: a game is one hand, stored as a finished game (with its players' history) every ~60
+        # actions; 500, the rules' default: a match of several hands, stored once.
+        self.target_score = target_score
 
     def player_url(self, i: int, url: str) -> str:
         """Where player ``i`` connects (bench/cluster_load.py spreads them over nodes)."""
@@ -233,7 +240,8 @@ class UnoRoom(LoadRoom):
             self.players.append(player)
             await player.request("identify", name=f"R{self.number}P{i}")
         host = self.players[0]
-        room = await host.request("create_room", game="uno", settings={"target_score": 0}, capacity=4)
+        settings = {"target_score": self.target_score}
+        room = await host.request("create_room", game="uno", settings=settings, capacity=4)
         host.member = room["you"]["member"]
         for player in self.players[1:]:
             joined = await player.request("join", code=room["code"])
@@ -353,7 +361,7 @@ async def _run_rooms(
 
     def make(n: int) -> LoadRoom:
         if mode == "uno":
-            return UnoRoom(n, clock, stats, think, args["ids"])
+            return UnoRoom(n, clock, stats, think, args["ids"], args["target_score"])
         return EchoRoom(n, clock, stats, args["frame"], args["interval"])
 
     rooms = [make(n) for n in range(first, first + count)]
@@ -517,6 +525,7 @@ def drive(
     shared = {
         "think_ms": args.think_ms,
         "ids": args.ids,
+        "target_score": args.target_score,
         "warmup": args.warmup,
         "seconds": args.seconds,
         "setup_timeout": args.setup_timeout,
@@ -722,6 +731,12 @@ def main() -> None:
     parser.add_argument("--procs", type=int, default=1, help="client processes (default 1)")
     parser.add_argument(
         "--ids", action="store_true", help="actions carry a request id, as the web client's do (answered ok)"
+    )
+    parser.add_argument(
+        "--target-score",
+        type=int,
+        default=0,
+        help="UNO's target score: 0 (default) makes each hand a game, stored as it ends; 500 plays matches",
     )
     parser.add_argument("--think-ms", type=float, default=0.0, help="pause before each action (default 0)")
     parser.add_argument("--server-cpus", type=cpu_set, default={0}, help="CPUs for the server (default 0)")
