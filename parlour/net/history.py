@@ -17,7 +17,7 @@ from starlette.routing import BaseRoute, Route
 from parlour.bots.catalog import CATALOG, get_game
 from parlour.dumps import json_bytes
 from parlour.rooms import Manager
-from parlour.rooms.game_record import public_game, public_players
+from parlour.rooms.game_record import public_game, public_summary
 from parlour.store import GameQuery, GameRecord, PlayerTotals
 
 WEB_DIR = Path(__file__).resolve().parent.parent / "web"
@@ -54,22 +54,6 @@ async def viewer(manager: Manager, request: Request) -> str | None:
         return None
     found = await manager.profile(profile_id, secret)
     return None if found is None else found.id
-
-
-def summary(record: GameRecord) -> dict[str, Any]:
-    """A game as lists show it: who played, how it ended; its room only if listed."""
-    row: dict[str, Any] = {
-        "id": record.id,
-        "game": record.game,
-        "started_at": record.started_at,
-        "ended_at": record.ended_at,
-        "result": record.result,
-        "players": public_players(record),
-        "private": record.private,
-    }
-    if not record.private:
-        row["room"] = record.room
-    return row
 
 
 def totals_json(totals: PlayerTotals) -> dict[str, Any]:
@@ -138,7 +122,7 @@ def routes(manager: Manager) -> list[BaseRoute]:
             page, cursor = await manager.store.list_games(query)
         except ValueError as exc:
             return _error(400, "bad_request", str(exc))
-        return _json({"games": [summary(r) for r in page], "next": cursor})
+        return _json({"games": [public_summary(r) for r in page], "next": cursor})
 
     async def player(request: Request) -> Response:
         profile_id = request.path_params["profile_id"]
@@ -156,7 +140,7 @@ def routes(manager: Manager) -> list[BaseRoute]:
         if totals and totals[0].bot:
             body["bot"] = totals[0].bot
         body["games"] = [{**totals_json(t), **labels(t.game)} for t in totals]
-        body["recent"] = [summary(r) for r in recent]
+        body["recent"] = [public_summary(r) for r in recent]
         return _json(body)
 
     async def leaderboard(request: Request) -> Response:

@@ -104,14 +104,11 @@ def _leaving_seat(
     return None
 
 
-def public_game(record: GameRecord) -> dict[str, Any]:
-    """``GET /api/games/<id>``: the record without its room (unless listed), sessions or chat."""
-    game: dict[str, Any] = {
+def public_summary(record: GameRecord) -> dict[str, Any]:
+    """A game as lists show it: who played, how it ended; its room only if listed."""
+    row: dict[str, Any] = {
         "id": record.id,
         "game": record.game,
-        "number": record.number,
-        "settings": record.settings,
-        "seed": record.seed,
         "started_at": record.started_at,
         "ended_at": record.ended_at,
         "result": record.result,
@@ -119,6 +116,13 @@ def public_game(record: GameRecord) -> dict[str, Any]:
         "private": record.private,
     }
     if not record.private:
-        game["room"] = record.room
-    game["actions"] = steps(record)
+        row["room"] = record.room
+    return row
+
+
+def public_game(record: GameRecord) -> dict[str, Any]:
+    """``GET /api/games/<id>``: the summary with the settings, seed and steps to replay it (never its
+    sessions or chat)."""
+    game = public_summary(record)
+    game.update(number=record.number, settings=record.settings, seed=record.seed, actions=steps(record))
     return game
