@@ -8,7 +8,6 @@ to ``artifacts/screenshots/`` (git-ignored).
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -18,6 +17,8 @@ from pathlib import Path
 
 import pytest
 from browser_helpers import DESKTOP
+
+from tests.ports import free_port
 
 # Players click fast in tests; keep the rate limit out of the way and the log short.
 SERVER_ENV = {
@@ -42,12 +43,6 @@ CHROMIUM_ARGS = [
 ]
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def _parlour() -> list[str]:
     script = Path(sys.executable).with_name("parlour")
     return [str(script)] if script.exists() else [sys.executable, "-m", "parlour.cli"]
@@ -59,7 +54,7 @@ class Server:
 
     def __init__(self, data: Path, host: str = "127.0.0.1", env: dict[str, str] | None = None) -> None:
         self.data, self.host, self.env = data, host, {**SERVER_ENV, **(env or {})}
-        self.port = _free_port()
+        self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.proc: subprocess.Popen[bytes] | None = None
 

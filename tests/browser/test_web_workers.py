@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import shutil
 import signal
-import socket
 import subprocess
 import time
 from pathlib import Path
@@ -16,14 +15,9 @@ import redis
 from browser_helpers import create_room, join_room, start_game
 
 from tests.cluster.workers import start_workers
+from tests.ports import free_port
 
 pytestmark = pytest.mark.browser
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture
@@ -32,7 +26,7 @@ def workers(tmp_path: Path):
     binary = shutil.which("redis-server") or "/usr/bin/redis-server"
     if not Path(binary).exists():
         pytest.fail("redis-server is missing: ./test installs it (scripts/install-redis.sh)")
-    redis_port, port = _free_port(), _free_port()
+    redis_port, port = free_port(), free_port()
     store = subprocess.Popen(
         [binary, "--port", str(redis_port), "--bind", "127.0.0.1", "--save", "", "--dir", str(tmp_path)],
         stdout=subprocess.DEVNULL,

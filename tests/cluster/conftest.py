@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.server.conftest import FAST_ENV, ServerProcess, free_port
+from tests.ports import free_port
+from tests.server.conftest import FAST_ENV, ServerProcess
 
 LEASE = "2"
 

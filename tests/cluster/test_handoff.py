@@ -11,8 +11,9 @@ import time
 import redis
 
 from tests.cluster.workers import start_workers
+from tests.ports import free_port
 from tests.server.client import Client, play_game
-from tests.server.conftest import FAST_ENV, free_port
+from tests.server.conftest import FAST_ENV
 from tests.server.test_inbound_frames import msg
 from tests.server.test_upgrade_with_frames import Blocking, connect, upgrade
 

@@ -6,8 +6,9 @@ import signal
 import time
 
 from tests.cluster.workers import health, start_workers
+from tests.ports import free_port
 from tests.server.client import close_all, open_table, play_game
-from tests.server.conftest import FAST_ENV, free_port
+from tests.server.conftest import FAST_ENV
 
 
 async def test_two_workers_share_one_port_and_one_set_of_rooms(redis_server, tmp_path) -> None:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -24,6 +23,7 @@ ROOT = str(Path(__file__).resolve().parents[2])
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
+from tests.ports import free_port  # noqa: E402  (after ROOT is importable)
 
 # Generous for scripted clients that act as fast as the server answers; the flood test sets its own.
 # Every test client comes from 127.0.0.1, so the per-address limits are lifted too (the hardening
@@ -37,12 +37,6 @@ GENEROUS_LIMITS = {
     "PARLOUR_CHAT_PER_10_SECONDS": "100000",
 }
 FAST_ENV = {"PARLOUR_RATE_PER_SECOND": "10000", "PARLOUR_RATE_BURST": "10000", **GENEROUS_LIMITS}
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class ServerProcess:

@@ -13,7 +13,7 @@ import uvloop
 
 from parlour.cli import reuse_port_socket
 from parlour.config import Config
-from tests.server.conftest import free_port
+from tests.ports import free_port
 
 
 class _Accepted(asyncio.Protocol):
