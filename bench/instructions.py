@@ -12,7 +12,7 @@ seconds, divided by the difference in frames the server received (``parlour_mess
 and the few frames that start the next game); /dots is ``protocol_load.py``'s client playing 10 and
 40 whole 8×8 games (5 at a time), divided by 30.
 
-    python bench/instructions.py [--what native|dots|both] [--base-root DIR]
+    python bench/instructions.py [--what native|dots|both] [--base-root DIR] [--target-score N]
 
 needs ``valgrind`` (Debian: ``apt-get install valgrind``); a run takes 1-4 minutes.
 """
@@ -66,8 +66,9 @@ def stop(proc: subprocess.Popen[bytes], out: str) -> int:
     return int(found.group(1))
 
 
-def native_run(root: str, seconds: float) -> tuple[int, int]:
-    """Instructions and frames received for ``seconds`` of 10 UNO rooms playing flat out."""
+def native_run(root: str, seconds: float, target_score: int = 0) -> tuple[int, int]:
+    """Instructions and frames received for ``seconds`` of 10 UNO rooms playing flat out (one-hand games,
+    or matches to ``target_score``: ``server_load.py --target-score``)."""
     with tempfile.TemporaryDirectory(prefix="parlour-instr-") as data_dir:
         out = os.path.join(data_dir, "callgrind.out")
         proc, port = serve(root, data_dir, out)
@@ -75,7 +76,7 @@ def native_run(root: str, seconds: float) -> tuple[int, int]:
             args = argparse.Namespace(
                 think_ms=0.0,
                 ids=False,
-                target_score=0,
+                target_score=target_score,
                 warmup=0.0,
                 seconds=seconds,
                 setup_timeout=600,
@@ -122,13 +123,17 @@ def main() -> None:
     parser.add_argument("--what", choices=("native", "dots", "both"), default="both")
     parser.add_argument("--server-root", help="the checkout to measure (default: this one)")
     parser.add_argument("--base-root", help="a worktree of the commit to compare with")
+    parser.add_argument(
+        "--target-score", type=int, default=0, help="native: play matches to this score (0: one-hand games)"
+    )
     args = parser.parse_args()
     root = args.server_root or str(Path(__file__).resolve().parent.parent)
     trees = [("this", root)] + ([("base", args.base_root)] if args.base_root else [])
     results: dict[tuple[str, str], float] = {}
     for label, where in trees:
         if args.what in ("native", "both"):
-            (short, frames_short), (long, frames_long) = native_run(where, 5), native_run(where, 30)
+            short, frames_short = native_run(where, 5, args.target_score)
+            long, frames_long = native_run(where, 30, args.target_score)
             results[label, "native"] = (long - short) / (frames_long - frames_short)
             print(
                 f"{label}: {results[label, 'native'] / 1e3:.1f} k instructions per native UNO frame",
