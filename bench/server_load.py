@@ -226,9 +226,7 @@ class UnoRoom(LoadRoom):
         super().__init__(number, clock, stats)
         self.think = think
         self.ids = ids  # actions carry a request id (as the web client's do): each is answered ``ok``
-        # 0: a game is one hand, stored as a finished game (with its players' history) every ~60
-        # actions; 500, the rules' default: a match of several hands, stored once.
-        self.target_score = target_score
+        self.target_score = target_score  # 0: one-hand games; 500: matches (module docstring)
 
     def player_url(self, i: int, url: str) -> str:
         """Where player ``i`` connects (bench/cluster_load.py spreads them over nodes)."""
