@@ -39,6 +39,7 @@ export function tableContext(room, app) {
 }
 
 export function renderRoom(room, app) {
+  $("#screen-room").dataset.state = room.state; // narrow screens place toasts by it (styles.css)
   fill($("#room-code"), room.code);
   fill(
     $("#room-status"),

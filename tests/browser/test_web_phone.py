@@ -140,3 +140,31 @@ def test_toast_leaves_the_top_bar_and_the_table_readable_on_a_phone(open_page, s
     cy.close()
     ada.close()
     bo.close()
+
+
+def test_toast_in_the_waiting_room_leaves_the_room_code_and_its_link_readable_on_a_phone(open_page, server):
+    """Before a game the room code and "Copy link" are what a host on a phone reads out and presses:
+    the toast that answers "Copy link", and the one that says a friend came, show below their line,
+    never over it nor over the top bar."""
+    page = open_page("/", PHONE)
+    code = create_room(page, "Ada", "uno")
+    keep = ".topbar .brand, #conn, #theme, #mute, #room-code, #copy-link"
+
+    def covered(toast) -> list[str]:
+        box = toast.evaluate(BOX)
+        assert box[1] >= 0 and box[3] <= PHONE["height"] and box[2] - box[0] > 0
+        names = page.locator(keep).evaluate_all("es => es.map(e => e.id || e.className)")
+        boxes = page.locator(keep).evaluate_all(f"es => es.map({BOX})")
+        return [name for name, other in zip(names, boxes, strict=True) if _overlap(box, other)]
+
+    page.click("#copy-link")
+    copied = page.locator("#toasts .toast").first  # "Link copied", or the link itself without a clipboard
+    copied.wait_for()
+    assert not covered(copied), f"the toast covers {covered(copied)}"
+    shot(page, "toast-phone-waiting")
+    bo = Wire(server, "Bo")
+    bo.request("join", code=code)
+    joined = page.locator("#toasts .toast", has_text="Bo joined")
+    joined.wait_for()
+    assert not covered(joined), f"the toast covers {covered(joined)}"
+    bo.close()
