@@ -7,12 +7,16 @@ different nodes and every message between them crosses Redis.
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from parlour.rooms.cluster.bus import Item, _items
+from parlour.store.resp import RespConnection
 
 ADAPTER_TESTS = Path(__file__).resolve().parent.parent / "adapters"
 sys.path.insert(0, str(ADAPTER_TESTS))
@@ -78,3 +82,43 @@ async def test_socket_uno_tutorial_seat_taken_back_by_cookie_on_another_node(clu
     clocks = {**CLOCKS, "PARLOUR_GRACE_SECONDS": "30"}  # the strangers must not outlast the grace
     nodes = [cluster.add(clocks) for _ in range(3)]
     await socket_uno.test_reconnect_from_the_same_browser_gets_the_same_seat(RoundRobin(nodes))
+
+
+async def test_a_seed_protocol_move_on_another_node_crosses_redis_without_a_bare_ok(cluster) -> None:
+    """The room is on node a, both /dots players on node b. An adapter's move asks for no ``ok``
+    (``Command.quiet``) on the room's node too: while the game is played, node a sends node b the
+    moves' game messages and never an ``ok``, which the adapter would only drop."""
+    a, b = cluster.add(CLOCKS), cluster.add(CLOCKS)
+    name = dots.room_name()
+    creator = await dots.dots(a)
+    await dots.create(creator, name, 3, 3)
+    alice, bob = await dots.dots(b), await dots.dots(b)
+    pa = (await dots.join(alice, name, "alice"))["playerid"]
+    pb = (await dots.join(bob, name, "bob"))["playerid"]
+    await dots.start(alice, bob)
+    heard: list[Item] = []
+    tap = RespConnection(cluster.redis.url)
+    await tap.open()
+    tap.send([("PSUBSCRIBE", "pl:node:*")])
+    await tap.read()
+
+    async def listen() -> None:
+        while True:
+            push = await tap.read()
+            if isinstance(push, list) and len(push) == 4 and push[0] == b"pmessage":
+                heard.extend(_items(push[3]))
+
+    listener = asyncio.get_running_loop().create_task(listen())
+    try:
+        end = await dots.play_out({pa: alice, pb: bob}, 3, 3)
+        await asyncio.sleep(0.3)  # what the last move sent has crossed
+    finally:
+        listener.cancel()
+        tap.close()
+    assert end["state"] in ("ended", "tied")
+    messages = [item[2] for item in heard if item[0] == "m"]
+    games = [item for item in heard if item[0] == "j"]
+    assert len(games) >= 12  # the 12 moves' game messages reached node b: the tap heard the game
+    assert [m for m in messages if m.get("type") == "ok"] == []
+    for client in (creator, alice, bob):
+        await client.close()

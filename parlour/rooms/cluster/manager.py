@@ -330,12 +330,12 @@ class ClusterManager(Manager):
         owner = self.owners.get(code)
         if owner is not None and owner != self.node and future is None:
             item = ["cmd", 0, self.node, self._cid(cmd.sink), code, cmd.kind, cmd.session, cmd.payload]
-            self._post(owner, [*item, cmd.request_id, cmd.at])
+            self._post(owner, [*item, cmd.request_id, cmd.at, cmd.quiet])
             return
         self._spawn(self._forward(code, cmd, future))
 
     async def _forward(self, code: str, cmd: Command, future: asyncio.Future[str | None] | None) -> None:
-        item = ["cmd", cmd.kind, cmd.session, cmd.payload, cmd.request_id, cmd.at]
+        item = ["cmd", cmd.kind, cmd.session, cmd.payload, cmd.request_id, cmd.at, cmd.quiet]
         try:
             result = await self._call(code, item, None, cmd.sink)
         except CommandError as exc:
@@ -493,8 +493,8 @@ class ClusterManager(Manager):
             return
         sink = self._remote_sink(node, cid)
         if op == "cmd":
-            kind, session, payload, request_id, at = item[5:]
-            cmd = Command(kind, session, payload, sink, request_id, at)
+            kind, session, payload, request_id, at, quiet = item[5:]
+            cmd = Command(kind, session, payload, sink, request_id, at, quiet)
             if not rpc:
                 room.submit_nowait(cmd)
                 return
