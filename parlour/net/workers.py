@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import shutil
 import signal
 import subprocess
 import sys
 import tempfile
 import time
+from pathlib import Path
 from types import FrameType
 
 from parlour.config import Config
@@ -38,6 +40,16 @@ def _spawn(config: Config, handoff: str) -> subprocess.Popen[bytes]:
         "PARLOUR_HANDOFF_DIR": handoff,
     }
     return subprocess.Popen([sys.executable, "-m", "parlour", "serve"], env=env)
+
+
+def _forget(handoff: str, pid: int) -> None:
+    """Remove a dead worker's hand-over socket (``<node>.sock``): siblings then see at once that it
+    is gone, and the directory lists live workers only. A node's name ends in its pid and six hex
+    digits (``store.redis.node_name``); the replacement gets a name of its own."""
+    mine = re.compile(rf".*-{pid}-[0-9a-f]{{6}}\.sock")
+    for path in Path(handoff).iterdir():
+        if mine.fullmatch(path.name):
+            path.unlink(missing_ok=True)
 
 
 def supervise(config: Config) -> int:
@@ -68,6 +80,7 @@ def supervise(config: Config) -> int:
                 log.warning(
                     "event=worker_died pid=%d code=%s; starting another", worker.pid, worker.returncode
                 )
+                _forget(handoff, worker.pid)
                 workers[i] = _spawn(config, handoff)
     for worker in workers:
         if worker.poll() is None:
