@@ -168,3 +168,18 @@ def test_toast_in_the_waiting_room_leaves_the_room_code_and_its_link_readable_on
     joined.wait_for()
     assert not covered(joined), f"the toast covers {covered(joined)}"
     bo.close()
+
+
+def test_the_top_bar_and_the_room_code_keep_one_line_on_a_320_px_phone(open_page):
+    """On the smallest phones the top bar's name, status and buttons, and the room code with its
+    "Copy link", each stay on one line: the toasts' places are set below those lines."""
+    page = open_page("/", {"width": 320, "height": 640})
+    create_room(page, "Ada", "uno")
+    line = page.evaluate("parseFloat(getComputedStyle(document.documentElement).fontSize)")
+    top_bar = page.locator(".topbar").evaluate("e => e.getBoundingClientRect().height")
+    assert top_bar <= 3.4 * line + 1, top_bar  # --topbar-h
+    code = page.locator(".code-box").evaluate("e => e.getBoundingClientRect().height")
+    button = page.locator("#copy-link").evaluate("e => e.getBoundingClientRect().height")
+    assert code <= button + 1, (code, button)
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    shot(page, "waiting-room-320")
