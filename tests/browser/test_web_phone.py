@@ -110,6 +110,16 @@ def _overlap(a: list[float], b: list[float]) -> bool:
     return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
 
 
+def _covered(page, toast, keep: str) -> list[str]:
+    """What of ``keep`` (a selector list) the toast covers, by id or class; the toast must be on the
+    phone's screen."""
+    box = toast.evaluate(BOX)
+    assert box[1] >= 0 and box[3] <= PHONE["height"] and box[2] - box[0] > 0, box
+    names = page.locator(keep).evaluate_all("es => es.map(e => e.id || e.className)")
+    boxes = page.locator(keep).evaluate_all(f"es => es.map({BOX})")
+    return [name for name, other in zip(names, boxes, strict=True) if _overlap(box, other)]
+
+
 def test_toast_leaves_the_top_bar_and_the_table_readable_on_a_phone(open_page, server):
     """A toast ("Cy is watching") on a phone mid-game covers none of the top bar's name, status and
     buttons, nor the room's buttons, the seats or the hand; it is on screen and announced."""
@@ -121,19 +131,9 @@ def test_toast_leaves_the_top_bar_and_the_table_readable_on_a_phone(open_page, s
     cy.request("spectate", code=code)
     toast = page.locator("#toasts .toast", has_text="Cy is watching")
     toast.wait_for()
-    box = toast.evaluate(BOX)
-    assert box[1] >= 0 and box[3] <= PHONE["height"] and box[2] - box[0] > 0
     keep = ".topbar .brand, #conn, #theme, #mute, #leave, #log-toggle, .seats .seat, [data-testid='hand']"
-    covered = [
-        (target, other)
-        for target, other in zip(
-            page.locator(keep).evaluate_all("es => es.map(e => e.id || e.className)"),
-            page.locator(keep).evaluate_all(f"es => es.map({BOX})"),
-            strict=True,
-        )
-        if _overlap(box, other)
-    ]
-    assert not covered, f"the toast {box} covers {covered}"
+    covered = _covered(page, toast, keep)
+    assert not covered, f"the toast covers {covered}"
     assert page.locator("#toasts").get_attribute("aria-live") == "polite"
     assert toast.get_attribute("role") == "status"
     shot(page, "toast-phone")
@@ -149,24 +149,18 @@ def test_toast_in_the_waiting_room_leaves_the_room_code_and_its_link_readable_on
     page = open_page("/", PHONE)
     code = create_room(page, "Ada", "uno")
     keep = ".topbar .brand, #conn, #theme, #mute, #room-code, #copy-link"
-
-    def covered(toast) -> list[str]:
-        box = toast.evaluate(BOX)
-        assert box[1] >= 0 and box[3] <= PHONE["height"] and box[2] - box[0] > 0
-        names = page.locator(keep).evaluate_all("es => es.map(e => e.id || e.className)")
-        boxes = page.locator(keep).evaluate_all(f"es => es.map({BOX})")
-        return [name for name, other in zip(names, boxes, strict=True) if _overlap(box, other)]
-
     page.click("#copy-link")
     copied = page.locator("#toasts .toast").first  # "Link copied", or the link itself without a clipboard
     copied.wait_for()
-    assert not covered(copied), f"the toast covers {covered(copied)}"
+    covered = _covered(page, copied, keep)
+    assert not covered, f"the toast covers {covered}"
     shot(page, "toast-phone-waiting")
     bo = Wire(server, "Bo")
     bo.request("join", code=code)
     joined = page.locator("#toasts .toast", has_text="Bo joined")
     joined.wait_for()
-    assert not covered(joined), f"the toast covers {covered(joined)}"
+    covered = _covered(page, joined, keep)
+    assert not covered, f"the toast covers {covered}"
     bo.close()
 
 
