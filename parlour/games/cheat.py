@@ -623,6 +623,10 @@ class Cheat:
         "Anyone may call Cheat on the last play: the cards are shown, and a liar picks up the pile (else "
         "the caller does). Get rid of all your cards to win."
     )
+    leave_rule = (
+        "Your cards go face down onto the pile and the others play on; with fewer than three players "
+        "left, the game ends with no winner."
+    )
     min_players = 3
     max_players = 10
     settings_schema = SCHEMA

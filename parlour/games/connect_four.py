@@ -111,6 +111,7 @@ class ConnectFour(SchemaSettings):
         "Take turns dropping a disc into a column; it falls to the lowest free space. Get four of your "
         "discs in a row — across, up or diagonally — to win. A full board with no row of four is a tie."
     )
+    leave_rule = "Your opponent wins the game."
     min_players = 2
     max_players = 2
     settings_schema = SCHEMA

@@ -316,6 +316,10 @@ class DotsGame(SchemaSettings):
         "Take turns drawing a line between two neighbouring dots. Draw the fourth side of a box to claim "
         "it and move again. When the board is full, most boxes wins."
     )
+    leave_rule = (
+        "Your boxes stay on the board and the others play on without you; if only one player is left, "
+        "they win."
+    )
     min_players = 2
     max_players = _MAX_SEATS
     settings_schema = SCHEMA

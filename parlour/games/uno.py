@@ -440,6 +440,10 @@ class Uno:
         "Draw. Call UNO when you are down to one card — anyone may catch you if you forget. Empty your "
         "hand to win the round."
     )
+    leave_rule = (
+        "Your cards are shuffled into the draw pile and the others play on; if only one player is left, "
+        "they win."
+    )
     min_players = 2
     max_players = MAX_SEATS
     settings_schema: tuple[Setting, ...]

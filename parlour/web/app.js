@@ -2,7 +2,7 @@
 // The server is the authority; this file keeps its latest snapshot and renders it.
 
 import "./theme.js"; // first: the page takes its theme before anything waits
-import { TABLES, loadCatalog } from "./catalog.js";
+import { GAMES, TABLES, loadCatalog } from "./catalog.js";
 import { noteEntries, personal, resetLog, toggleLog } from "./gamelog.js";
 import { keepProfile, profileField } from "./identity.js";
 import { initLobby, presetCode, renderRooms } from "./lobby.js";
@@ -545,7 +545,9 @@ $("#log-toggle").addEventListener("click", () => {
 
 $("#leave").addEventListener("click", async () => {
   const playing = S.room.state === "playing" && S.room.you.role === "player";
-  const text = playing ? "The game is running: leaving gives up your seat and your hand." : "You can come back with the room code.";
+  // What leaving does mid-game is the game's own rule (its catalog entry says it).
+  const rule = GAMES[S.room.kind]?.leave_rule ?? "The others play on without you.";
+  const text = playing ? `The game is running. ${rule}` : "You can come back with the room code.";
   if (await confirmDialog("Leave this room?", text, "Leave")) {
     await app.send("leave");
     leftRoom();

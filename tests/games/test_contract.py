@@ -250,5 +250,6 @@ def test_a_game_describes_itself_for_the_catalog(name: str) -> None:
     listing = CATALOG[name]
     described = _plain(listing.describe())
     assert described["name"] == name and described["title"] and described["how_to_play"]
+    assert described["leave_rule"].endswith(".")
     assert listing.game.min_players <= described["default_capacity"] <= listing.game.max_players
     assert set(described["bots"]) <= set(listing.bots)

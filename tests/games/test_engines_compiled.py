@@ -34,6 +34,7 @@ DESCRIPTION = (  # what the Game protocol says an engine describes itself with
     "name",
     "title",
     "how_to_play",
+    "leave_rule",
     "min_players",
     "max_players",
     "settings_schema",
