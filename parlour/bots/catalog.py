@@ -44,6 +44,7 @@ class Listing:
             "max_players": game.max_players,
             "default_capacity": game.default_capacity(defaults),
             "score_label": game.score_label,
+            "scores_add_up": game.scores_add_up,  # a room's scoreboard sums the scores (UNO's points)
             "bots": [level for level in LEVELS if level in self.bots],  # offered to hosts
             "settings": [s.describe() for s in game.settings_schema],
             "has_catches": game.has_catches,  # the host may set how long bots wait to catch a human

@@ -3,7 +3,8 @@
 
 /** Catalog entries by game name, in the order the server lists them. */
 export const GAMES = {};
-/** Table modules by game name: render(stage, view, ctx), onEvent(event, name, seat), reset(). */
+/** Table modules by game name: render(stage, view, ctx), onEvent(event, name, seat), reset(), and
+ * optionally resultColumns(view, score): the results table's [label, seat => text] columns. */
 export const TABLES = {};
 
 export async function loadCatalog() {

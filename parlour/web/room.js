@@ -256,12 +256,11 @@ function gameOver(room, app) {
   const seats = results.play.seats.map((s) => s.seat);
   const view = results.play.view;
   const score = (seat) => String(outcome.scores[seat] ?? outcome.scores[String(seat)] ?? "–");
-  // Per game: what a finished hand or board says about each player.
-  const columns = {
-    uno: [["Points", score], ["Cards left", (seat) => String(view.counts?.[seat] ?? "–")]],
-    cheat: [["Cards left", score]],
-    dots: [["Boxes", score]],
-  }[room.kind] ?? [[GAMES[room.kind]?.score_label ?? "Score", score]];
+  // What a finished hand or board says about each player: the game's table module may say more than
+  // the score its catalog entry names.
+  const label = GAMES[room.kind]?.score_label ?? "score";
+  const columns = TABLES[room.kind]?.resultColumns?.(view, score) ?? [[label[0].toUpperCase() + label.slice(1), score]];
+  const left = new Set(results.play.seats.filter((s) => s.left).map((s) => s.seat));
   const offer = room.rematch && room.rematch.member !== room.you?.member ? room.rematch : null;
   const leave = () => {
     room.results = null;
@@ -293,7 +292,7 @@ function gameOver(room, app) {
           el(
             "tr",
             { class: outcome.winners.includes(seat) ? "winner" : "" },
-            el("td", {}, ctx.name(seat), outcome.winners.includes(seat) ? " ★ winner" : ""),
+            el("td", {}, ctx.name(seat), outcome.winners.includes(seat) ? " ★ winner" : "", left.has(seat) ? el("span", { class: "muted" }, " (left)") : null),
             columns.map(([, value]) => el("td", {}, value(seat))),
           ),
         ),
@@ -328,10 +327,10 @@ function recentGames(games) {
   );
 }
 
-/** Wins (and UNO points) across every game this room has played. */
+/** Wins (and points, for a game whose scores add up) across every game this room has played. */
 function scoreTable(kind, board) {
   if (!board?.length) return null;
-  const points = kind === "uno";
+  const points = GAMES[kind]?.scores_add_up === true;
   return el(
     "details",
     { class: "scoreboard", open: true },

@@ -83,6 +83,11 @@ const DRAW_REASON = {
   timeout: "out of time",
 };
 
+/** The results table's columns after the player's name: a round's points and the cards each kept. */
+export function resultColumns(view, score) {
+  return [["Points", score], ["Cards left", (seat) => String(view.counts?.[seat] ?? "–")]];
+}
+
 export function render(stage, view, ctx) {
   const legal = view.legal ?? [];
   const has = (type) => legal.some((a) => a.type === type);

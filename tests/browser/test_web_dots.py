@@ -227,3 +227,26 @@ def test_the_board_shows_a_focus_ring_to_keyboard_users_only(open_page):
         if board.evaluate("b => b.matches(':focus')"):
             break
     assert board.evaluate(ring) == [True, "solid"]
+
+
+def test_a_player_who_leaves_mid_game_is_told_the_rule_and_marked_in_the_results(open_page):
+    ada, bo, cy = open_page(), open_page(), open_page()
+    code = create_room(ada, "Ada", "dots", {"width": 3, "height": 3}, capacity=3)
+    join_room(bo, "Bo", code)
+    join_room(cy, "Cy", code)
+    start_game(ada, [ada, bo, cy])
+
+    cy.get_by_role("button", name="Exit").click()
+    leaving = cy.locator("dialog[open]")
+    assert "if only one player is left, they win" in leaving.inner_text()
+    leaving.get_by_role("button", name="Leave").click()
+    cy.locator("#screen-room").wait_for(state="hidden")
+
+    assert drive([ada, bo], click_free_line, limit=12) == 12
+    ada.locator(".game-over").wait_for()
+    rows = ada.locator('[data-testid="results"] tbody tr').all_inner_texts()
+    assert len(rows) == 3 and [r for r in rows if "(left)" in r] == [next(r for r in rows if "Cy" in r)], rows
+    # Boxes do not add up across games: the room's scoreboard counts wins and games only.
+    heads = ada.locator('[data-testid="scoreboard"] th').all_inner_texts()
+    assert heads == ["Player", "Wins", "Games"], heads
+    shots(ada, "dots-results-with-leaver")

@@ -52,4 +52,7 @@ def test_uno_four_players_and_spectator_to_the_end(open_page):
         page.locator(".game-over").wait_for()
     games = pages[0].locator('[data-testid="scoreboard"] tbody tr td:nth-child(3)').all_inner_texts()
     assert games == ["2", "2", "2", "2"], games
+    # UNO's scores add up (its catalog entry says so): the scoreboard sums each player's points.
+    heads = pages[0].locator('[data-testid="scoreboard"] th').all_inner_texts()
+    assert heads == ["Player", "Wins", "Games", "Points"], heads
     shot(pages[1], "playtest-uno-four-second-game-over")
