@@ -250,3 +250,9 @@ def test_a_player_who_leaves_mid_game_is_told_the_rule_and_marked_in_the_results
     heads = ada.locator('[data-testid="scoreboard"] th').all_inner_texts()
     assert heads == ["Player", "Wins", "Games"], heads
     shots(ada, "dots-results-with-leaver")
+
+    # Ada's profile lists the game with Cy marked as having left it.
+    ada.locator("#my-stats").evaluate("link => { location.href = link.href; }")
+    players = ada.locator(".recent-game .recent-players").first
+    players.wait_for()
+    assert re.fullmatch(r"Ada · Bo · Cy \(left\)", players.inner_text().strip()), players.inner_text()
