@@ -264,6 +264,8 @@ const handlers = {
     S.room.results = msg.state === "finished" && msg.outcome && S.room.play ? resultsOf(S.room) : results;
     resetLog(S.room.log, resumed && msg.state === "playing", S.room.code);
     for (const table of Object.values(TABLES)) table.reset();
+    // What a table marks from the latest events (Dots' last turn) comes back from the log.
+    TABLES[S.room.kind]?.resume?.(S.room.log.map((entry) => entry.event).filter(Boolean));
     fill($("#chat-log"));
     for (const message of msg.chat ?? []) appendChat(message, S.room);
     history.replaceState(null, "", `/r/${S.room.code}`);

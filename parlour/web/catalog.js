@@ -4,7 +4,8 @@
 /** Catalog entries by game name, in the order the server lists them. */
 export const GAMES = {};
 /** Table modules by game name: render(stage, view, ctx), onEvent(event, name, seat), reset(), and
- * optionally resultColumns(view, score): the results table's [label, seat => text] columns. */
+ * optionally resultColumns(view, score): the results table's [label, seat => text] columns, and
+ * resume(events): its marks rebuilt from a snapshot's game-log events. */
 export const TABLES = {};
 
 export async function loadCatalog() {

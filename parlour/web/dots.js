@@ -30,6 +30,12 @@ export function onEvent(event, names) {
   return null;
 }
 
+/** After a room snapshot (a reload, a spectator arriving mid-game): the last turn's marks, from the
+ * events of the game log it carries. */
+export function resume(events) {
+  for (const event of events) onEvent(event, () => "");
+}
+
 const key = (l) => `${l.x},${l.y},${l.d}`;
 const lineEnd = (x, y, d) => (d === 0 ? [x + 1, y] : [x, y + 1]);
 const valid = ({ x, y, d }, w, h) => x >= 0 && y >= 0 && (d === 0 ? x < w - 1 && y < h : x < w && y < h - 1);

@@ -42,6 +42,11 @@ def test_dots_marks_every_line_and_box_of_the_last_turn(open_page, server):
     )
     assert len(colours) == 1 and colours[0]  # one player's colour
     shots(watcher, "dots-last-turn")
+    # A reload (or a spectator who arrives now) marks the same turn, from the snapshot's game log.
+    watcher.reload()
+    watcher.wait_for_function(f"Number(document.querySelector('#stage').dataset.seq) >= {ada.seq}")
+    again = watcher.locator(".dots-board line.drawn.last").evaluate_all("ls => ls.map(l => l.dataset.drawn)")
+    assert sorted(again) == ["0,1,1", "1,0,1"] and watcher.locator(".dots-board rect.box.last").count() == 2
     ada.close()
     bo.close()
 
