@@ -10,11 +10,12 @@ from __future__ import annotations
 import argparse
 import resource
 import shutil
-import socket
 import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any
 
 import orjson
@@ -23,13 +24,10 @@ from redis import asyncio as aioredis
 
 from parlour.store.resp import RespConnection
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from tests.ports import free_port  # ports outside the kernel's ephemeral range
+
 PAYLOAD = b"x" * 300
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 async def _time(n: int, call: Callable[[], Awaitable[Any]]) -> dict[str, float]:

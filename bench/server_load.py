@@ -45,7 +45,6 @@ import platform
 import random
 import resource
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -55,6 +54,7 @@ import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from multiprocessing.synchronize import Event as MpEvent
+from pathlib import Path
 from typing import Any
 
 import aiohttp
@@ -62,6 +62,9 @@ import orjson
 import psutil
 import websockets
 from websockets.asyncio.server import ServerConnection
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from tests.ports import free_port  # ports outside the kernel's ephemeral range
 
 Message = dict[str, Any]
 SERVER_ENV = {
@@ -88,12 +91,6 @@ def raise_nofile() -> None:
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if soft < hard:
         resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def pin(cpus: set[int]) -> None:

@@ -23,9 +23,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests" / "browser"))
+sys.path.insert(0, str(ROOT))
 
 from browser_helpers import create_room, join_room, start_game  # noqa: E402
-from conftest import CHROMIUM, CHROMIUM_ARGS, SERVER_ENV, _free_port  # noqa: E402
+from conftest import CHROMIUM, CHROMIUM_ARGS, SERVER_ENV  # noqa: E402
+
+from tests.ports import free_port  # noqa: E402
 
 METRICS = ("ScriptDuration", "RecalcStyleDuration", "LayoutDuration", "TaskDuration")
 CLICK_FREE_LINE = """() => document.querySelector('.dots-board.mine g.free')
@@ -33,7 +36,7 @@ CLICK_FREE_LINE = """() => document.querySelector('.dots-board.mine g.free')
 
 
 def start_server(data_dir: str) -> tuple[subprocess.Popen[bytes], str]:
-    port = _free_port()
+    port = free_port()
     proc = subprocess.Popen(
         [sys.executable, "-m", "parlour", "serve", "--port", str(port), "--data-dir", data_dir],
         env={**os.environ, **SERVER_ENV},
