@@ -40,6 +40,7 @@ class Listing:
             "title": game.title,
             "how_to_play": game.how_to_play,
             "leave_rule": game.leave_rule,  # what the exit dialog tells a player mid-game
+            "end_reasons": dict(game.end_reasons),
             "min_players": game.min_players,
             "max_players": game.max_players,
             "default_capacity": game.default_capacity(defaults),

@@ -248,7 +248,9 @@ class Game(Protocol):
     Describing the game (served to clients by ``GET /api/catalog``):
     ``name`` (wire name, also the module names ``games/<name>.py``, ``bots/<name>.py`` and
     ``web/<name>.js``), ``title`` (display name), ``how_to_play`` (one paragraph), ``leave_rule`` (one
-    sentence to a player about to leave a running game: what ``on_leave`` does), ``min_players`` and
+    sentence to a player about to leave a running game: what ``on_leave`` does), ``end_reasons``
+    (``(reason, sentence)`` for every ``Outcome.reason`` but ``"finished"``: why a game ended, as the
+    results, profiles and replays say it), ``min_players`` and
     ``max_players`` (the seat range), ``settings_schema`` (every setting with its range, default and
     label), ``score_label`` (what ``Outcome.scores`` count), ``scores_add_up`` (whether those are points a
     room's scoreboard sums over its games, as UNO's; otherwise the scoreboard counts games and wins only).
@@ -270,6 +272,7 @@ class Game(Protocol):
     title: str
     how_to_play: str
     leave_rule: str
+    end_reasons: tuple[tuple[str, str], ...]
     min_players: int
     max_players: int
     settings_schema: tuple[Setting, ...]

@@ -627,6 +627,7 @@ class Cheat:
         "Your cards go face down onto the pile and the others play on; with fewer than three players "
         "left, the game ends with no winner."
     )
+    end_reasons = (("not_enough_players", "Too few players were left to go on."),)
     min_players = 3
     max_players = 10
     settings_schema = SCHEMA

@@ -112,6 +112,11 @@ class ConnectFour(SchemaSettings):
         "discs in a row — across, up or diagonally — to win. A full board with no row of four is a tie."
     )
     leave_rule = "Your opponent wins the game."
+    end_reasons = (
+        ("four_in_a_row", "Four in a row."),
+        ("board_full", "The board is full."),
+        ("opponent_left", "The other player left."),
+    )
     min_players = 2
     max_players = 2
     settings_schema = SCHEMA

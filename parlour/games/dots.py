@@ -320,6 +320,7 @@ class DotsGame(SchemaSettings):
         "Your boxes stay on the board and the others play on without you; if only one player is left, "
         "they win."
     )
+    end_reasons = (("last_player", "Everyone else left."),)
     min_players = 2
     max_players = _MAX_SEATS
     settings_schema = SCHEMA

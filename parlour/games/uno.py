@@ -444,6 +444,7 @@ class Uno:
         "Your cards are shuffled into the draw pile and the others play on; if only one player is left, "
         "they win."
     )
+    end_reasons = (("opponents_left", "Everyone else left."),)
     min_players = 2
     max_players = MAX_SEATS
     settings_schema: tuple[Setting, ...]

@@ -21,3 +21,17 @@ export async function loadCatalog() {
 
 /** A game's display name (its wire name if the server does not list it). */
 export const title = (name) => GAMES[name]?.title ?? name;
+
+// Why the room itself ended a game before its rules did (docs/protocol.md, "Rooms").
+const ROOM_ENDS = {
+  reset: "The host ended the game.",
+  terminated: "The host closed the room.",
+  idle: "The room closed after everyone had left.",
+};
+
+/** Why a game ended, in a sentence: `entry` is the game's catalog entry (its `end_reasons`), `reason`
+ * the outcome's; null for a game its rules finished the ordinary way. */
+export function endReason(entry, reason) {
+  if (!reason || reason === "finished") return null;
+  return entry?.end_reasons?.[reason] ?? ROOM_ENDS[reason] ?? `${reason[0].toUpperCase()}${reason.slice(1).replaceAll("_", " ")}.`;
+}

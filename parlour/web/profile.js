@@ -29,14 +29,14 @@ function recentRow(game) {
     { class: "recent-game", dataset: { game: game.id } },
     el("span", { class: "recent-title" }, game.players.length ? `${titleOf(game.game)}` : game.game, game.private ? el("span", { class: "badge" }, "private") : null),
     el("span", { class: "recent-players" }, game.players.flatMap((p, i) => [i ? " · " : null, playerLink(p), p.left ? el("span", { class: "muted" }, " (left)") : null])),
-    el("span", { class: "recent-result" }, resultText(game)),
+    el("span", { class: "recent-result" }, resultText(game, games[game.game])),
     el("span", { class: "muted recent-when" }, when(game.ended_at)),
     el("a", { href: `/g/${game.id}` }, "Replay"),
   );
 }
 
-let titles = {};
-const titleOf = (name) => titles[name] ?? name;
+let games = {}; // the catalog's entries by name
+const titleOf = (name) => games[name]?.title ?? name;
 
 async function show() {
   const [{ status, body }, catalog] = await Promise.all([getJson(`/api/players/${encodeURIComponent(id)}`), getJson("/api/catalog")]);
@@ -44,7 +44,7 @@ async function show() {
     showError(main, "No player has this profile (yet): it appears once they have finished a game.");
     return;
   }
-  titles = Object.fromEntries((catalog.body.games ?? []).map((g) => [g.name, g.title]));
+  games = Object.fromEntries((catalog.body.games ?? []).map((g) => [g.name, g]));
   document.title = `${body.name} — Parlour`;
   const mine = body.id === myProfile();
   main.replaceChildren(

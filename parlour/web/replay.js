@@ -4,7 +4,7 @@
 // one watches. Keys: ←/→ one move, Home/End first/last, space play/pause.
 
 import "./theme.js";
-import { TABLES, loadCatalog, title } from "./catalog.js";
+import { GAMES, TABLES, endReason, loadCatalog, title } from "./catalog.js";
 import { renderLog, toggleLog } from "./gamelog.js";
 import { profileHeaders } from "./identity.js";
 import { $, el, fill, morph } from "./ui.js";
@@ -318,7 +318,8 @@ function describeResult(info) {
   const result = info.result ?? {};
   const winners = (result.winners ?? []).map(names);
   const outcome = result.tie ? `Tie: ${winners.join(" & ")}` : winners.length ? `${winners[0]} won` : "Nobody won";
-  const reason = result.reason && result.reason !== "finished" ? ` (${result.reason.replaceAll("_", " ")})` : "";
+  const why = endReason(GAMES[info.game], result.reason);
+  const reason = why ? ` — ${why}` : "";
   const when = info.ended_at ? ` · ${new Date(info.ended_at * 1000).toLocaleString()}` : "";
   return `${info.players.map((p) => p.name).join(", ")} · ${outcome}${reason}${when}`;
 }

@@ -1,7 +1,7 @@
 // The room screen: header, players and spectators, chat, the waiting room,
 // the game table (delegated to the game's module) and the game-over panel.
 
-import { GAMES, TABLES, title } from "./catalog.js";
+import { GAMES, TABLES, endReason, title } from "./catalog.js";
 import { renderLog } from "./gamelog.js";
 import { capacityField, catchDelayField, describeSettings, readCatchDelay, readSettings, settingsFields } from "./settings.js";
 import { $, choose, confirmDialog, el, fill, morph } from "./ui.js";
@@ -279,7 +279,7 @@ function gameOver(room, app) {
     "section",
     { class: "panel game-over", "aria-labelledby": "over-title" },
     el("h2", { id: "over-title" }, "★ ", headline),
-    outcome.reason && outcome.reason !== "finished" ? el("p", { class: "muted" }, reasonText(outcome.reason)) : null,
+    endReason(GAMES[room.kind], outcome.reason) ? el("p", { class: "muted", dataset: { testid: "end-reason" } }, endReason(GAMES[room.kind], outcome.reason)) : null,
     offer ? el("p", { class: "alert", dataset: { testid: "rematch-offer" } }, `${offer.name} asks for a rematch.`) : null,
     el(
       "table",
@@ -319,7 +319,7 @@ function recentGames(games) {
           { class: "recent-game" },
           el("a", { href: `/g/${g.id}` }, title(g.game)),
           " · ",
-          g.winners.length ? `${g.winners.join(" & ")} won` : (g.reason ?? "").replaceAll("_", " "),
+          g.winners.length ? `${g.winners.join(" & ")} won` : (endReason(GAMES[g.game], g.reason) ?? "No winner"),
           g.ended_at ? el("span", { class: "muted" }, ` · ${new Date(g.ended_at * 1000).toLocaleTimeString()}`) : null,
         ),
       ),
@@ -348,14 +348,6 @@ function scoreTable(kind, board) {
       ),
     ),
   );
-}
-
-function reasonText(reason) {
-  return {
-    last_player: "Everyone else left.",
-    not_enough_players: "Not enough players to continue.",
-    abandoned: "The game was abandoned.",
-  }[reason] ?? reason.replaceAll("_", " ");
 }
 
 function turnTimer(room) {

@@ -1,6 +1,7 @@
 // Shared by the profile and leaderboard pages: the history API (with this browser's profile, so
 // its private games show) and how a player, a result and a rate read.
 
+import { endReason } from "./catalog.js";
 import { profileHeaders, storedProfile } from "./identity.js";
 import { el } from "./ui.js";
 
@@ -22,10 +23,10 @@ export function playerLink(player) {
   return el("a", { href: `/p/${encodeURIComponent(player.profile)}`, class: mine ? "me" : null }, label);
 }
 
-/** "Ada won", "Ada and Bob tied", or why a game ended without a winner. */
-export function resultText(game) {
+/** "Ada won", "Ada and Bob tied", or why a game ended without a winner (`entry`: the game's catalog entry). */
+export function resultText(game, entry) {
   const names = game.result.winners.map((seat) => game.players.find((p) => p.seat === seat)?.name ?? `Seat ${seat + 1}`);
-  if (!names.length) return `no winner (${game.result.reason})`;
+  if (!names.length) return `No winner. ${endReason(entry, game.result.reason) ?? ""}`.trim();
   return `${names.join(" and ")} ${game.result.tie ? "tied" : "won"}`;
 }
 

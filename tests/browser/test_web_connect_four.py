@@ -53,6 +53,9 @@ def test_connect_four_against_a_bot_to_the_result_with_a_spectator(open_page):
         headline = page.locator("#over-title").inner_text()
         assert re.search(r"wins!|Tie", headline), headline
         assert page.locator(".scores th", has_text="wins").count() == 1
+        # Why it ended, in the game's own words (its catalog entry), not its wire name.
+        why = page.locator('[data-testid="end-reason"]').inner_text()
+        assert why in ("Four in a row.", "The board is full."), why
     # The spectator saw the same final board and could never drop a disc.
     assert watcher.locator(".c4-col.playable").count() == 0
     discs = ada.locator(".c4-cell.disc").count()

@@ -256,3 +256,22 @@ def test_a_player_who_leaves_mid_game_is_told_the_rule_and_marked_in_the_results
     players = ada.locator(".recent-game .recent-players").first
     players.wait_for()
     assert re.fullmatch(r"Ada · Bo · Cy \(left\)", players.inner_text().strip()), players.inner_text()
+
+
+def test_a_game_the_host_ends_says_so_in_the_room_and_on_the_profile(open_page):
+    ada, bo = open_page(), open_page()
+    code = create_room(ada, "Ada", "dots", {"width": 3, "height": 3}, capacity=2)
+    join_room(bo, "Bo", code)
+    start_game(ada, [ada, bo])
+    ada.get_by_role("button", name="End game").click()
+    ada.locator("dialog[open]").get_by_role("button", name="End game").click()
+
+    # The room's recent games and the profile say why the game has no winner, in words.
+    ada.get_by_text("Recent games — watch a replay").click()
+    recent = ada.locator('[data-testid="recent-games"] li')
+    recent.first.wait_for()
+    assert "The host ended the game." in recent.first.inner_text(), recent.first.inner_text()
+    ada.locator("#my-stats").evaluate("link => { location.href = link.href; }")
+    result = ada.locator(".recent-game .recent-result").first
+    result.wait_for()
+    assert result.inner_text() == "No winner. The host ended the game.", result.inner_text()

@@ -200,6 +200,9 @@ def _walk(game: Game, raw: dict[str, Any], players: int, seed: int) -> None:
             continue
         _check_events(game, state, players, events)
         log.append((step, _events(events, players)))
+    outcome = game.outcome(state)
+    if outcome is not None:  # every way a game ends is one the catalog can put into words
+        assert outcome.reason == "finished" or outcome.reason in dict(game.end_reasons), outcome.reason
     # Replay: the same seed and the same accepted steps make the same game.
     replay = game.setup(rules, players, random.Random(seed))
     assert _events(game.start_events(replay), players) == _events(start, players)
@@ -251,5 +254,7 @@ def test_a_game_describes_itself_for_the_catalog(name: str) -> None:
     described = _plain(listing.describe())
     assert described["name"] == name and described["title"] and described["how_to_play"]
     assert described["leave_rule"].endswith(".")
+    assert "finished" not in described["end_reasons"]
+    assert all(text.endswith(".") for text in described["end_reasons"].values())
     assert listing.game.min_players <= described["default_capacity"] <= listing.game.max_players
     assert set(described["bots"]) <= set(listing.bots)

@@ -35,6 +35,7 @@ DESCRIPTION = (  # what the Game protocol says an engine describes itself with
     "title",
     "how_to_play",
     "leave_rule",
+    "end_reasons",
     "min_players",
     "max_players",
     "settings_schema",
