@@ -261,6 +261,7 @@ function gameOver(room, app) {
   const label = GAMES[room.kind]?.score_label ?? "score";
   const columns = TABLES[room.kind]?.resultColumns?.(view, score) ?? [[label[0].toUpperCase() + label.slice(1), score]];
   const left = new Set(results.play.seats.filter((s) => s.left).map((s) => s.seat));
+  const why = endReason(GAMES[room.kind], outcome.reason);
   const offer = room.rematch && room.rematch.member !== room.you?.member ? room.rematch : null;
   const leave = () => {
     room.results = null;
@@ -279,7 +280,7 @@ function gameOver(room, app) {
     "section",
     { class: "panel game-over", "aria-labelledby": "over-title" },
     el("h2", { id: "over-title" }, "★ ", headline),
-    endReason(GAMES[room.kind], outcome.reason) ? el("p", { class: "muted", dataset: { testid: "end-reason" } }, endReason(GAMES[room.kind], outcome.reason)) : null,
+    why ? el("p", { class: "muted", dataset: { testid: "end-reason" } }, why) : null,
     offer ? el("p", { class: "alert", dataset: { testid: "rematch-offer" } }, `${offer.name} asks for a rematch.`) : null,
     el(
       "table",
