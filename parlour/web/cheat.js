@@ -131,8 +131,17 @@ function revealBox(ctx) {
   );
 }
 
+/** The game log's icon for each kind of entry (gamelog.js). */
+export const LOG_ICONS = { dealt: "◆", played: "▼", called: "◉", picked_up: "▲", timed_out: "…", left: "←", game_over: "★" };
+
+/** A call's log entry offers its revealed cards again. */
+export function logExtra(entry, ctx) {
+  if (entry.kind !== "called" || !entry.event?.cards) return null;
+  return el("button", { class: "small", onclick: () => showReveal(entry.event, ctx), "aria-label": "Show the revealed cards" }, "Show cards");
+}
+
 /** Reopen a reveal from its game-log entry (the public `called` event): the cards, in a dialog. */
-export function showReveal(call, ctx) {
+function showReveal(call, ctx) {
   const { caller, placer, rank, cards, truthful } = call;
   const body = el(
     "div",

@@ -33,6 +33,9 @@ function ensureStyle() {
 
 export function reset() {}
 
+/** The game log's icon for each kind of entry (gamelog.js). */
+export const LOG_ICONS = { drop: "▼", timeout: "…", game_over: "★" };
+
 export function onEvent(event, names) {
   if (event.type === "drop") return { text: `${names(event.seat)} dropped in column ${event.column + 1}`, sound: "play", quiet: true };
   if (event.type === "timeout") return { text: `${names(event.seat)} ran out of time`, kind: "bad" };

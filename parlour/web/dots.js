@@ -30,6 +30,9 @@ export function onEvent(event, names) {
   return null;
 }
 
+/** The game log's icon for each kind of entry (gamelog.js). */
+export const LOG_ICONS = { line: "─", capture: "■", game_over: "★" };
+
 /** After a room snapshot (a reload, a spectator arriving mid-game): the last turn's marks, from the
  * events of the game log it carries. */
 export function resume(events) {

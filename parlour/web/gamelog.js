@@ -1,17 +1,7 @@
 // The game log: every event that matters, in words and icons. The server writes the entries (so a
 // reload shows them again); this module only draws them, beside the table or in a phone drawer.
 
-import { showReveal } from "./cheat.js";
 import { $, el, morph, seatColour } from "./ui.js";
-
-// Plain symbols every font has (no emoji, which may render as a box); the words carry the meaning.
-// Keyed by the engine event's type (the entry's `kind`).
-const ICONS = {
-  play: "▶", draw: "+", skip: "⊘", reverse: "⇄", pass: "→", uno_called: "!", uno_caught: "!", challenge: "?",
-  accept: "✓", swap: "⇆", rotate: "↻", deal: "◆", dealt: "◆", first_card: "◆", dealer_draw: "◆", reshuffle: "◆",
-  round_over: "★", round_started: "◆", game_over: "★", timeout: "…", timed_out: "…", player_left: "←", left: "←",
-  played: "▼", called: "◉", picked_up: "▲", line: "─", capture: "■", drop: "▼",
-};
 
 const local = { unread: 0, open: false, back: null, seen: null };
 
@@ -79,28 +69,29 @@ export function noteEntries(entries) {
   if (!local.open) local.unread += entries.length;
 }
 
-function item(entry, ctx) {
-  const card = entry.kind === "play" ? entry.event?.card : null;
+/** One entry: the game's icon for its kind (its table module's `LOG_ICONS`: plain symbols every font
+ * has, no emoji, which may render as a box; the words carry the meaning), its words as the viewer reads
+ * them, and whatever the table module adds to it (`logExtra`: UNO's colour chip, Cheat's "Show cards"). */
+function item(entry, ctx, table) {
   return el(
     "li",
     { class: `log-entry ${entry.kind}`, dataset: { id: `log-${entry.n}`, kind: entry.kind } },
-    el("span", { class: "log-icon", "aria-hidden": "true", style: entry.seat === null ? null : `--seat:${seatColour(entry.seat)}` }, ICONS[entry.kind] ?? "•"),
+    el("span", { class: "log-icon", "aria-hidden": "true", style: entry.seat === null ? null : `--seat:${seatColour(entry.seat)}` }, table?.LOG_ICONS?.[entry.kind] ?? "•"),
     el("span", { class: "log-text" }, personal(entry, ctx.seat, ctx.seat === null ? null : ctx.name(ctx.seat))),
     entry.by_bot ? el("span", { class: "badge bot log-bot", title: "A bot made this move while the player was away" }, "bot") : null,
-    card ? el("span", { class: `log-card ${card.color}`, "aria-hidden": "true" }, card.color === "wild" ? entry.event.color : card.color) : null,
-    entry.kind === "called" && entry.event?.cards ? el("button", { class: "small", onclick: () => showReveal(entry.event, ctx), "aria-label": "Show the revealed cards" }, "Show cards") : null,
+    table?.logExtra?.(entry, ctx) ?? null,
   );
 }
 
-/** Draw the log of `room` (the current or last game) into the side panel. */
-export function renderLog(room, ctx) {
+/** Draw the log of `room` (the current or last game) into the side panel; `table` is the game's table module. */
+export function renderLog(room, ctx, table) {
   const shown = room.play ?? room.results?.play;
   const entries = room.play ? room.log ?? [] : room.results?.log ?? [];
   const list = $("#game-log");
   const atBottom = list.scrollHeight - list.scrollTop - list.clientHeight < 40;
   const items = [];
   for (const entry of entries) {
-    items.push(item(entry, ctx));
+    items.push(item(entry, ctx, table));
     if (entry.n === local.back && entry !== entries.at(-1)) items.push(el("li", { class: "log-back", dataset: { id: "back" } }, "— while you were away —"));
   }
   morph(list, items.length ? items : el("li", { class: "muted", dataset: { id: "empty" } }, "Moves will show here."));

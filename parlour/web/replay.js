@@ -225,7 +225,7 @@ function markLog(n) {
     R.logFrom = Math.max(0, Math.min(count - LOG_WINDOW / 2, log.length - LOG_WINDOW));
     R.logTo = Math.min(log.length, R.logFrom + LOG_WINDOW);
     // In the viewer's own words ("You played …") only for the seat they played, whichever seat is shown.
-    renderLog({ play: {}, log: log.slice(R.logFrom, R.logTo) }, { ...context(), seat: R.info.you ?? null });
+    renderLog({ play: {}, log: log.slice(R.logFrom, R.logTo) }, { ...context(), seat: R.info.you ?? null }, TABLES[R.info.game]);
   }
   const list = $("#game-log");
   let target = null;

@@ -49,7 +49,7 @@ export function renderRoom(room, app) {
   morph($("#host-tools"), isHost(room) ? hostTools(room, app) : null);
   renderMembers(room, app);
   renderStage(room, app);
-  renderLog(room, tableContext(room.play ? room : { ...room, play: room.results?.play }, app));
+  renderLog(room, tableContext(room.play ? room : { ...room, play: room.results?.play }, app), TABLES[room.kind]);
 }
 
 /** The host's room-wide controls, each behind a confirmation. */

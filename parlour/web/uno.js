@@ -83,6 +83,19 @@ const DRAW_REASON = {
   timeout: "out of time",
 };
 
+/** The game log's icon for each kind of entry (gamelog.js). */
+export const LOG_ICONS = {
+  play: "▶", draw: "+", skip: "⊘", reverse: "⇄", pass: "→", uno_called: "!", uno_caught: "!", challenge: "?",
+  accept: "✓", swap: "⇆", rotate: "↻", deal: "◆", first_card: "◆", dealer_draw: "◆", reshuffle: "◆",
+  round_over: "★", round_started: "◆", game_over: "★", timeout: "…", player_left: "←",
+};
+
+/** A played card's colour beside its log entry (a Wild's: the colour named). */
+export function logExtra(entry) {
+  const card = entry.kind === "play" ? entry.event?.card : null;
+  return card ? el("span", { class: `log-card ${card.color}`, "aria-hidden": "true" }, card.color === "wild" ? entry.event.color : card.color) : null;
+}
+
 /** The results table's columns after the player's name: a round's points and the cards each kept. */
 export function resultColumns(view, score) {
   return [["Points", score], ["Cards left", (seat) => String(view.counts?.[seat] ?? "–")]];

@@ -85,6 +85,9 @@ def test_dots_game_to_the_end_with_spectator_and_rematch(open_page):
     assert watcher.get_by_role("button", name="Rematch").count() == 0
 
     assert ada.locator('[data-testid="results"] th').all_inner_texts() == ["Player", "Boxes"]
+    # The game log draws each entry with the game's own symbol (dots.js LOG_ICONS).
+    icons = ada.locator("#game-log .log-entry.line .log-icon").all_inner_texts()
+    assert icons and set(icons) == {"─"}, icons
     board = ada.locator('[data-testid="scoreboard"] tbody tr')
     assert board.count() == 2 and sum(
         int(board.nth(i).locator("td").nth(1).inner_text()) for i in range(2)
