@@ -295,7 +295,15 @@ def _settings_view(settings: Settings) -> dict[str, Any]:
 
 
 SCHEMA: tuple[Setting, ...] = (
-    number("target_score", "Target score (0 = one round)", 500, 0, 10_000, step=50),
+    number(
+        "target_score",
+        "Target score",
+        500,
+        0,
+        10_000,
+        step=50,
+        presets=((0, "one round"), (100, "100"), (200, "200"), (300, "300"), (500, "500"), (1000, "1000")),
+    ),
     number("uno_penalty", "Missed-UNO penalty (cards)", 2, 0, 10),
     TURN_TIMER,
     flag("challenge_wild_draw4", "Challenge Wild Draw Four", True),

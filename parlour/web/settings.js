@@ -16,8 +16,10 @@ export function settingsFields(game, values = {}) {
     if (f.type === "bool") {
       return el("label", { class: "check" }, el("input", { type: "checkbox", name, checked: Boolean(value) }), " ", f.label);
     }
+    // A value the presets do not name (set over the wire) stays on offer, so saving keeps it.
+    const options = asSelect(f) && !f.options.some(([v]) => String(v) === String(value)) ? [...f.options, [value, String(value)]] : f.options;
     const input = asSelect(f)
-      ? el("select", { name }, f.options.map(([v, text]) => el("option", { value: v, selected: String(v) === String(value) }, text)))
+      ? el("select", { name }, options.map(([v, text]) => el("option", { value: v, selected: String(v) === String(value) }, text)))
       : el("input", { type: "number", name, value, min: f.off ? 0 : f.min, max: f.max, step: f.step ?? 1, required: true });
     return el("label", {}, f.label, " ", input);
   });

@@ -6,8 +6,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from browser_helpers import create_room, shot, shots, start_game
+from browser_helpers import create_room, shot, shots, start_game, take_over, wait_room
 from conftest import Server
+from wire import Wire
 
 pytestmark = pytest.mark.browser
 
@@ -103,6 +104,7 @@ def test_host_sets_the_bots_catch_delay_in_the_room_settings(open_page, server):
     assert field.count() == 0, "Dots has no catches: no catch delay to set"
     create_room(ada, "Ada", "uno", {"target_score": 0})  # back to UNO; the field returns
     ada.locator(".settings-summary", has_text="Bots catch after 2 s").wait_for()
+    assert "Target score: one round" in ada.locator(".settings-summary").inner_text()  # its preset's words
 
     ada.get_by_role("button", name="Settings…").click()
     dialog = ada.locator("dialog[open]")
@@ -110,5 +112,27 @@ def test_host_sets_the_bots_catch_delay_in_the_room_settings(open_page, server):
     shots(ada, "settings-catch-delay")
     dialog.get_by_role("button", name="Save").click()
     ada.locator(".settings-summary", has_text="Bots catch after 4.5 s").wait_for()
+    assert "Target score: one round" in ada.locator(".settings-summary").inner_text()  # saving kept it
     reply = ada.request.get(f"{server}/api/catalog").json()
     assert [g["name"] for g in reply["games"] if g["has_catches"]] == ["uno"]
+
+
+def test_a_target_score_the_presets_do_not_name_survives_the_settings_dialog(open_page, server):
+    """A room's target of 250 (set over the wire; the form offers presets only) is shown and kept."""
+    ada = Wire(server, "Ada")
+    code = ada.request("create_room", game="uno", settings={"target_score": 250})["code"]
+    bo = Wire(server, "Bo")  # hears what the host saves
+    bo.request("join", code=code, role="spectator")
+    page = open_page()
+    take_over(page, ada.token, "Ada")  # Ada's browser comes back to her room
+    wait_room(page)
+    page.locator(".settings-summary", has_text="Target score: 250").wait_for()
+    page.get_by_role("button", name="Settings…").click()
+    dialog = page.locator("dialog[open]")
+    assert dialog.locator('[name="s.target_score"]').input_value() == "250"
+    dialog.get_by_role("button", name="Save").click()
+    saved = bo.until(lambda m: m["type"] == "settings_changed")
+    assert saved["settings"]["target_score"] == 250
+    page.locator(".settings-summary", has_text="Target score: 250").wait_for()
+    bo.close()
+    ada.close()
