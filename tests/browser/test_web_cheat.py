@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from browser_helpers import create_room, drive, join_room, seq, shots, start_game, wait_seq
+from browser_helpers import PHONE, create_room, drive, join_room, seq, shot, shots, start_game, wait_seq
 
 pytestmark = pytest.mark.browser
 
@@ -100,3 +100,8 @@ def test_cheat_game_with_calls_to_the_end(open_page):
     assert "wins" in headline
     assert ada.locator('[data-testid="results"] tbody tr').count() == 3
     shots(ada, "cheat-game-over")
+    # On a phone a loser's last hand sits under the results, not pinned over them at the screen's foot.
+    loser = next(p for p in pages if p.locator('[data-testid="dock"]').count())
+    loser.set_viewport_size(PHONE)
+    assert loser.locator('[data-testid="dock"]').evaluate("d => getComputedStyle(d).position") == "static"
+    shot(loser, "cheat-game-over-hand")
