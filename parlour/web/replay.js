@@ -321,7 +321,8 @@ function describeResult(info) {
   const why = endReason(GAMES[info.game], result.reason);
   const reason = why ? ` — ${why}` : "";
   const when = info.ended_at ? ` · ${new Date(info.ended_at * 1000).toLocaleString()}` : "";
-  return `${info.players.map((p) => p.name).join(", ")} · ${outcome}${reason}${when}`;
+  const players = info.players.map((p) => (p.left ? `${p.name} (left)` : p.name)).join(", ");
+  return `${players} · ${outcome}${reason}${when}`;
 }
 
 async function start() {

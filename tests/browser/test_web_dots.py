@@ -253,12 +253,18 @@ def test_a_player_who_leaves_mid_game_is_told_the_rule_and_marked_in_the_results
     heads = ada.locator('[data-testid="scoreboard"] th').all_inner_texts()
     assert heads == ["Player", "Wins", "Games"], heads
     shots(ada, "dots-results-with-leaver")
+    replay = ada.locator('[data-testid="watch-replay"]').get_attribute("href")
 
     # Ada's profile lists the game with Cy marked as having left it.
     ada.locator("#my-stats").evaluate("link => { location.href = link.href; }")
     players = ada.locator(".recent-game .recent-players").first
     players.wait_for()
     assert re.fullmatch(r"Ada · Bo · Cy \(left\)", players.inner_text().strip()), players.inner_text()
+    # So does the game's replay page.
+    ada.evaluate(f"location.href = {replay!r}")
+    header = ada.locator('[data-testid="replay-result"]')
+    header.filter(has_text="Cy (left)").wait_for()
+    assert header.inner_text().startswith("Ada, Bo, Cy (left) · "), header.inner_text()
 
 
 def test_a_game_the_host_ends_says_so_in_the_room_and_on_the_profile(open_page):
