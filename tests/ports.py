@@ -20,6 +20,7 @@ import itertools
 import os
 import socket
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
@@ -46,18 +47,29 @@ def _claim() -> tuple[int, IO[bytes]]:
     raise RuntimeError(f"all {_BLOCKS} port blocks are held by other test processes ({LOCKS})")
 
 
-_block, _lock = _claim()
-_base = _FIRST + _block * _BLOCK
-_next = itertools.cycle(range(_base, _base + _BLOCK))
+_claimed: tuple[range, IO[bytes], Iterator[int]] | None = None  # the block, its lock, the next port
+
+
+def block() -> range:
+    """This process's ports, its block claimed on first use (a benchmark's spawned clients, which
+    import the module that imports this one but start no server, claim none)."""
+    global _claimed
+    if _claimed is None:
+        number, lock = _claim()
+        ports = range(_FIRST + number * _BLOCK, _FIRST + (number + 1) * _BLOCK)
+        _claimed = (ports, lock, itertools.cycle(ports))
+    return _claimed[0]
 
 
 def free_port() -> int:
     """The next port of this process's block that nothing is bound to."""
-    for port in itertools.islice(_next, _BLOCK):
+    ports = block()
+    assert _claimed is not None
+    for port in itertools.islice(_claimed[2], _BLOCK):
         with socket.socket() as s:
             try:
                 s.bind(("127.0.0.1", port))
             except OSError:
                 continue
             return port
-    raise RuntimeError(f"no free port in {_base}-{_base + _BLOCK - 1}")
+    raise RuntimeError(f"no free port in {ports.start}-{ports.stop - 1}")
