@@ -292,9 +292,11 @@ def update_settings(room: Room, cmd: Command) -> bool | None:
     rules = room.engine.settings(payload["settings"]) if "settings" in payload else room.rules
     capacity = payload.get("capacity", room.capacity)
     players = len(room.players())
-    if not max(room.engine.min_players, players) <= capacity <= room.engine.max_players:
+    lowest = max(room.engine.min_players, players)
+    if not lowest <= capacity <= room.engine.max_players:
+        seated = f" ({players} are seated)" if players > room.engine.min_players else ""
         raise CommandError(
-            "invalid_capacity", f"capacity must fit {players} to {room.engine.max_players} players"
+            "invalid_capacity", f"capacity must be {lowest} to {room.engine.max_players} players{seated}"
         )
     catch_delay = check_catch_delay(payload.get("bot_catch_delay", room.bot_catch_delay))
     if "password" in payload:

@@ -266,6 +266,9 @@ async def test_settings_and_seat_changes(server) -> None:
     assert await error_code(other, "update_settings", public=False) == "not_host"
     assert await error_code(host, "update_settings", settings={"width": 99}) == "invalid_settings"
     assert await error_code(host, "update_settings", capacity=50) == "invalid_capacity"
+    # The message names the range the host may choose: the game's minimum while fewer are seated.
+    reply = await host.request("update_settings", capacity=1)
+    assert (reply["code"], reply["message"]) == ("invalid_capacity", "capacity must be 2 to 8 players")
     await host.ok(
         "update_settings", settings={"width": 5, "height": 5}, password="pw", capacity=3, bots_take_over=False
     )
