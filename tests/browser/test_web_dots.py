@@ -113,6 +113,22 @@ def test_dots_game_to_the_end_with_spectator_and_rematch(open_page):
     bo.locator(".toast", has_text="closed the room").first.wait_for(state="attached")  # maybe not the newest
 
 
+def _board_edges_in_frame(page) -> bool:
+    """Scrolled to each corner in turn, the board's edge there lies inside its frame's."""
+    return page.locator(".board-wrap").evaluate(
+        """w => {
+          const inside = [];
+          for (const [x, y] of [[0, 0], [1e6, 1e6]]) {
+            w.scrollLeft = x; w.scrollTop = y;
+            const b = w.querySelector('.dots-board').getBoundingClientRect(), f = w.getBoundingClientRect();
+            inside.push(x ? b.right <= f.right + 1 && b.bottom <= f.bottom + 1 : b.left >= f.left - 1 && b.top >= f.top - 1);
+          }
+          w.scrollLeft = 0; w.scrollTop = 0;
+          return inside.every(Boolean);
+        }"""
+    )
+
+
 def test_dots_large_board_fits_a_phone(open_page):
     ada = open_page(viewport=PHONE)
     bo = open_page(viewport=PHONE)
@@ -133,6 +149,18 @@ def test_dots_large_board_fits_a_phone(open_page):
     )
     assert len(targets) == 19 * 14 + 20 * 13
     assert min(min(w, h) for w, h in targets) >= 32, min(targets, key=min)
+    # Every part of the board can be scrolled to: scrolled all the way, its edges are in the frame.
+    assert _board_edges_in_frame(ada)
+    # A mouse over a line previews it; a touch screen's emulated hover (left where the last tap was) does not.
+    line = ada.locator("g.free").nth(3)
+    line.hover()
+    preview = "g => getComputedStyle(g.querySelector('.preview')).stroke"
+    assert line.evaluate(preview) != "rgba(0, 0, 0, 0)"
+    touch = ada.context.new_cdp_session(ada)
+    touch.send("Emulation.setTouchEmulationEnabled", {"enabled": True, "maxTouchPoints": 5})
+    assert ada.evaluate("matchMedia('(hover: none)').matches")
+    assert line.evaluate(preview) == "rgba(0, 0, 0, 0)"
+    touch.send("Emulation.setTouchEmulationEnabled", {"enabled": False})
     # "Whole board" shows all of it; a tap there zooms back in around the tapped spot (drawing nothing).
     ada.get_by_role("button", name="Whole board").click()
     whole = ada.locator('[data-testid="dots-board"]').bounding_box()
@@ -144,6 +172,14 @@ def test_dots_large_board_fits_a_phone(open_page):
     assert ada.locator('[data-testid="dots-board"]').bounding_box()["width"] / 19 >= 32
     assert ada.locator(".board-wrap").evaluate("w => w.scrollLeft") > 0
     assert ada.locator("line.drawn").count() == 0
+    # A tap near the left edge zooms in on the first columns, the board's edge in view.
+    ada.get_by_role("button", name="Whole board").click()
+    ada.locator('[data-testid="dots-board"]').click(position={"x": whole["width"] * 0.03, "y": whole["height"] * 0.5})
+    ada.get_by_role("button", name="Whole board").wait_for()
+    left = ada.locator(".board-wrap").evaluate(
+        "w => w.querySelector('.dots-board').getBoundingClientRect().left - w.getBoundingClientRect().left"
+    )
+    assert 0 <= left <= 16, left
     shots(ada, "dots-large-board")
 
     # A move changes a few nodes of a board, not thousands: the other free lines are the same elements.
