@@ -121,7 +121,8 @@ def _board_edges_in_frame(page) -> bool:
           for (const [x, y] of [[0, 0], [1e6, 1e6]]) {
             w.scrollLeft = x; w.scrollTop = y;
             const b = w.querySelector('.dots-board').getBoundingClientRect(), f = w.getBoundingClientRect();
-            inside.push(x ? b.right <= f.right + 1 && b.bottom <= f.bottom + 1 : b.left >= f.left - 1 && b.top >= f.top - 1);
+            const far = b.right <= f.right + 1 && b.bottom <= f.bottom + 1;
+            inside.push(x ? far : b.left >= f.left - 1 && b.top >= f.top - 1);
           }
           w.scrollLeft = 0; w.scrollTop = 0;
           return inside.every(Boolean);
@@ -174,7 +175,8 @@ def test_dots_large_board_fits_a_phone(open_page):
     assert ada.locator("line.drawn").count() == 0
     # A tap near the left edge zooms in on the first columns, the board's edge in view.
     ada.get_by_role("button", name="Whole board").click()
-    ada.locator('[data-testid="dots-board"]').click(position={"x": whole["width"] * 0.03, "y": whole["height"] * 0.5})
+    near_left = {"x": whole["width"] * 0.03, "y": whole["height"] * 0.5}
+    ada.locator('[data-testid="dots-board"]').click(position=near_left)
     ada.get_by_role("button", name="Whole board").wait_for()
     left = ada.locator(".board-wrap").evaluate(
         "w => w.querySelector('.dots-board').getBoundingClientRect().left - w.getBoundingClientRect().left"
