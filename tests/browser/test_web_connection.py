@@ -1,0 +1,100 @@
+"""The page's connection as a player lives with it: a network that goes silent without closing the socket
+(a phone out of signal) is noticed and replaced, and a burst of clicks sends one move, not a refusal."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from browser_helpers import PHONE, create_room, join_room, start_game
+
+pytestmark = pytest.mark.browser
+
+BAD_TOASTS = "() => [...document.querySelectorAll('#toasts .toast.bad')].map(t => t.textContent)"
+
+
+class Tap:
+    """Every websocket the page opens to /api/ws passes through here; ``silence()`` stops the current one
+    carrying anything either way while leaving it open, as a dropped mobile network does."""
+
+    def __init__(self, page) -> None:
+        self.live: list[dict[str, bool]] = []
+        self.errors: list[str] = []  # the codes of the errors the server sent the page
+        page.route_web_socket(re.compile(r"/api/ws"), self._route)
+
+    def _route(self, ws) -> None:
+        server = ws.connect_to_server()
+        state = {"live": True}
+        ws.on_message(lambda m: state["live"] and server.send(m))
+        server.on_message(lambda m: state["live"] and self._deliver(ws, m))
+        self.live.append(state)
+
+    def _deliver(self, ws, message: str | bytes) -> None:
+        data = json.loads(message)
+        if data.get("type") == "error":
+            self.errors.append(data["code"])
+        ws.send(message)
+
+    def silence(self) -> None:
+        self.live[-1]["live"] = False
+
+
+def _status(page) -> str:
+    return page.locator("#conn").get_attribute("data-status") or ""
+
+
+def test_a_silently_dropped_connection_is_noticed_and_the_game_goes_on(open_page):
+    ada = open_page()
+    bo = open_page(viewport=PHONE)
+    code = create_room(ada, "Ada", "dots", {"width": 3, "height": 3}, capacity=2)
+    join_room(bo, "Bo", code)
+    tap = Tap(bo)
+    bo.reload()  # the page's next socket goes through the tap
+    bo.locator('#conn[data-status="online"]').wait_for()
+    bo.locator("#screen-room").wait_for()
+    start_game(ada, [ada, bo])
+    bo.locator('[data-testid="dots-board"]').wait_for()
+    sockets = len(tap.live)
+
+    tap.silence()
+    # Nothing closes the socket: the page finds it dead by its unanswered ping, says so, and connects again.
+    bo.wait_for_function(
+        "() => document.querySelector('#conn').dataset.status !== 'online'", timeout=25_000, polling=100
+    )
+    assert _status(bo) in ("offline", "connecting")
+    bo.locator('#conn[data-status="online"]').wait_for(timeout=15_000)
+    assert len(tap.live) == sockets + 1
+    # Back in the same game, on the same seat: Ada moves and Bo sees it, then Bo moves and Ada sees it.
+    ada.locator("g.free").first.dispatch_event("pointerup", {"pointerType": "mouse"})
+    bo.wait_for_function("() => document.querySelectorAll('line.drawn').length === 1")
+    bo.locator(".dots-board.mine").wait_for()
+    bo.locator("g.free").first.dispatch_event("pointerup", {"pointerType": "mouse"})
+    ada.wait_for_function("() => document.querySelectorAll('line.drawn').length === 2")
+    assert bo.evaluate(BAD_TOASTS) == []
+
+
+def test_a_burst_of_clicks_sends_one_move_and_shows_no_refusal(open_page):
+    ada = open_page()
+    bo = open_page()
+    tap = Tap(ada)
+    ada.reload()  # the page's next socket goes through the tap
+    code = create_room(ada, "Ada", "dots", {"width": 4, "height": 4}, capacity=2)
+    join_room(bo, "Bo", code)
+    start_game(ada, [ada, bo])
+    ada.locator(".dots-board.mine").wait_for()
+    # Five clicks on one line before the first move's reply is back (a double click, a shaky hand).
+    ada.locator("g.free").first.evaluate(
+        "g => { for (let i = 0; i < 5; i++) g.dispatchEvent(new PointerEvent('pointerup', "
+        "{pointerType: 'mouse', bubbles: true})); }"
+    )
+    bo.locator(".dots-board.mine").wait_for()
+    assert ada.locator("line.drawn").count() == 1
+    # Refusals of the extra clicks would have come right after the move's reply: give them time to come.
+    ada.evaluate("() => new Promise(r => setTimeout(r, 300))")
+    assert tap.errors == []
+    # Clicking on the other's turn says so in words, not by seat number.
+    ada.locator(".dots-board").evaluate("b => b.classList.add('mine')")  # as a stale page would
+    ada.locator("g.free").first.dispatch_event("pointerup", {"pointerType": "mouse"})
+    ada.wait_for_function(f'() => ({BAD_TOASTS})().includes("It\'s not your turn.")')
+    assert tap.errors == ["not_your_turn"]
