@@ -68,20 +68,31 @@ function normalise(msg) {
 
 // --- Actions the screens call -------------------------------------------------
 
+let acting = false; // a move is on its way (app.act)
+
 const app = {
   /** Fire a request; show its error as a toast. Resolves to the reply or null. */
   async send(type, fields = {}) {
     try {
       return await conn.request(type, fields);
     } catch (err) {
-      toast(err.message ?? "Something went wrong", "bad");
+      // The engine names seats by number ("it is seat 0's turn"); the table already shows whose turn it is.
+      toast(err.code === "not_your_turn" ? "It's not your turn." : (err.message ?? "Something went wrong"), "bad");
       beep("bad");
       return null;
     }
   },
 
-  act(action) {
-    return app.send("action", { action });
+  /** A game move. While one is on its way the next is dropped: a double click sent the same move twice,
+   * and the second, judged after the first, came back as "you do not hold that card". */
+  async act(action) {
+    if (acting) return null;
+    acting = true;
+    try {
+      return await app.send("action", { action });
+    } finally {
+      acting = false;
+    }
   },
 
   /** create_room / join / spectate / quick_play, identifying first with the name field. */
