@@ -330,7 +330,12 @@ async function start() {
   try {
     first = await fetchFrom(0);
   } catch (err) {
+    // Nothing to replay: no controls, no empty board, and a way on.
     showError(err);
+    $(".room-body").hidden = true;
+    fill($("#replay-title"), err.status === 404 ? "Game not found" : "Replay");
+    $("#replay-error").append(" ", el("a", { href: "/" }, "Back to the lobby"));
+    document.body.dataset.ready = "1";
     return;
   }
   R.info = first;

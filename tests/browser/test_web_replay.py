@@ -105,6 +105,13 @@ def test_an_unknown_game_says_so(open_page):
     page = open_page("/g/nosuchgame")
     page.locator("#replay-error").wait_for()
     assert "not available" in page.locator("#replay-error").inner_text()
+    # No player for a game that is not there: no controls, no empty board; a way back instead.
+    assert page.locator("#replay-title").inner_text() == "Game not found"
+    for control in ("#play", "#slider", "#seat", '[data-testid="replay-stage"]'):
+        assert not page.locator(control).is_visible(), control
+    shots(page, "replay-not-found")
+    page.get_by_role("link", name="Back to the lobby").click()
+    page.wait_for_url(re.compile(r"/$"))
 
 
 @pytest.mark.parametrize(("game", "settings", "bots"), [("uno", {"target_score": 0}, 2), ("cheat", {}, 3)])
