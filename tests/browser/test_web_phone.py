@@ -59,6 +59,12 @@ def test_uno_table_shows_hand_and_buttons_without_scrolling_on_a_phone(open_page
         dock = page.locator('[data-testid="dock"]').bounding_box()
         top = page.locator('[data-testid="top"]').bounding_box()
         assert top["y"] + top["height"] <= dock["y"], "the table fits above the dock"
+        # The whole starting hand is in view: no sideways scrolling to find the seventh card.
+        hand = page.locator('[data-testid="hand"]')
+        assert hand.locator(".ucard").count() == 7
+        assert hand.evaluate("h => h.scrollWidth <= h.clientWidth"), hand.evaluate("h => h.scrollWidth")
+        assert page.locator('[data-testid="hand"] .ucard').first.bounding_box()["width"] >= 40
+    shot(ada, "uno-phone-hand")
     # The dock stays at the bottom when the page scrolls to the chat.
     ada.evaluate("window.scrollTo(0, document.body.scrollHeight)")
     assert _on_screen(ada, '[data-testid="uno"]')
