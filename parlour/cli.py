@@ -15,7 +15,7 @@ from parlour.config import Config
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="parlour", description="Self-hosted real-time UNO, Cheat and Dots & Boxes."
+        prog="parlour", description="Self-hosted real-time multiplayer card and board games."
     )
     sub = parser.add_subparsers(dest="command", required=True)
     serve = sub.add_parser(

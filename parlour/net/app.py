@@ -8,6 +8,7 @@ and is mounted when present. They translate to the same room commands through th
 from __future__ import annotations
 
 import gc
+import html
 import importlib
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -17,7 +18,7 @@ from typing import Any
 
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
+from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.types import Receive, Scope, Send
@@ -47,6 +48,13 @@ PLACEHOLDER = """<!doctype html><meta charset="utf-8"><title>Parlour</title>
 <h1>Parlour</h1><p>The server is running, but the browser client is not built yet
 (<code>parlour/web/index.html</code> is missing). The native protocol is at <code>/api/ws</code>;
 see <code>docs/protocol.md</code>.</p>"""
+
+
+def _games_in_words() -> str:
+    """The catalog's games as the page's description names them ("UNO, Cheat and Dots & Boxes"): link
+    previews read it without running the page, so the server writes it in (``{games}`` in index.html)."""
+    titles = [game["title"] for game in describe_catalog()["games"]]
+    return " and ".join([", ".join(titles[:-1]), titles[-1]] if len(titles) > 1 else titles)
 
 
 def _adapter_routes(manager: Manager) -> list[BaseRoute]:
@@ -156,7 +164,8 @@ def create_app(config: Config, store: Store | None = None) -> Starlette:
     async def index(request: Request) -> Response:
         page = WEB_DIR / "index.html"
         if page.is_file():
-            return FileResponse(page, headers={"Cache-Control": "no-cache"})
+            text = page.read_text(encoding="utf-8").replace("{games}", html.escape(_games_in_words()))
+            return HTMLResponse(text, headers={"Cache-Control": "no-cache"})
         return HTMLResponse(PLACEHOLDER)
 
     invite, invite_qr = routes_for(config, manager.rooms)

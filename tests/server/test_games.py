@@ -3,6 +3,10 @@ and a leak scan over every frame each client received."""
 
 from __future__ import annotations
 
+import html
+import json
+import re
+
 import pytest
 
 from tests.server.client import Client, close_all, first_legal, open_table, play_game
@@ -117,3 +121,18 @@ async def test_the_scoreboard_sums_points_only_for_a_game_whose_scores_add_up(
         assert points[client.member] == expected, (game, scores, ended["scoreboard"])
     assert game != "uno" or any(points.values())
     await close_all(seated)
+
+
+def test_the_front_page_names_every_game_it_offers(server) -> None:
+    """Link previews read the page's description without running it: the server writes the catalog's
+    games in, so a new game is named there without editing the page."""
+    page = server.get("/").decode()
+    titles = [g["title"] for g in json.loads(server.get("/api/catalog"))["games"]]
+    assert len(titles) >= 4
+    named = ", ".join(titles[:-1]) + " and " + titles[-1]
+    for meta in ('name="description"', 'property="og:description"'):
+        content = re.search(rf'<meta {meta} content="([^"]*)"', page)
+        assert content is not None, meta
+        assert html.unescape(content.group(1)).count(named) == 1, content.group(1)
+    assert "{games}" not in page
+    assert server.get("/r/ABCDE").decode() == page
