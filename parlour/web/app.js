@@ -109,7 +109,7 @@ const app = {
       } else if (err.code === "room_full" && type === "join") {
         if (await confirmDialog("This room is full", "All seats are taken. Watch the game instead?", "Watch")) await app.send("spectate", fields);
       } else if (err.code === "invalid_code" || err.code === "room_not_found") {
-        toast(`No room with the code “${String(fields.code ?? "").trim().toUpperCase()}” — check the 5 letters.`, "bad");
+        toast(`No room with the code “${String(fields.code ?? "").trim().toUpperCase()}” — check its 5 characters.`, "bad");
         $("#join-code").focus();
       } else if (err.code === "game_in_progress" && type === "join") {
         toast("A game is running — you are watching until it ends.", "info");

@@ -167,7 +167,7 @@ def test_join_errors_and_passwords(open_page):
     bo.fill("#name", "Bo")
     bo.fill("#join-code", "ZZZZZ")
     bo.click('#join-form button[type="submit"]')
-    bo.locator(".toast.bad", has_text="No room with the code “ZZZZZ” — check the 5 letters").wait_for()
+    bo.locator(".toast.bad", has_text="No room with the code “ZZZZZ” — check its 5 characters").wait_for()
     assert bo.locator("#screen-start").is_visible()
 
     bo.fill("#join-code", f"  {code.lower()} ")
