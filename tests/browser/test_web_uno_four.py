@@ -14,7 +14,7 @@ pytestmark = pytest.mark.browser
 
 def test_uno_four_players_and_spectator_to_the_end(open_page):
     pages = [open_page() for _ in range(4)]
-    names = ["Ada", "Bo", "Cy", "Di"]
+    names = ["Ada", "Bartholomew", "Cy", "Dionysia Long"]
     code = create_room(pages[0], names[0], "uno", {"target_score": 0}, capacity=4)
     for page, name in zip(pages[1:], names[1:], strict=True):
         join_room(page, name, code)
@@ -55,4 +55,11 @@ def test_uno_four_players_and_spectator_to_the_end(open_page):
     # UNO's scores add up (its catalog entry says so): the scoreboard sums each player's points.
     heads = pages[0].locator('[data-testid="scoreboard"] th').all_inner_texts()
     assert heads == ["Player", "Wins", "Games", "Points"], heads
+    # On a phone both tables stay inside the results panel, long names and all.
+    right_of = (
+        "p => [...p.querySelectorAll('table')]"
+        ".map(t => t.getBoundingClientRect().right - p.getBoundingClientRect().right)"
+    )
+    overflow = pages[1].locator(".game-over").evaluate(right_of)
+    assert len(overflow) == 2 and max(overflow) <= 0, overflow
     shot(pages[1], "playtest-uno-four-second-game-over")
