@@ -111,13 +111,17 @@ export function showScreen(id) {
  * A short-lived notice. kind: "info" | "good" | "bad". Toasts queue: one shows at a time, for its
  * full time when nothing waits, else at least READ_MS, so a newer toast never hides an older one
  * before it could be read. `droppable` toasts (game events, also in the game log) make way when
- * the queue backs up.
+ * the queue backs up, and a newer one replaces any still waiting: a quick table would otherwise show
+ * moves several turns old.
  */
 const READ_MS = 1800;
 const toastQueue = [];
 let toastShown = null;
 
 export function toast(text, kind = "info", ms = 3000, droppable = false) {
+  if (droppable) {
+    for (let i = toastQueue.length - 1; i >= 0; i--) if (toastQueue[i].droppable) toastQueue.splice(i, 1);
+  }
   toastQueue.push({ text, kind, ms, droppable });
   while (toastQueue.length > 4) {
     const i = toastQueue.findIndex((t) => t.droppable);

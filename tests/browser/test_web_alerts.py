@@ -45,3 +45,27 @@ def test_turn_title_unread_chat_and_keyboard_play(open_page):
     assert mover.evaluate("document.activeElement !== document.body")
     said = mover.locator("#announce").inner_text()
     assert "You played" in said or "You drew" in said, said  # the viewer's own move, in the second person
+
+
+def test_game_event_toasts_show_the_latest_move_not_a_backlog(open_page):
+    """Moves come faster than toasts can be read: the one on screen stays readable, the next shown is
+    the newest move (older ones are in the game log), and a notice that is not a move still waits."""
+    page = open_page()
+    shown = page.evaluate(
+        """async () => {
+          const { toast } = await import('/ui.js');
+          toast('move 1', 'info', 2500, true);
+          for (const n of [2, 3, 4, 5]) toast(`move ${n}`, 'info', 2500, true);
+          toast('Bo joined', 'info', 1000);
+          toast('move 6', 'info', 2500, true);
+          const seen = [];
+          const start = Date.now();
+          while (Date.now() - start < 9000 && seen.length < 3) {
+            const text = document.querySelector('#toasts .toast:not(.gone)')?.textContent;
+            if (text && text !== seen.at(-1)) seen.push(text);
+            await new Promise(r => setTimeout(r, 50));
+          }
+          return seen;
+        }"""
+    )
+    assert shown == ["move 1", "Bo joined", "move 6"], shown
