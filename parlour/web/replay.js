@@ -4,9 +4,10 @@
 // one watches. Keys: ←/→ one move, Home/End first/last, space play/pause.
 
 import "./theme.js";
-import { GAMES, TABLES, endReason, loadCatalog, title } from "./catalog.js";
+import { GAMES, TABLES, loadCatalog, title } from "./catalog.js";
 import { renderLog, toggleLog } from "./gamelog.js";
 import { profileHeaders } from "./identity.js";
+import { resultText, when } from "./stats.js";
 import { $, el, fill, morph } from "./ui.js";
 
 await loadCatalog();
@@ -314,15 +315,11 @@ function wireControls() {
   });
 }
 
+/** The players, the result and the date, worded as the player's profile words them. */
 function describeResult(info) {
-  const result = info.result ?? {};
-  const winners = (result.winners ?? []).map(names);
-  const outcome = result.tie ? `Tie: ${winners.join(" & ")}` : winners.length ? `${winners[0]} won` : "Nobody won";
-  const why = endReason(GAMES[info.game], result.reason);
-  const reason = why ? ` — ${why}` : "";
-  const when = info.ended_at ? ` · ${new Date(info.ended_at * 1000).toLocaleString()}` : "";
+  const ended = info.ended_at ? ` · ${when(info.ended_at)}` : "";
   const players = info.players.map((p) => (p.left ? `${p.name} (left)` : p.name)).join(", ");
-  return `${players} · ${outcome}${reason}${when}`;
+  return `${players} · ${resultText(info, GAMES[info.game])}${ended}`;
 }
 
 async function start() {

@@ -298,11 +298,13 @@ def test_a_player_who_leaves_mid_game_is_told_the_rule_and_marked_in_the_results
     players = ada.locator(".recent-game .recent-players").first
     players.wait_for()
     assert re.fullmatch(r"Ada · Bo · Cy \(left\)", players.inner_text().strip()), players.inner_text()
-    # So does the game's replay page.
+    result = ada.locator(".recent-game .recent-result").first.inner_text()
+    ended = ada.locator(".recent-game .recent-when").first.inner_text()
+    # So does the game's replay page, which words the result and the date as the profile does.
     ada.evaluate(f"location.href = {replay!r}")
     header = ada.locator('[data-testid="replay-result"]')
     header.filter(has_text="Cy (left)").wait_for()
-    assert header.inner_text().startswith("Ada, Bo, Cy (left) · "), header.inner_text()
+    assert header.inner_text() == f"Ada, Bo, Cy (left) · {result} · {ended}", header.inner_text()
 
 
 def test_a_game_the_host_ends_says_so_in_the_room_and_on_the_profile(open_page):
