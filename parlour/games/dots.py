@@ -19,6 +19,7 @@ Refusals (``IllegalAction.code``)
 Events (all public)
     ``line`` {seat, x, y, d}; ``capture`` {seat, x, y}, one per box, right after its line;
     ``turn`` {seat}, only when the turn passes (never after a capture);
+    ``left`` {seat, boxes} when a seat leaves the game (its boxes stay), before the turn passes on;
     ``game_over`` {winners, scores, tie, reason} with reason "finished" or "last_player".
 View (the same for every seat and spectators, but for ``legal``)
     width, height, lines [[x, y, d]...], captures [[x, y, seat]...], scores (list by seat),
@@ -458,7 +459,8 @@ class DotsGame(SchemaSettings):
         }
 
     def on_leave(self, state: State, seat: int) -> list[Event]:
-        """Remove ``seat`` from the rotation (its boxes stay); under two players left, the last one wins."""
+        """Remove ``seat`` from the rotation (its boxes stay); under two players left, the last one wins.
+        A ``left`` event says so first, for the table's log."""
         if state.result is not None or seat not in state.active:
             return []
         successor = state.next_seat[seat]
@@ -466,12 +468,13 @@ class DotsGame(SchemaSettings):
         for s in state.active:
             if state.next_seat[s] == seat:
                 state.next_seat[s] = successor
+        left = Event("left", {"seat": seat, "boxes": state.scores[seat]})
         if len(state.active) < 2:
-            return [self._finish(state, "last_player")]
+            return [left, self._finish(state, "last_player")]
         if state.turn == seat:
             state.turn = successor
-            return [_TURN_EVENTS[successor]]
-        return []
+            return [left, _TURN_EVENTS[successor]]
+        return [left]
 
     def on_timeout(self, state: State, seat: int) -> list[Event]:
         """Draw for the seat on the clock: the lowest-id line that captures, else the lowest-id safe
@@ -523,6 +526,10 @@ class DotsGame(SchemaSettings):
             return f"{names[event['seat']]} drew the line from ({x}, {y}) to {end}"
         if kind == "capture":
             return f"{names[event['seat']]} took the box at ({event['x']}, {event['y']})"
+        if kind == "left":
+            boxes = event["boxes"]
+            kept = "; their box stays" if boxes == 1 else f"; their {boxes} boxes stay" if boxes else ""
+            return f"{names[event['seat']]} left{kept}"
         if kind == "game_over":
             scores = event["scores"]
             who = " and ".join(names[w] for w in event["winners"])

@@ -31,7 +31,7 @@ export function onEvent(event, names) {
 }
 
 /** The game log's icon for each kind of entry (gamelog.js). */
-export const LOG_ICONS = { line: "─", capture: "■", game_over: "★" };
+export const LOG_ICONS = { line: "─", capture: "■", left: "←", game_over: "★" };
 
 /** After a room snapshot (a reload, a spectator arriving mid-game): the last turn's marks, from the
  * events of the game log it carries. */

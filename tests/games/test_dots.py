@@ -267,7 +267,10 @@ def test_leaving_on_turn_passes_the_turn_and_removes_the_seat_from_the_rotation(
     state = new(6, 6, players=3)
     draw(state, (0, 0, 0))
     assert GAME.to_act(state) == [1]
-    assert [e.for_seat(None) for e in GAME.on_leave(state, 1)] == [{"type": "turn", "seat": 2}]
+    assert [e.for_seat(None) for e in GAME.on_leave(state, 1)] == [
+        {"type": "left", "seat": 1, "boxes": 0},
+        {"type": "turn", "seat": 2},
+    ]
     events = draw(state, (2, 0, 0), (4, 0, 0), (0, 5, 0))
     assert [e["seat"] for e in events if e["type"] == "turn"] == [0, 2, 0]
     assert GAME.view(state, None)["active"] == [0, 2]
@@ -276,7 +279,7 @@ def test_leaving_on_turn_passes_the_turn_and_removes_the_seat_from_the_rotation(
 
 def test_leaving_off_turn_changes_only_the_rotation() -> None:
     state = new(6, 6, players=4)
-    assert GAME.on_leave(state, 2) == []
+    assert GAME.on_leave(state, 2) == [Event("left", {"seat": 2, "boxes": 0})]
     assert GAME.on_leave(state, 2) == []  # leaving twice is harmless
     assert GAME.on_leave(state, 7) == []  # so is a seat that never played
     events = draw(state, (0, 0, 0), (2, 0, 0), (4, 0, 0))
@@ -287,7 +290,12 @@ def test_departed_seats_keep_their_boxes_but_cannot_win() -> None:
     state = new(3, 2, players=3)
     draw(state, (0, 0, 0), (0, 1, 0), (0, 0, 1), (2, 0, 1))  # seats 0, 1, 2, 0; seat 1 on turn
     draw(state, (1, 0, 1))  # seat 1 takes box (0, 0) and must move again
-    assert [e.for_seat(None) for e in GAME.on_leave(state, 1)] == [{"type": "turn", "seat": 2}]
+    assert [e.for_seat(None) for e in GAME.on_leave(state, 1)] == [
+        {"type": "left", "seat": 1, "boxes": 1},
+        {"type": "turn", "seat": 2},
+    ]
+    left = {"type": "left", "seat": 1, "boxes": 1}
+    assert GAME.describe_event(left, ["A", "B", "C"]) == "B left; their box stays"
     assert GAME.view(state, None)["captures"] == [[0, 0, 1]]
     draw(state, (1, 0, 0))  # seat 2 gives box (1, 0) its third side
     events = draw(state, (1, 1, 0))  # seat 0 takes it: 1 box, as many as departed seat 1
@@ -305,6 +313,7 @@ def test_the_last_player_left_wins_whatever_the_score() -> None:
     draw(state, (0, 0, 0), (0, 1, 0), (0, 0, 1), (1, 0, 1))  # seat 1 takes a box
     events = [e.for_seat(None) for e in GAME.on_leave(state, 1)]
     assert events == [
+        {"type": "left", "seat": 1, "boxes": 1},
         {"type": "game_over", "winners": [0], "scores": [0, 1], "tie": False, "reason": "last_player"},
     ]
     assert GAME.outcome(state) == Outcome(winners=[0], scores={0: 0, 1: 1}, reason="last_player", tie=False)
@@ -316,10 +325,11 @@ def test_the_last_player_left_wins_whatever_the_score() -> None:
 
 def test_three_players_need_two_leavers_to_end_the_game() -> None:
     state = new(4, 4, players=3)
-    assert GAME.on_leave(state, 0) == [Event("turn", {"seat": 1})]
+    assert GAME.on_leave(state, 0) == [Event("left", {"seat": 0, "boxes": 0}), Event("turn", {"seat": 1})]
+    assert GAME.describe_event({"type": "left", "seat": 0, "boxes": 0}, ["A", "B", "C"]) == "A left"
     assert GAME.outcome(state) is None
     events = GAME.on_leave(state, 2)
-    assert events[0].public["winners"] == [1]
+    assert events[-1].public["winners"] == [1]
     assert GAME.outcome(state).reason == "last_player"  # type: ignore[union-attr]
 
 

@@ -157,16 +157,18 @@ def play(
         seat = state.turn
         if roll < leave_rate:
             leaver = rng.randrange(players)
-            was_turn = leaver == seat and leaver in state.active
+            was_active = leaver in state.active
+            was_turn = leaver == seat and was_active
+            said = [{"type": "left", "seat": leaver, "boxes": state.scores[leaver]}] if was_active else []
             events = [e.for_seat(None) for e in GAME.on_leave(state, leaver)]
             log.append(("leave", leaver, 0))
             if GAME.outcome(state) is not None:
-                assert [e["type"] for e in events] == ["game_over"]
+                assert events[:-1] == said and events[-1]["type"] == "game_over"
             elif was_turn:
-                assert events == [{"type": "turn", "seat": state.turn}] and state.turn != leaver
+                assert events == [*said, {"type": "turn", "seat": state.turn}] and state.turn != leaver
             else:
-                assert events == [] and state.turn == seat
-            assert leaver not in state.active or events == []
+                assert events == said and state.turn == seat
+            assert leaver not in state.active
         else:
             if full and rng.random() < 0.1:
                 check.every_legal_action_applies(state)
