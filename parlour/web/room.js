@@ -20,11 +20,12 @@ export function tableContext(room, app) {
     seat: mine ? mine.seat : null, // null: watching (spectator, or seated after this game began)
     name: (seat) => seats.find((s) => s.seat === seat)?.name ?? `Seat ${seat + 1}`,
     act: (action) => app.act(action),
-    /** "bot", "offline · 12 s" (the seconds the seat still waits) or "bot playing" on a seat chip, so
-     * nobody has to look at the side panel to know why a seat does not move. */
+    /** "bot", "offline · 12 s" (the seconds the seat still waits), "bot playing" or "left" on a seat
+     * chip, so nobody has to look at the side panel to know why a seat does not move. */
     presence: (seat) => {
       const m = memberAt(seat);
-      if (!m) return null;
+      // A seat of this game whose member is gone: its player left (or was kicked, or never came back).
+      if (!m) return seats.some((s) => s.seat === seat) ? el("span", { class: "badge left" }, "left") : null;
       if (m.bot) return el("span", { class: "badge bot" }, "bot");
       if (m.replaced) return el("span", { class: "badge bot", title: "A bot plays this seat until they are back" }, "bot playing");
       return m.connected ? null : offline(m, room);

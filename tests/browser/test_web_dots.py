@@ -282,6 +282,16 @@ def test_a_player_who_leaves_mid_game_is_told_the_rule_and_marked_in_the_results
     assert "if only one player is left, they win" in leaving.inner_text()
     leaving.get_by_role("button", name="Leave").click()
     cy.locator("#screen-room").wait_for(state="hidden")
+    # The others' tables say Cy left, on Cy's seat.
+    for page in (ada, bo):
+        name = page.locator(".seat-name", has_text=re.compile("^Cy$"))
+        chip = page.locator(".table-host .seats .seat", has=name)
+        chip.locator(".badge", has_text="left").wait_for()
+    # And so does the game log, as it does in UNO and Cheat.
+    entry = ada.locator("#game-log .log-entry", has_text="Cy left")
+    entry.wait_for()
+    assert entry.inner_text().startswith("←"), entry.inner_text()
+    shot(ada, "dots-seat-left")
 
     assert drive([ada, bo], click_free_line, limit=12) == 12
     ada.locator(".game-over").wait_for()
