@@ -591,16 +591,14 @@ def describe_event(event: dict[str, Any], names: Sequence[str]) -> str | None:
     if kind == "dealt":
         return f"{sum(event['hand_sizes'])} cards dealt; {names[event['first']]} starts"
     if kind == "played":
-        count = event["count"]
-        cards = f"{count} card{'s' if count != 1 else ''}"
-        return f"{names[event['seat']]} placed {cards} as {RANK_WORDS[event['rank']]}"
+        return f"{names[event['seat']]} placed {_cards(event['count'])} as {RANK_WORDS[event['rank']]}"
     if kind == "called":
         caller, placer = names[event["caller"]], names[event["placer"]]
         verdict = "they were true" if event["truthful"] else "it was a lie"
         taker = names[event["picked_up_by"]]
-        return f"{caller} called Cheat on {placer}: {verdict}; {taker} picks up {event['pile_count']} cards"
+        return f"{caller} called Cheat on {placer}: {verdict}; {taker} picks up {_cards(event['pile_count'])}"
     if kind == "left":
-        return f"{names[event['seat']]} left; {event['to_pile']} cards went onto the pile"
+        return f"{names[event['seat']]} left; {_cards(event['to_pile'])} went onto the pile"
     if kind == "timed_out":
         return f"{names[event['seat']]} ran out of time"
     if kind == "game_over":
@@ -608,6 +606,10 @@ def describe_event(event: dict[str, Any], names: Sequence[str]) -> str | None:
             return "Game over: not enough players to go on"
         return f"{names[event['winner']]} got rid of every card and wins"
     return None  # turn, picked_up (the call said it): not worth a line
+
+
+def _cards(count: int) -> str:
+    return f"{count} card{'s' if count != 1 else ''}"
 
 
 # --- The engine object the room layer uses ---------------------------------

@@ -127,7 +127,7 @@ function revealBox(ctx) {
     { class: `reveal ${call.truthful ? "truth" : "lie"}`, role: "status", dataset: { testid: "reveal" } },
     el("p", {}, `${ctx.name(call.caller)} called Cheat on ${ctx.name(call.placer)}`),
     el("div", { class: "reveal-cards" }, call.cards.map((c) => cardFace(c, { class: c.rank === call.rank ? "" : "liar" }))),
-    el("p", {}, el("strong", {}, call.truthful ? "Truth ✓" : "Lie ✗"), ` ${ctx.name(call.picked_up_by)} picked up ${call.pile_count} cards.`),
+    el("p", {}, el("strong", {}, call.truthful ? "Truth ✓" : "Lie ✗"), ` ${ctx.name(call.picked_up_by)} picked up ${call.pile_count} ${call.pile_count === 1 ? "card" : "cards"}.`),
   );
 }
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from browser_helpers import PHONE, create_room, join_room, shot, shots, start_game, take_over
+from browser_helpers import PHONE, create_room, join_room, seq, shot, shots, start_game, take_over, wait_seq
 from wire import Wire, two_at_a_table
 
 pytestmark = pytest.mark.browser
@@ -82,6 +82,22 @@ def test_cheat_button_stands_apart_from_place(open_page):
     same_row = abs(place["y"] - cheat["y"]) < place["height"]
     assert not same_row or cheat["x"] - (place["x"] + place["width"]) >= 24
     shot(pages[0], "cheat-phone-dock")
+
+    # A call's reveal, to its result line, shows above the dock without scrolling.
+    placer = next(p for p in pages if p.locator('[data-testid="hand"] button.pcard:not([disabled])').count())
+    placer.locator('[data-testid="hand"] button.pcard').first.click()
+    before = seq(placer)
+    placer.locator('[data-testid="place"]').click()
+    caller = next(p for p in pages if p is not placer)
+    wait_seq(caller, before + 1)
+    caller.locator('[data-testid="cheat"]').click()
+    caller.locator('[data-testid="reveal"]').wait_for()
+    caller.evaluate("window.scrollTo(0, 0)")
+    reveal = caller.locator('[data-testid="reveal"]')
+    assert reveal.inner_text().endswith("picked up 1 card.")
+    box, dock = reveal.bounding_box(), caller.locator('[data-testid="dock"]').bounding_box()
+    assert box["y"] + box["height"] <= dock["y"], (box, dock)
+    shot(caller, "cheat-phone-reveal")
 
 
 def test_seat_chips_show_offline_and_bot_badges(open_page, server):
