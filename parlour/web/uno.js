@@ -11,6 +11,8 @@ const NAME = { skip: "Skip", reverse: "Reverse", draw2: "Draw Two", wild: "Wild"
 const cardName = (card) =>
   card.type === "number" ? `${cap(card.color)} ${card.value}` : card.color === "wild" ? NAME[card.type] : `${cap(card.color)} ${NAME[card.type]}`;
 const cap = (s) => s[0].toUpperCase() + s.slice(1);
+// A card mid-sentence, as the server's game log words it ("red 7", "blue Draw Two", "Wild").
+const cardWords = (card) => (card.color === "wild" ? NAME[card.type] : `${card.color} ${card.type === "number" ? card.value : NAME[card.type]}`);
 
 // UNO! pressed before playing the second-last card: the play then carries `uno: true`.
 const local = { armed: false };
@@ -36,7 +38,7 @@ export function onEvent(event, names, seat) {
   const who = (s) => (s === seat ? "You" : names(s));
   switch (event.type) {
     case "play":
-      return { text: `${who(event.seat)} ${event.jump_in ? "jumped in with" : "played"} ${cardName(event.card)}${event.card.color === "wild" ? ` → ${event.color}` : ""}`, sound: "play", quiet: event.seat === seat };
+      return { text: `${who(event.seat)} ${event.jump_in ? "jumped in with" : "played"} ${cardWords(event.card)}${event.card.color === "wild" ? ` → ${event.color}` : ""}`, sound: "play", quiet: event.seat === seat };
     case "draw":
       return event.count && event.reason !== "draw"
         ? { text: `${who(event.seat)} drew ${event.count} (${DRAW_REASON[event.reason] ?? event.reason})`, sound: "draw" }

@@ -148,3 +148,29 @@ def test_you_in_every_kind_of_line(open_page):
     ]
     got = page.evaluate(PERSONAL, [[text, event] for text, event, _ in cases])
     assert got == [want for _, _, want in cases]
+
+
+TOASTS = """async (events) => {
+    const { onEvent } = await import("/uno.js");
+    return events.map((event) => onEvent(event, (s) => ["Ada", "Bo"][s], 0).text);
+}"""
+
+
+def test_a_moves_popup_words_the_card_as_its_log_line_does(open_page):
+    """The pop-up and the game log name a card alike ("played red 6", not "Red 6" in one of them)."""
+    from parlour.games.uno import describe_event
+
+    page = open_page()
+    plays = [
+        {"type": "play", "seat": 1, "card": card, "color": "green", "jump_in": False, "uno": False}
+        for card in (
+            {"color": "red", "type": "number", "value": 6},
+            {"color": "blue", "type": "draw2", "value": None},
+            {"color": "wild", "type": "wild-draw4", "value": None},
+        )
+    ]
+    toasts = page.evaluate(TOASTS, plays)
+    lines = [describe_event(event, ["Ada", "Bo"]) for event in plays]
+    assert toasts[:2] == lines[:2] == ["Bo played red 6", "Bo played blue Draw Two"]
+    assert toasts[2] == "Bo played Wild Draw Four → green"
+    assert lines[2] == "Bo played Wild Draw Four and named green"
