@@ -38,6 +38,9 @@ RequestId = (
     Annotated[str, msgspec.Meta(max_length=128)] | Annotated[int, msgspec.Meta(ge=-ID_MAX, le=ID_MAX)] | None
 )
 UNSET = msgspec.UNSET
+Int64 = Annotated[int, msgspec.Meta(ge=-(2**63), le=2**63 - 1)]
+"""An integer field: one the store could not write (orjson stops at 64 bits) is ``bad_message`` at
+decode, before any handler acts on it."""
 
 
 class _Msg(msgspec.Struct, tag_field="type", kw_only=True):
@@ -67,7 +70,7 @@ class CreateRoom(_Msg, tag="create_room"):
     settings: dict[str, Any] | None = None
     public: bool = False
     password: str | None = None
-    capacity: int | None = None
+    capacity: Int64 | None = None
     bots_take_over: bool = True
     bot_catch_delay: float = 2.0
     spectators_need_password: bool = True
@@ -121,7 +124,7 @@ class Chat(_Msg, tag="chat"):
 
 class Kick(_Msg, tag="kick"):
     member: str | None = None
-    seat: int | None = None
+    seat: Int64 | None = None
 
 
 class TransferHost(_Msg, tag="transfer_host"):
@@ -140,7 +143,7 @@ class UpdateSettings(_Msg, tag="update_settings"):
     settings: dict[str, Any] | msgspec.UnsetType = UNSET
     public: bool | msgspec.UnsetType = UNSET
     password: str | msgspec.UnsetType = UNSET
-    capacity: int | msgspec.UnsetType = UNSET
+    capacity: Int64 | msgspec.UnsetType = UNSET
     bots_take_over: bool | msgspec.UnsetType = UNSET
     bot_catch_delay: float | msgspec.UnsetType = UNSET
 

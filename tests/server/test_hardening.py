@@ -237,6 +237,14 @@ async def test_integers_beyond_64_bits_are_refused_before_they_reach_the_log(ser
     assert (await mover.expect("error"))["code"] == "bad_message"
     move.pop("extra")
     await mover.ok("action", action=move)  # the room never failed: the move still plays
+    # A typed field too: a kick naming a real member with a seat past 64 bits was carried out, then
+    # failed to be logged (internal_error).
+    for fields in ({"member": other.member, "seat": huge}, {"seat": -huge}, {"capacity": huge}):
+        kind = "update_settings" if "capacity" in fields else "kick"
+        reply = await player.request(kind, **fields)
+        assert reply["code"] == "bad_message" and "id" in reply, reply
+    await player.ok("chat", text="still seated?")
+    await other.wait_for(lambda m: m.get("type") == "chat" and m["message"]["text"] == "still seated?", 10)
     await _pong(player)
     await close_all([player, other])
     assert "internal_error" not in (srv.data_dir / "server.log").read_text()
