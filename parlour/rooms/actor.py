@@ -112,6 +112,8 @@ class RoomActor(RoomState):
             self._refuse(cmd, done, "command_failed", "this request failed before and is refused")
             return
         self._out, self._reply, self._record = [], None, None
+        if self._removed:
+            self._removed.clear()
         records_before, count_before = self.records, len(self.records)
         state_before = self.state
         payload = cmd.payload.copy()  # as sent: handlers may add to it before they fail
@@ -307,7 +309,9 @@ class RoomActor(RoomState):
 
     def _rebuild(self) -> None:
         """Make the room equal to its log again after a handler failed half-way."""
-        sinks = {m.session: m.sink for m in self.members.values()}
+        # The connections as they were before the failed command: it may have taken members out.
+        sinks = {m.session: m.sink for m in (*self._removed, *self.members.values())}
+        self._removed.clear()
         for member in self.members.values():
             if not member.bot:
                 self.hooks.membership(member.session, None)
@@ -315,9 +319,17 @@ class RoomActor(RoomState):
         self._reset_state()
         self.replay(records)
         for member in self.members.values():
-            member.sink = sinks.get(member.session)
-            if not member.connected and not member.bot and not member.replaced and member.sink is not None:
-                member.sink.close()  # a takeover the failed command began: its driver goes
+            sink = sinks.get(member.session)
+            if (member.bot or member.replaced) and self.bot_factory is not None:
+                # A new driver: the failed command may have closed the old one (a kicked bot).
+                if sink is not None:
+                    sink.close()
+                member.sink = self.bot_factory(self, member)
+                member.sink.send(self.snapshot(member))
+                continue
+            member.sink = sink
+            if not member.connected and not member.bot and not member.replaced and sink is not None:
+                sink.close()  # a takeover the failed command began: its driver goes
                 member.sink = None
         self._timers.sync(self._deadlines())
 

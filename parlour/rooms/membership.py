@@ -59,6 +59,8 @@ class Membership(RoomState):
         """Take a member out; mid-game a seated player's departure goes through the game's leave rule."""
         seat = self.game_seat(member)
         del self.members[member.id]
+        if not self.replaying:
+            self._removed.append(member)
         self.grace.pop(member.id, None)
         if member.replaced:
             member.replaced = False

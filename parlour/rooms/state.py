@@ -107,6 +107,9 @@ class RoomState:
         self._out: list[tuple[Callable[[Any], None], Any]] = []
         self._reply: Message | None = None
         self._record: GameRecord | None = None
+        self._removed: list[Member] = []
+        """Members the command being handled took out, with their connections: if it fails, the
+        rebuilt room gives each its connection back (``RoomActor._rebuild``)."""
         self._checkpoint_due = False
         self._failed: dict[str, None] = {}
         """Fingerprints of commands whose handler raised (newest last, bounded): each such command

@@ -278,6 +278,46 @@ async def test_failed_append_undoes_the_command(harness: Harness, monkeypatch) -
     assert (await clients[0].do("action", action={"type": "line", "x": 0, "y": 0, "d": 0}))["type"] == "ok"
 
 
+async def test_a_kick_whose_append_fails_leaves_the_kicked_connected(harness: Harness, monkeypatch) -> None:
+    """The rebuilt room gives back the connection of a member the failed command had taken out (it
+    used to come back seated and "connected" with no connection, and was sent nothing more); a kicked
+    bot gets a new driver, as the failed kick had closed its old one."""
+    drivers: list[ListSink] = []
+
+    class Driver(ListSink):
+        closed = False
+
+        def close(self, code: int = 1000, reason: str = "") -> None:
+            self.closed = True
+
+    def factory(room: Room, member: Member) -> ListSink:
+        drivers.append(Driver())
+        return drivers[-1]
+
+    harness.manager.bot_factory = factory
+    host, guest = await harness.client("Host"), await harness.client("Guest")
+    await harness.manager.create_room(host.session, host.sink, "r", game="dots", capacity=3)
+    room = _room(harness)
+    room.bot_factory = factory
+    await harness.manager.join(guest.session, guest.sink, "r", room.code, None, "player")
+    assert (await host.do("add_bot", name="Robo"))["type"] == "ok"
+    ids = {m.name: m.id for m in room.members.values()}
+
+    async def broken(*args: Any, **kwargs: Any) -> None:
+        raise OSError("disk full")
+
+    monkeypatch.setattr(harness.store, "append", broken)
+    for name in ("Guest", "Robo"):
+        assert (await host.do("kick", member=ids[name]))["code"] == "internal_error"
+    monkeypatch.undo()
+    assert sorted(m.name for m in room.members.values()) == ["Guest", "Host", "Robo"]
+    assert (await host.do("chat", text="still there?"))["type"] == "ok"
+    assert guest.last("chat")["message"]["text"] == "still there?"
+    robo = next(m for m in room.members.values() if m.bot)
+    assert robo.sink is drivers[-1] and not drivers[-1].closed and drivers[0].closed
+    assert drivers[-1].messages[-1]["type"] == "chat"
+
+
 async def test_a_sink_without_games_follows_membership_but_is_sent_no_game_frames(harness: Harness) -> None:
     clients = await harness.table("dots", 2)
     room = _room(harness)
