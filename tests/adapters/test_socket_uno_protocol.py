@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import json
+import re
 from typing import Any
 
 import aiohttp
@@ -12,6 +14,22 @@ from wsclient import Native
 from parlour.net.adapters.uno_numbers import card_to_number
 
 DEALT = {card_to_number(card) for card in range(108)}
+MEMBER = re.compile(r"m\d+")
+
+
+def whose_turn(client: SioClient, turn: Any) -> str:
+    """``turnPlayer`` as the tutorial's client reads it: its own socket id on its turn; otherwise the
+    member id of the player to move, never another socket's id."""
+    assert turn == client.sid or MEMBER.fullmatch(turn), turn
+    return "mine" if turn == client.sid else "theirs"
+
+
+def no_other_socket_ids(clients: list[SioClient]) -> None:
+    """No client was ever sent another's socket id (a 2.x client's is its Engine.IO session: whoever
+    holds it can poll that client's hand and post moves as it)."""
+    for client in clients:
+        heard = json.dumps(client.events)
+        assert not [other.sid for other in clients if other is not client and other.sid in heard]
 
 
 async def tutorial(server: Any, jar: Any = None, transports: list[str] | None = None) -> SioClient:
@@ -34,6 +52,7 @@ async def pair(server: Any) -> tuple[SioClient, SioClient, str]:
     assert (people, most) == (1, 10) and isinstance(code, str)
     assert await request_room(uma, "Uma") == [code, 2, 10]
     assert await tom.expect("responseRoom") == [code, 2, 10]
+    turns = []
     for client in (tom, uma):
         ticks = []
         while not ticks or ticks[-1] != 0:
@@ -41,8 +60,9 @@ async def pair(server: Any) -> tuple[SioClient, SioClient, str]:
         assert ticks == sorted(ticks, reverse=True) and ticks[-1] == 0
         hand = await client.expect("haveCard")
         assert len(hand) in (7, 9) and set(hand) <= DEALT  # 9: a first-card Draw Two hit this player
-        assert await client.expect("turnPlayer") in (tom.sid, uma.sid)
+        turns.append(whose_turn(client, await client.expect("turnPlayer")))
         assert await client.expect("sendCard") in DEALT
+    assert sorted(turns) == ["mine", "theirs"]
     return tom, uma, code
 
 
@@ -117,6 +137,7 @@ async def test_quick_play_countdown_a_whole_match_and_the_room_reopens(fresh_ser
         assert await client.expect("responseRoom", lambda d: d[0] == code) == [code, 2, 10]
         assert await client.expect("countDown") > 0
         assert len(await client.expect("haveCard", timeout=10)) in (7, 9)  # the next game starts by itself
+    no_other_socket_ids([tom, uma])
     await tom.close()
     await uma.close()
 
@@ -147,13 +168,13 @@ async def test_reconnect_from_the_same_browser_gets_the_same_seat(fresh_server: 
     again = await tutorial(server, jar=tom.jar)  # Tom's own browser, a new socket
     assert (await request_room(again, "Tom"))[0] == code
     assert await again.expect("haveCard") == hand
-    turn = await again.expect("turnPlayer")
-    assert turn in (again.sid, uma.sid)
+    turn = whose_turn(again, await again.expect("turnPlayer"))
     assert await again.expect("sendCard") == uma.last("sendCard")
-    mover = again if turn == again.sid else uma
+    mover = again if turn == "mine" else uma
     mover.cursor = len(mover.events)
     await take_turn(mover, [code, 2, 10])  # a client may keep responseRoom's whole list as its room
-    assert await uma.expect("turnPlayer") in (again.sid, uma.sid)
+    whose_turn(uma, await uma.expect("turnPlayer"))
+    no_other_socket_ids([again, uma])
     await again.close()
     await uma.close()
 

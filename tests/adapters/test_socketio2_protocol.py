@@ -16,7 +16,14 @@ import pytest
 import websockets
 from pageclient import PageClient
 from sioclient import Recorder, SioClient, v3_packets
-from test_socket_uno_protocol import DEALT, play_match, request_room, tutorial
+from test_socket_uno_protocol import (
+    DEALT,
+    no_other_socket_ids,
+    play_match,
+    request_room,
+    tutorial,
+    whose_turn,
+)
 
 ORIGIN = "http://tutorial.example:3000"
 PINGING = {"PARLOUR_EIO3_PING_INTERVAL": "0.5", "PARLOUR_EIO3_PING_TIMEOUT": "10"}
@@ -27,7 +34,7 @@ def js_length(text: str) -> int:
     return len(text.encode("utf-16-le")) // 2
 
 
-async def countdown_and_deal(client: Recorder, sids: set[str]) -> None:
+async def countdown_and_deal(client: Recorder) -> None:
     """Ticks down to 0, then the tutorial's trio: haveCard, turnPlayer, sendCard."""
     ticks: list[int] = []
     while not ticks or ticks[-1] != 0:
@@ -35,7 +42,7 @@ async def countdown_and_deal(client: Recorder, sids: set[str]) -> None:
     assert ticks == sorted(ticks, reverse=True)
     hand = await client.expect("haveCard")
     assert len(hand) in (7, 9) and set(hand) <= DEALT
-    assert await client.expect("turnPlayer") in sids
+    whose_turn(client, await client.expect("turnPlayer"))
     assert await client.expect("sendCard") in DEALT
 
 
@@ -58,9 +65,10 @@ async def test_the_socketio2_page_plays_a_whole_game_with_a_v4_client(
         await asyncio.wait_for(page.upgraded.wait(), 10)
     assert page.transport == transports[-1]
     for client in (page, v4):
-        await countdown_and_deal(client, {page.sid, v4.sid})
+        await countdown_and_deal(client)
     started = {id(client): len(client.events) for client in (page, v4)}
     await play_match([page, v4], code)
+    no_other_socket_ids([page, v4])  # type: ignore[list-item]
     for client in (page, v4):  # the game ended and the room reopened for the next one
         client.cursor = started[id(client)]  # play_match's turn-taking may have read past it
         assert await client.expect("responseRoom", lambda d: d[0] == code) == [code, 2, 10]
@@ -76,7 +84,7 @@ async def test_a_page_that_leaves_mid_game_is_seen_leaving(fresh_server: Any) ->
     code, _, _ = await page.expect("responseRoom")
     v4 = await tutorial(fresh_server)
     await request_room(v4, "Uma")
-    await countdown_and_deal(v4, {page.sid, v4.sid})
+    await countdown_and_deal(v4)
     await page.close()
     assert await v4.expect("playerDisconnect") == code
     await v4.close()

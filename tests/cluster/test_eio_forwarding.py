@@ -19,7 +19,7 @@ import websockets
 from eio_raw import RawPolling, RoundRobinProxy
 from pageclient import PageClient
 from sioclient import SioClient
-from test_socket_uno_protocol import DEALT, play_match, request_room
+from test_socket_uno_protocol import DEALT, no_other_socket_ids, play_match, request_room, whose_turn
 from test_uno_events_protocol import Player
 
 CLOCKS = {
@@ -36,12 +36,12 @@ def nodes(cluster: Any) -> list[Any]:
     return [cluster.add(CLOCKS), cluster.add(CLOCKS)]
 
 
-async def deal(client: Any, sids: set[str]) -> None:
+async def deal(client: Any) -> None:
     ticks: list[int] = []
     while not ticks or ticks[-1] != 0:
         ticks.append(await client.expect("countDown", timeout=10))
     assert len(await client.expect("haveCard")) in (7, 9)
-    assert await client.expect("turnPlayer") in sids
+    whose_turn(client, await client.expect("turnPlayer"))
     assert await client.expect("sendCard") in DEALT
 
 
@@ -55,8 +55,9 @@ async def test_raw_polling_alternating_nodes_plays_a_tutorial_match(nodes: list[
     assert people == 1
     assert await request_room(uma, "Uma") == [code, 2, 10]
     for client in (tom, uma):
-        await deal(client, {tom.sid, uma.sid})
+        await deal(client)
     await play_match([tom, uma], code)  # type: ignore[list-item]
+    no_other_socket_ids([tom, uma])  # type: ignore[list-item]
     for client in (tom, uma):
         assert await client.expect("countDown") > 0  # the room reopened for the next game
         assert set(client.nodes_used) == set(ports)
@@ -177,8 +178,9 @@ async def test_real_clients_through_a_round_robin_proxy_play_a_match(
         await v4.sio.connect(f"http://127.0.0.1:{proxy.port}", transports=["polling", "websocket"])
         assert await request_room(v4, "Uma") == [code, 2, 10]
         for client in (page, v4):
-            await deal(client, {page.sid, v4.sid})
+            await deal(client)
         await play_match([page, v4], code)  # type: ignore[list-item]
+        no_other_socket_ids([page, v4])  # type: ignore[list-item]
         for client in (page, v4):
             assert await client.expect("countDown") > 0
         polls = [port for method, port in proxy.sent if method in ("GET", "POST")]

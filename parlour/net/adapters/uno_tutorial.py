@@ -2,8 +2,11 @@
 
 ``requestRoom(name)`` is native quick play: the fullest waiting public UNO room, or a new one,
 with the start countdown (``countDown`` ticks ending at 0). Hands travel as the tutorial's card
-numbers (``uno_numbers``), the turn as the socket id to move (``turnPlayer``; a member on
-another protocol is named by its member id), the top card as ``sendCard``.
+numbers (``uno_numbers``), the turn as ``turnPlayer``, the top card as ``sendCard``. The tutorial's
+client compares ``turnPlayer`` with its own ``socket.id``, so each client is told its own socket id
+when the turn is its own, and otherwise the member id of the player to move: a socket id is sent to
+its own socket only (a socket.io 2.x client's is its Engine.IO session id, which lets whoever holds
+it poll that session's events and post to it).
 
 The client has no colour picker, UNO button, challenge or pass, so the adapter supplies the
 translation defaults: a Wild names the colour the player holds most of; a play that leaves one
@@ -23,12 +26,9 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import logging
 import math
 import secrets
-from collections import Counter, deque
-from collections.abc import Coroutine
-from types import EllipsisType
+from collections import Counter
 from typing import Any
 
 from parlour.net.adapters.browser_cookie import derive
@@ -38,16 +38,10 @@ from parlour.net.adapters.uno_numbers import card_to_number, number_to_card
 from parlour.rooms.enums import FINISHED, PLAYER, PLAYING, WAITING
 from parlour.store.names import LocalNames, Names
 
-log = logging.getLogger(__name__)
-
 NO_ROOM = ["error", 0, 0]
 NAME_LIMIT = 16
 
 
-SIDS = "tutorial-sid"
-"""``Names`` kind: "<room code>:<member id>" → the socket id of that member's tutorial client."""
-SID_SECONDS = 86_400.0
-"""How long a socket id stays known in a cluster if its node dies without forgetting it."""
 SEATS = "tutorial-seat"
 """``Names`` kind: SHA-256 of (browser cookie, lower-cased name) → "<room code>|<nonce>" of a dropped
 tutorial client: the nonce rebuilds its token with the cookie (``seat_token``)."""
@@ -61,38 +55,11 @@ def seat_token(browser: str, name: str, nonce: str) -> str:
 
 
 class Directory:
-    """Lookups shared by all Socket.IO connections: this process's, over the ``Names`` every node
-    shares (one process: its own)."""
+    """The dropped seats of every Socket.IO connection, in the ``Names`` every node shares (one
+    process: its own)."""
 
     def __init__(self, names: Names | None = None) -> None:
         self.names: Names = names if names is not None else LocalNames()
-        self.sids: dict[tuple[str, str], str] = {}
-        """(room code, member id) → socket id of the tutorial clients here (member ids are per room)."""
-
-        self._writes: deque[Coroutine[Any, Any, None]] = deque()
-        self._writer: asyncio.Task[None] | None = None
-
-    def remember(self, code: str, member: str, sid: str) -> None:
-        """Known here at once; written to the shared ``Names`` by a task, in order."""
-        self.sids[code, member] = sid
-        self._write(self.names.put(SIDS, f"{code}:{member}", sid, SID_SECONDS))
-
-    def forget(self, code: str, member: str, sid: str) -> None:
-        if self.sids.get((code, member)) == sid:  # not a newer socket's entry
-            del self.sids[code, member]
-            self._write(self.names.drop(SIDS, f"{code}:{member}", sid))
-
-    def local_socket(self, code: str, member: str) -> str | EllipsisType | None:
-        """The member's socket id if this process can tell at once (None: it has no tutorial
-        client); ``...`` when only the shared ``Names`` can (a cluster: it may be on another node)."""
-        sid = self.sids.get((code, member))
-        if sid is not None or isinstance(self.names, LocalNames):  # one process: ``sids`` is all
-            return sid
-        return ...
-
-    async def socket_of(self, code: str, member: str) -> str | None:
-        """The member's socket id: here, else on another node; None if it has no tutorial client."""
-        return self.sids.get((code, member)) or await self.names.get(SIDS, f"{code}:{member}")
 
     async def dropped(self, browser: str, name: str, code: str, nonce: str) -> None:
         """A client left its seat in ``code``: its browser may take it back, on any node."""
@@ -106,21 +73,6 @@ class Directory:
             return None
         await self.names.drop(SEATS, key, found)
         return found.split("|", 1)[1]
-
-    def _write(self, write: Coroutine[Any, Any, None]) -> None:
-        self._writes.append(write)
-        if self._writer is None:
-            self._writer = asyncio.get_running_loop().create_task(self._drain())
-
-    async def _drain(self) -> None:
-        try:
-            while self._writes:
-                try:
-                    await self._writes.popleft()
-                except Exception:
-                    log.exception("event=names_write_failed kind=%s", SIDS)
-        finally:
-            self._writer = None
 
 
 def _seat_key(browser: str, name: str) -> str:
@@ -154,9 +106,6 @@ class TutorialClient:
         self.view: Message = {}
         self.hand_sent: list[int] | None = None
         self.ticker: asyncio.Task[None] | None = None
-        self.backlog: deque[tuple[str, Any]] | None = None
-        """Events held behind a socket id being looked up in the shared ``Names`` (a cluster only)."""
-        self.drainer: asyncio.Task[None] | None = None
 
     # --- client → server ---------------------------------------------------
 
@@ -166,7 +115,7 @@ class TutorialClient:
             self._response_room()
             return
         if not isinstance(name, str) or not name.strip():
-            self._say("responseRoom", NO_ROOM)
+            self.emit("responseRoom", NO_ROOM)
             return
         if self.token is None:  # a session once per socket (a closed room leaves it identified)
             self.name = name.strip()[:NAME_LIMIT]  # the tutorial has no way to show a name error
@@ -174,18 +123,18 @@ class TutorialClient:
             if reply is None or reply["type"] != "welcome":
                 reply = await self._identify()
             if reply["type"] != "welcome":
-                self._say("responseRoom", NO_ROOM)
+                self.emit("responseRoom", NO_ROOM)
                 return
             self.token = reply["token"]
         reply = await self.bridge.request("quick_play", game="uno")
         if reply["type"] == "error" and reply["code"] != "already_in_room":
-            self._say("responseRoom", NO_ROOM)
+            self.emit("responseRoom", NO_ROOM)
 
     async def play_card(self, data: Any) -> None:
         """``playCard [n, room]``: the numbered card, with the translation defaults filled in."""
         action = self._play_action(data)
         if isinstance(action, str):
-            self._say("error", {"message": action})
+            self.emit("error", {"message": action})
         else:
             await self._act(action)
 
@@ -193,7 +142,7 @@ class TutorialClient:
         """``drawCard [1, room]``: draw; or accept a pending Wild Draw Four; or pass after a playable draw."""
         action = self._draw_action(data)
         if isinstance(action, str):
-            self._say("error", {"message": action})
+            self.emit("error", {"message": action})
         else:
             await self._act(action)
 
@@ -244,8 +193,7 @@ class TutorialClient:
     async def close(self) -> None:
         """Socket gone: keep the seat for the grace period and remember the name for re-seating."""
         self._stop_ticker()
-        try:  # in a cluster these are Redis writes: the seat's grace period starts even if they fail
-            self._forget_sid()
+        try:  # in a cluster a Redis write: the seat's grace period starts even if it fails
             if self.code is not None and self.name and self.token and self.browser and self.nonce:
                 await self.directory.dropped(self.browser, self.name, self.code, self.nonce)
         finally:
@@ -260,7 +208,7 @@ class TutorialClient:
                 self._game(message)
             return
         if kind == "error" and "id" not in message:  # a fast-lane action over the rate limit
-            self._say("error", {"message": message["message"], "code": message["code"]})
+            self.emit("error", {"message": message["message"], "code": message["code"]})
             return
         if kind == "connection_closed":  # flood or overflow: the server dropped this client
             self.hangup()
@@ -275,13 +223,13 @@ class TutorialClient:
             self._response_room()
         elif kind == "member_left":
             self.members.pop(message["member"], None)
-            self._say("playerDisconnect", self.code)
+            self.emit("playerDisconnect", self.code)
         elif kind == "member_updated":
             member = message["member"]
             before = self.members.get(member["id"], {})
             self.members[member["id"]] = member
             if before.get("connected") and not member["connected"]:
-                self._say("playerDisconnect", self.code)
+                self.emit("playerDisconnect", self.code)
         elif kind == "countdown":
             self._stop_ticker()
             if message.get("kind"):
@@ -290,7 +238,7 @@ class TutorialClient:
             self.state = PLAYING
             self.seats = {s["seat"]: s["member"] for s in message["seats"]}
             if self._stop_ticker():
-                self._say("countDown", 0)
+                self.emit("countDown", 0)
             self.view = message.get("view") or {}
             self._table()
         elif kind == "game_over":
@@ -298,14 +246,12 @@ class TutorialClient:
             self.bridge.post("rematch")
         elif kind in ("kicked", "room_closed"):
             self._stop_ticker()
-            self._forget_sid()
             self.code, self.members, self.seats, self.view = None, {}, {}, {}
 
     def _seated(self, room: Message) -> None:
         """A snapshot: on quick play, after a re-seat, and when the room reopens after a game."""
         self.code = room["code"]
         self.me = room["you"]["member"]
-        self.directory.remember(self.code, self.me, self.sid)
         self.state = room["state"]
         self.capacity = room["capacity"]
         self.members = {m["id"]: m for m in room["members"]}
@@ -328,7 +274,7 @@ class TutorialClient:
         turn = None
         for event in message.get("events", []):
             if event.get("type") in ("play", "first_card"):
-                self._say("sendCard", card_to_number(event["card"]["id"]))
+                self.emit("sendCard", card_to_number(event["card"]["id"]))
             elif event.get("type") == "turn":
                 turn = event["seat"]
         self._hand()
@@ -341,7 +287,7 @@ class TutorialClient:
         if self.view.get("turn") is not None:
             self._say_turn(self.view["turn"])
         if self.view.get("top"):
-            self._say("sendCard", card_to_number(self.view["top"]["id"]))
+            self.emit("sendCard", card_to_number(self.view["top"]["id"]))
 
     def _hand(self) -> None:
         if "hand" not in self.view:
@@ -349,15 +295,15 @@ class TutorialClient:
         numbers = [card_to_number(c["id"]) for c in self.view["hand"]]
         if numbers != self.hand_sent:
             self.hand_sent = numbers
-            self._say("haveCard", numbers)
+            self.emit("haveCard", numbers)
 
     def _response_room(self) -> None:
-        self._say("responseRoom", [self.code, self._players(), self.capacity])
+        self.emit("responseRoom", [self.code, self._players(), self.capacity])
 
     async def _tick(self, remaining: float) -> None:
         """``countDown`` once a second from the seconds left; the game start sends the final 0."""
         for value in range(math.ceil(remaining), 0, -1):
-            self._say("countDown", value)
+            self.emit("countDown", value)
             await asyncio.sleep(1)
 
     def _stop_ticker(self) -> bool:
@@ -370,49 +316,13 @@ class TutorialClient:
 
     # --- helpers -------------------------------------------------------------
 
-    def _say(self, event: str, data: Any) -> None:
-        """Emit now, or after the events held before it (``data`` may be a lookup still running)."""
-        if self.backlog is None and not isinstance(data, asyncio.Future):
-            self.emit(event, data)
-            return
-        if self.backlog is None:
-            self.backlog = deque()
-            self.drainer = asyncio.get_running_loop().create_task(self._drain())
-        self.backlog.append((event, data))
-
-    async def _drain(self) -> None:
-        backlog = self.backlog
-        while backlog:
-            event, data = backlog.popleft()
-            if isinstance(data, asyncio.Future):
-                try:
-                    data = await data
-                except Exception:
-                    log.exception("event=socket_lookup_failed")
-                    data = None
-            self.emit(event, data)
-        self.backlog = self.drainer = None
-
     def _say_turn(self, seat: int) -> None:
-        """``turnPlayer``: the socket id of the player in ``seat`` (a member on another protocol by its
-        member id), known at once unless it may be on another node of a cluster."""
+        """``turnPlayer``: this socket's id on its own turn, else the member id of the player to move."""
         member = self.seats.get(seat)
         if member is None or self.code is None:
-            self._say("turnPlayer", None)
-            return
-        sid = self.directory.local_socket(self.code, member)
-        if sid is ...:
-            lookup = asyncio.ensure_future(self._socket_of(self.code, member))
-            self._say("turnPlayer", lookup)
+            self.emit("turnPlayer", None)
         else:
-            self._say("turnPlayer", sid or member)
-
-    async def _socket_of(self, code: str, member: str) -> str:
-        return await self.directory.socket_of(code, member) or member
-
-    def _forget_sid(self) -> None:
-        if self.code is not None and self.me is not None:
-            self.directory.forget(self.code, self.me, self.sid)
+            self.emit("turnPlayer", self.sid if member == self.me else member)
 
     async def _reseat(self) -> Message | None:
         """Resume the session this browser dropped under this name (wherever it dropped); None if none."""
@@ -461,7 +371,7 @@ class TutorialClient:
     def acted(self, reply: Message) -> None:
         """The reply to a game action: a refusal becomes an ``error`` event."""
         if reply["type"] == "error":
-            self._say("error", {"message": reply["message"], "code": reply["code"]})
+            self.emit("error", {"message": reply["message"], "code": reply["code"]})
 
     def _players(self) -> int:
         return sum(1 for m in self.members.values() if m["role"] == PLAYER)
