@@ -89,7 +89,7 @@ def _int_param(request: Request, name: str, default: int, high: int) -> int:
     raw = request.query_params.get(name)
     if raw is None or raw == "":
         return default
-    if not raw.isdigit() or not 1 <= int(raw) <= high:
+    if not (raw.isascii() and raw.isdigit()) or not 1 <= int(raw) <= high:  # not "５", "+5", " 5"
         raise ValueError(f"{name} must be a number from 1 to {high}")
     return int(raw)
 

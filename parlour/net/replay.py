@@ -122,10 +122,9 @@ def _answer(
 
 
 def _int(raw: str, name: str) -> int:
-    try:
-        return int(raw)
-    except ValueError:
-        raise Refused(400, f"bad_{name}", f"{name} must be an integer") from None
+    if not (raw.isascii() and raw.removeprefix("-").isdigit()):  # not "５", "1_0", " 5"
+        raise Refused(400, f"bad_{name}", f"{name} must be an integer")
+    return int(raw)
 
 
 def _viewer(raw: str | None, mine: int | None, seats: int) -> int | str | None:

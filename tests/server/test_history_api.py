@@ -147,6 +147,7 @@ async def test_lists_players_and_leaderboards(server_factory: ServerFactory) -> 
     assert get("/api/games?before=garbage")[0] == 400
     assert get("/api/games?limit=0")[0] == 400
     assert get("/api/games?limit=1000")[0] == 400
+    assert get("/api/games?limit=%EF%BC%95")[0] == 400  # a full-width 5: a digit to Python, not to us
     for gid in private_ids:
         assert get(f"/api/games/{gid}")[0] == 404
         assert get(f"/api/games/{gid}", bob_profile)[0] == 200

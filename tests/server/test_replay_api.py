@@ -80,7 +80,15 @@ async def test_a_listed_games_replay_is_served_in_bounded_chunks_to_anyone(serve
     status, everyone = get(server, f"/api/games/{game_id}/replay?step=3&count=1&seat=all")
     assert status == 200 and sorted(everyone["steps"][0]["hands"]) == ["0", "1"]
 
-    for query, code in (("step=-1", "bad_step"), (f"step={last + 1}", "bad_step"), ("step=x", "bad_step")):
+    refused = [
+        ("step=-1", "bad_step"),
+        (f"step={last + 1}", "bad_step"),
+        ("step=x", "bad_step"),
+        ("step=%EF%BC%91", "bad_step"),  # a full-width 1: a digit to Python, not to us
+        ("step=1_0", "bad_step"),
+        ("seat=%EF%BC%91", "bad_seat"),
+    ]
+    for query, code in refused:
         status, error = get(server, f"/api/games/{game_id}/replay?{query}")
         assert (status, error["error"]) == (400, code), query
     status, error = get(server, f"/api/games/{game_id}/replay?seat=7")
