@@ -203,6 +203,7 @@ async def test_malformed_events_get_error_events(server: Any) -> None:
     client = await SioClient.open(server, "A name far too long for Parlour")
     assert (await client.expect("error"))["code"] == "invalid_name"
     await client.expect("rooms-list")  # and it carries on as a guest
+    codes = []
     for event, data in [
         ("play-card", {"cardId": "card-1"}),  # not in a room
         ("draw-card", None),
@@ -213,10 +214,18 @@ async def test_malformed_events_get_error_events(server: Any) -> None:
         ("create-room", "uno please"),
         ("create-room", {"name": "x", "settings": {"stackingDraw": "yes"}}),
         ("create-room", {"name": "x", "maxPlayers": 99}),
+        ("create-room", {"name": "x", "maxPlayers": "x"}),
+        ("create-room", {"name": "x", "maxPlayers": 2**70}),
         ("chat-message", {"message": None}),
+        ("chat-message", {"message": 5}),
     ]:
         await client.emit(event, data)
-        assert (await client.expect("error"))["message"], (event, data)
+        error = await client.expect("error")
+        # Said in the event's own words: no decoder's path into a native message ("at `$.capacity`").
+        assert error["message"] and "$." not in error["message"], (event, data, error)
+        codes.append(error["code"])
+    assert codes[3] == "room_not_found"  # a refusal keeps the native code
+    assert codes[-5:] == ["invalid_settings", "bad_request", "bad_request", "bad_request", "bad_request"]
     a, b, _, _ = await uno_room(server, {"targetScore": 0})
     await a.emit("start-game", {})
     await a.expect("game-started")

@@ -290,6 +290,9 @@ class DocClient:
             "settings": engine_settings(data.get("settings")),
         }
         if data.get("maxPlayers") is not None:
+            if type(data["maxPlayers"]) is not int or abs(data["maxPlayers"]) > 2**31:
+                self._error("maxPlayers must be a whole number")
+                return
             fields["capacity"] = data["maxPlayers"]
             fields["settings"].setdefault("max_players", data["maxPlayers"])
         if fields["settings"].get("target_score") is None:  # the document's game ends with the hand
@@ -348,7 +351,10 @@ class DocClient:
         await self._act({"type": "catch", "target": self._seat_of(data.get("targetUserId"))})
 
     async def _chat_message(self, data: Message) -> None:
-        await self._ask("chat", text=data.get("message"))
+        if not isinstance(data.get("message"), str):
+            self._error("message must be text")
+            return
+        await self._ask("chat", text=data["message"])
 
     async def _rematch(self, data: Message) -> None:
         await self._ask("rematch")
@@ -646,7 +652,7 @@ class DocClient:
         reply = await self.bridge.request(type_, **fields)
         self.joining = False
         if reply["type"] != "room":
-            self._error(reply.get("message", "failed"))
+            self._error(reply["message"], reply["code"])
             return None
         if reply.get("game") != "uno":  # a Cheat or Dots room's code: these events cannot show it
             await self.bridge.request("leave")
@@ -673,6 +679,7 @@ class DocClient:
         self._error(error["message"], error["code"])
 
     def _error(self, message: str, code: str = "bad_request") -> None:
+        """``bad_request``: the event's data is not what the event takes; else the native refusal's code."""
         self.emit("error", {"message": message, "code": code})
 
 
