@@ -122,6 +122,8 @@ def serve(config: Config) -> None:
             http=ParlourHttpToolsProtocol,  # httptools, passing on bytes sent after an upgrade request
             ws=ParlourWebSocketProtocol,  # uvicorn's websockets-sansio, plus a fast lane for game frames
             ws_max_size=1 << 20,
+            proxy_headers=True,  # the client's address from a trusted proxy's X-Forwarded-For
+            forwarded_allow_ips=config.trusted_proxies,
             # permessage-deflate costs ~21-24% of server CPU per action and doubles memory per
             # connection (a zlib compressor + decompressor each) for ~1.4 KB frames: off unless asked.
             ws_per_message_deflate=config.ws_deflate,

@@ -48,6 +48,9 @@ class Config:
     chat_per_10_seconds: int = 10
     identify_seconds: float = 30.0
     public_url: str = ""  # the base of every invite link, e.g. https://cards.example.org
+    trusted_proxies: str = "127.0.0.1"
+    """Comma-separated addresses (or ``*``) whose ``X-Forwarded-For`` names the client: a reverse proxy
+    in front. Per-address limits and a kick's address ban then count each client, not the proxy."""
 
     def __post_init__(self) -> None:
         if self.public_url:

@@ -45,6 +45,7 @@ class Checkpoints(RoomState):
             "host": self.host,
             "chat": list(self.chat),
             "banned": sorted(self.banned),
+            "joined": sorted(self.joined),
             "games_played": self.games_played,
             "scoreboard": self.scoreboard,
             "recent_games": list(self.recent_games),
@@ -71,6 +72,8 @@ class Checkpoints(RoomState):
         self.member_count, self.host = data["member_count"], data["host"]
         self.chat.extend(data["chat"])
         self.banned = set(data["banned"])
+        self.joined = set(data.get("joined", ()))  # a checkpoint older than ``joined``: members only
+        self.joined.update(m.session for m in self.members.values() if not m.bot)
         self.games_played, self.grace, self.idle = data["games_played"], dict(data["grace"]), data["idle"]
         self.scoreboard = {mid: dict(line) for mid, line in data.get("scoreboard", {}).items()}
         self.recent_games.extend(data.get("recent_games", []))

@@ -34,6 +34,8 @@ if TYPE_CHECKING:  # the room is given this table (``Room.handlers``); it needs 
 
 Handler = Callable[["Room", Command], bool | None]
 HANDLERS: dict[str, Handler] = {}
+_PROFILE_BAN = "profile:"
+"""``Room.banned`` holds sessions, address hashes and, under this prefix, guest profiles."""
 
 
 def handles(kind: str) -> Callable[[Handler], Handler]:
@@ -56,8 +58,12 @@ def join(room: Room, cmd: Command) -> bool | None:
     existing = room.member_by_session(cmd.session)
     if existing is not None:
         return reconnect(room, cmd)
-    origin = cmd.payload.get("origin")
-    if cmd.session in room.banned or (origin is not None and origin in room.banned):
+    origin, profile = cmd.payload.get("origin"), cmd.payload.get("profile")
+    if (
+        cmd.session in room.banned
+        or (profile is not None and _PROFILE_BAN + profile in room.banned)
+        or (origin is not None and origin in room.banned and cmd.session not in room.joined)
+    ):
         raise CommandError("banned", "you were removed from this room")
     checked = (
         room.password_hash is not None
@@ -260,8 +266,12 @@ def kick(room: Room, cmd: Command) -> bool | None:
     if target is host:
         raise CommandError("invalid_target", "you cannot kick yourself")
     if not target.bot:
-        # By session and by address: identifying again under a new name does not get back in.
+        # By session, guest profile and address: identifying again under a new name, or from another
+        # network with the same browser, does not get back in. The address bars only sessions new to
+        # the room, so people who share it (a household, a NAT) and were here before still may.
         room.banned.add(target.session)
+        if target.profile is not None:
+            room.banned.add(_PROFILE_BAN + target.profile)
         if target.origin is not None:
             room.banned.add(target.origin)
     room.send(target, messages.kicked())

@@ -52,6 +52,7 @@ class Membership(RoomState):
         if self.host is None and not bot:
             self.host = member.id
         if not bot:
+            self.joined.add(session)
             self.hooks.membership(session, cast("Room", self))
         return member
 

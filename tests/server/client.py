@@ -45,8 +45,8 @@ class Client:
         self._reader = asyncio.get_running_loop().create_task(self._read())
 
     @classmethod
-    async def open(cls, url: str, name: str | None = None) -> Client:
-        client = cls(await websockets.connect(url, max_size=1 << 22), url)
+    async def open(cls, url: str, name: str | None = None, headers: dict[str, str] | None = None) -> Client:
+        client = cls(await websockets.connect(url, max_size=1 << 22, additional_headers=headers), url)
         if name is not None:
             await client.identify(name)
         return client

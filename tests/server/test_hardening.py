@@ -365,14 +365,40 @@ async def test_junk_fields_in_legal_moves_are_not_stored(server_factory) -> None
 
 
 async def test_a_kicked_guest_cannot_come_back_under_a_new_name(server_factory) -> None:
+    """A kick bars the session, its guest profile and, for sessions new to the room, its address; those
+    who share the address and were in the room before (a household, a NAT) may still come back."""
     srv = server_factory()
-    host, guest = await Client.open(srv.ws, "Host"), await Client.open(srv.ws, "Guest")
+    host, guest = await Client.open(srv.ws, "Host"), await Client.open(srv.ws)
+    profile = (await guest.ok("identify", name="Guest"))["profile"]
+    housemate = await Client.open(srv.ws, "Housemate")
     code = (await host.ok("create_room", game="cheat", capacity=4))["code"]
     await guest.ok("join", code=code)
+    await housemate.ok("join", code=code)
+    await housemate.ok("leave")
     await host.ok("kick", member=guest.member)
     await guest.expect("kicked")
     again = await Client.open(srv.ws, "Not Guest")
     reply = await again.request("join", code=code)
     assert reply["code"] == "banned"
     assert (await again.request("spectate", code=code))["code"] == "banned"
-    await close_all([host, guest, again])
+    assert (await housemate.ok("join", code=code))["type"] == "room"
+    # From another network (a proxy in front names it), with the same browser's profile: still barred.
+    away = await Client.open(srv.ws, headers={"X-Forwarded-For": "198.51.100.7"})
+    await away.ok("identify", name="Guest", profile=profile)
+    assert (await away.request("join", code=code))["code"] == "banned"
+    stranger = await Client.open(srv.ws, "Stranger", headers={"X-Forwarded-For": "198.51.100.8"})
+    assert (await stranger.ok("join", code=code))["type"] == "room"
+    await close_all([host, guest, again, housemate, away, stranger])
+
+
+async def test_only_a_trusted_proxy_names_the_client_address(server_factory) -> None:
+    """``PARLOUR_TRUSTED_PROXIES``: X-Forwarded-For from another peer is ignored, so a forged header
+    does not get a new session past a kick's address ban."""
+    srv = server_factory({"PARLOUR_TRUSTED_PROXIES": "192.0.2.1"})
+    host, guest = await Client.open(srv.ws, "Host"), await Client.open(srv.ws, "Guest")
+    code = (await host.ok("create_room", game="cheat", capacity=4))["code"]
+    await guest.ok("join", code=code)
+    await host.ok("kick", member=guest.member)
+    forged = await Client.open(srv.ws, "Forged", headers={"X-Forwarded-For": "198.51.100.9"})
+    assert (await forged.request("join", code=code))["code"] == "banned"
+    await close_all([host, guest, forged])
