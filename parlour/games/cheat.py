@@ -583,6 +583,11 @@ def clone(state: State) -> State:
 # --- In words, for a game log ---------------------------------------------------
 
 RANK_WORDS = ("Aces", "2s", "3s", "4s", "5s", "6s", "7s", "8s", "9s", "10s", "Jacks", "Queens", "Kings")
+A_RANK = (
+    *("an Ace", "a 2", "a 3", "a 4", "a 5", "a 6", "a 7"),
+    *("an 8", "a 9", "a 10", "a Jack", "a Queen", "a King"),
+)
+"""One card's claim: "placed 1 card as an 8" (more: "as 8s")."""
 
 
 def describe_event(event: dict[str, Any], names: Sequence[str]) -> str | None:
@@ -591,10 +596,12 @@ def describe_event(event: dict[str, Any], names: Sequence[str]) -> str | None:
     if kind == "dealt":
         return f"{sum(event['hand_sizes'])} cards dealt; {names[event['first']]} starts"
     if kind == "played":
-        return f"{names[event['seat']]} placed {_cards(event['count'])} as {RANK_WORDS[event['rank']]}"
+        count, rank = event["count"], event["rank"]
+        claim = A_RANK[rank] if count == 1 else RANK_WORDS[rank]
+        return f"{names[event['seat']]} placed {_cards(count)} as {claim}"
     if kind == "called":
         caller, placer = names[event["caller"]], names[event["placer"]]
-        verdict = "they were true" if event["truthful"] else "it was a lie"
+        verdict = "they told the truth" if event["truthful"] else "it was a lie"
         taker = names[event["picked_up_by"]]
         return f"{caller} called Cheat on {placer}: {verdict}; {taker} picks up {_cards(event['pile_count'])}"
     if kind == "left":

@@ -49,7 +49,7 @@ export function onEvent(event, names, seat) {
     if (Date.now() - local.revealAt >= REVEAL_MS) local.reveal = null;
     return { text: `${names(event.seat)} placed ${event.count} × ${rankWord(event.rank, event.count)}`, sound: "play", quiet: event.seat === seat };
   }
-  if (event.type === "left") return { text: `${names(event.seat)}'s ${event.to_pile} cards went onto the pile` };
+  if (event.type === "left") return { text: `${names(event.seat)}'s ${event.to_pile} ${event.to_pile === 1 ? "card" : "cards"} went onto the pile` };
   if (event.type === "timed_out") return { text: `${names(event.seat)} ran out of time`, kind: "bad" };
   return null;
 }

@@ -818,13 +818,14 @@ def test_seat_view_without_legal_is_seat_view_less_legal() -> None:
 
 
 def test_log_lines_count_one_card_as_a_card() -> None:
-    """One card placed, picked up or left on the pile reads "1 card", as more read "n cards"."""
+    """One card placed, picked up or left on the pile reads "1 card" (claimed as "an Ace"), as more
+    read "n cards" (as "Aces")."""
     names = ["Ada", "Bo", "Cy", "Di"]
     state = rig([[C(SEVEN), C(NINE)], [C(TWO)], [C(THREE)], [C(FOUR)]])
     placed = GAME.apply(state, 0, play([C(SEVEN)], A))
     called = GAME.apply(state, 1, CALL)
     lines = [GAME.describe_event(e.for_seat(None), names) for e in [*placed, *called]]
-    assert "Ada placed 1 card as Aces" in lines
+    assert "Ada placed 1 card as an Ace" in lines
     assert "Bo called Cheat on Ada: it was a lie; Ada picks up 1 card" in lines
     left = [GAME.describe_event(e.for_seat(None), names) for e in GAME.on_leave(state, 2)]
     assert "Cy left; 1 card went onto the pile" in left
