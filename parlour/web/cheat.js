@@ -30,7 +30,7 @@ function cardFace(card, attrs = {}) {
   const label = `${RANK_WORDS[card.rank]} of ${suit.name}`;
   return el(
     attrs.onclick ? "button" : "div",
-    { ...attrs, class: `pcard ${suit.red ? "red" : "black"} ${attrs.class ?? ""}`, "aria-label": label, title: label },
+    { role: attrs.onclick ? null : "img", ...attrs, class: `pcard ${suit.red ? "red" : "black"} ${attrs.class ?? ""}`, "aria-label": label, title: label },
     el("span", { class: "pc-rank" }, RANKS[card.rank]),
     el("span", { class: "pc-suit", "aria-hidden": "true" }, suit.sym),
   );
@@ -112,7 +112,7 @@ function seatsRow(view, ctx) {
         el("span", { class: "seat-name" }, ctx.name(seat)),
         seat === ctx.seat ? el("span", { class: "badge you" }, "you") : null,
         ctx.presence(seat),
-        el("span", { class: "count cards", "aria-label": `${size} cards` }, String(size)),
+        el("span", { class: "count cards", role: "img", "aria-label": `${size} ${size === 1 ? "card" : "cards"}` }, String(size)),
         view.turn === seat ? el("span", { class: "badge turn" }, "to play") : null,
       ),
     ),

@@ -10,11 +10,13 @@ const STYLE = `
   background: #1b4f9c; padding: 0.45rem; border-radius: 12px; border: 1px solid var(--line, #345); }
 .c4-col { display: grid; grid-template-rows: repeat(var(--rows), 1fr); gap: 0.3rem; padding: 0.15rem; border: 2px solid transparent; border-radius: 10px;
   background: transparent; color: inherit; font: inherit; cursor: default; min-width: 0; }
+.c4-col:disabled { opacity: 1; cursor: default; } /* not your turn: the discs keep their colours */
 .c4-col.playable { cursor: pointer; }
-.c4-col.playable:hover, .c4-col.playable:focus-visible { border-color: #ffe27a; background: rgba(255, 255, 255, 0.08); outline: none; }
+.c4-col.playable:hover { border-color: #ffe27a; background: rgba(255, 255, 255, 0.08); }
+.c4-col:focus-visible { outline: 3px solid #fff; outline-offset: 1px; box-shadow: 0 0 0 6px #10161c; }
 .c4-cell { aspect-ratio: 1; border-radius: 50%; background: #0c1620; display: grid; place-items: center; font-size: clamp(0.55rem, 2.6vw, 0.95rem); font-weight: 700; color: #10161c; }
 .c4-cell.last { box-shadow: 0 0 0 3px #ffe27a; }
-.c4-cell.win { box-shadow: 0 0 0 4px #fff; }
+.c4-cell.win { box-shadow: 0 0 0 4px #fff, 0 0 0 7px #10161c; }
 .c4-legend { display: flex; flex-wrap: wrap; gap: 0.75rem; justify-content: center; }
 .c4-legend span { display: inline-flex; align-items: center; gap: 0.35rem; }
 .c4-legend i { width: 1.1rem; height: 1.1rem; border-radius: 50%; display: inline-block; }
@@ -64,6 +66,8 @@ export function render(stage, view, ctx) {
     const full = cells[0][c] !== null;
     const playable = myTurn && !full;
     const discs = [];
+    const stack = []; // the column's discs, bottom first, for its accessible name
+    for (let i = height - 1; i >= 0 && cells[i][c] !== null; i -= 1) stack.push(cells[i][c] === ctx.seat ? "you" : ctx.name(cells[i][c]));
     for (let i = 0; i < height; i += 1) {
       const seat = cells[i][c];
       const row = height - 1 - i;
@@ -88,7 +92,7 @@ export function render(stage, view, ctx) {
           class: `c4-col ${playable ? "playable" : ""}`,
           disabled: !playable,
           dataset: { column: c },
-          "aria-label": `Column ${c + 1}${full ? ", full" : ""}`,
+          "aria-label": `Column ${c + 1}: ${stack.length ? `${stack.join(", ")} from the bottom` : "empty"}${full ? ", full" : `, ${height - stack.length} free`}`,
           onclick: () => playable && ctx.act({ type: "drop", column: c }),
         },
         discs,

@@ -25,7 +25,8 @@ function unoCard(card, attrs = {}) {
   const symbol = card.type === "number" ? String(card.value) : SYMBOL[card.type];
   return el(
     attrs.onclick ? "button" : "div",
-    { ...attrs, class: `ucard ${card.color} ${card.type} ${attrs.class ?? ""}`, "aria-label": cardName(card), title: cardName(card) },
+    // A card that is not a button is an image to assistive tech: its label is read, not dropped.
+    { role: attrs.onclick ? null : "img", ...attrs, class: `ucard ${card.color} ${card.type} ${attrs.class ?? ""}`, "aria-label": cardName(card), title: cardName(card) },
     el("span", { class: "uc-corner", "aria-hidden": "true" }, symbol),
     el("span", { class: "uc-oval", "aria-hidden": "true" }, el("span", { class: "uc-symbol" }, symbol)),
     el("span", { class: "uc-colour", "aria-hidden": "true" }, card.color === "wild" ? "" : card.color[0].toUpperCase()),
@@ -112,7 +113,7 @@ export function render(stage, view, ctx) {
 
   const drawPile = el(
     has("draw") ? "button" : "div",
-    { class: "pile-btn", onclick: has("draw") ? () => ctx.act({ type: "draw" }) : null, "aria-label": `Draw pile, ${view.draw_pile} cards${has("draw") ? ": draw a card" : ""}`, dataset: { testid: "draw" } },
+    { class: "pile-btn", role: has("draw") ? null : "img", onclick: has("draw") ? () => ctx.act({ type: "draw" }) : null, "aria-label": `Draw pile, ${view.draw_pile} cards${has("draw") ? ": draw a card" : ""}`, dataset: { testid: "draw" } },
     back("UNO"),
     el("span", { class: "pile-count" }, `${view.draw_pile}`),
   );
@@ -120,7 +121,7 @@ export function render(stage, view, ctx) {
     "div",
     { class: "discard" },
     // Keyed by card id: a new top card is a new element, which slides onto the pile (styles.css).
-    unoCard(view.top, { class: "top", dataset: { testid: "top", id: `top-${view.top.id}` } }),
+    unoCard(view.top, { class: "top", "aria-roledescription": "top card", dataset: { testid: "top", id: `top-${view.top.id}` } }),
     el("span", { class: `colour-chip ${view.color}`, dataset: { testid: "colour" } }, `Colour: ${view.color}`),
   );
 
@@ -151,7 +152,7 @@ export function render(stage, view, ctx) {
       el(
         "div",
         { class: "uno-centre" },
-        el("div", { class: "direction", "aria-label": view.direction === 1 ? "Play goes clockwise" : "Play goes counter-clockwise" }, view.direction === 1 ? "↻" : "↺"),
+        el("div", { class: "direction", role: "img", "aria-label": view.direction === 1 ? "Play goes clockwise" : "Play goes counter-clockwise" }, view.direction === 1 ? "↻" : "↺"),
         drawPile,
         discard,
         el("div", { class: "match muted" }, `Round ${view.round}`, view.target_score ? ` · first to ${view.target_score}` : " · one round"),
@@ -207,7 +208,7 @@ function opponents(view, ctx, legal) {
         el("span", { class: "seat-name" }, ctx.name(seat)),
         seat === ctx.seat ? el("span", { class: "badge you" }, "you") : null,
         ctx.presence(seat),
-        el("span", { class: "count cards", "aria-label": `${view.counts[seat]} cards` }, String(view.counts[seat])),
+        el("span", { class: "count cards", role: "img", "aria-label": `${view.counts[seat]} ${view.counts[seat] === 1 ? "card" : "cards"}` }, String(view.counts[seat])),
         view.uno_called[seat] ? el("span", { class: "badge uno" }, "UNO") : null,
         view.turn === seat ? el("span", { class: "badge turn" }, "to play") : null,
         view.target_score ? el("span", { class: "muted score", title: "Score" }, `${view.scores[seat]} pts`) : null,

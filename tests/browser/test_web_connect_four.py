@@ -60,5 +60,13 @@ def test_connect_four_against_a_bot_to_the_result_with_a_spectator(open_page):
     assert watcher.locator(".c4-col.playable").count() == 0
     discs = ada.locator(".c4-cell.disc").count()
     assert watcher.locator(".c4-cell.disc").count() == discs >= 7
+    # A screen reader hears each column's discs, bottom first (not just "Column 3").
+    names = ada.locator(".c4-col").evaluate_all("cols => cols.map((c) => c.getAttribute('aria-label'))")
+    said = sum(len(re.findall(r"\byou\b|Bot", n)) for n in names)
+    assert said == discs, names
+    column = re.compile(r"Column \d: (empty|.+ from the bottom)(, full|, \d free)")
+    assert all(column.fullmatch(n) for n in names), names
+    # A finished board (no column takes a disc) keeps its colours: not faded as a disabled button is.
+    assert ada.locator(".c4-col").first.evaluate("c => getComputedStyle(c).opacity") == "1"
     shots(ada, "connect-four-over")
     shots(watcher, "connect-four-spectator")

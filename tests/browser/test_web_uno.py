@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from browser_helpers import (
     create_room,
@@ -83,6 +85,14 @@ def test_uno_round_with_reload_and_spectator(open_page):
     assert watcher.locator('[data-testid="uno"]').count() == 0
     assert "you" in watcher.locator("#spectators").inner_text()
     shots(watcher, "uno-spectator")
+    # What a screen reader finds on the table: the card to match, each player's count, the direction
+    # (labels on plain elements were dropped from the accessibility tree before they had a role).
+    tree = watcher.locator(".uno-table").aria_snapshot()
+    top = watcher.locator('[data-testid="top"]').get_attribute("aria-label")
+    assert f'img "{top}"' in tree, tree
+    assert re.search(r'img "\d+ cards?"', tree), tree
+    assert re.search(r'img "Play goes (counter-)?clockwise"', tree), tree
+    assert re.search(r'img "Draw pile, \d+ cards"', tree), tree
 
     def step(page) -> bool:
         return uno_step(page, calls_uno=page is ada, challenges=page is bo)
