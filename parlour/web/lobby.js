@@ -53,6 +53,13 @@ export function initLobby(app) {
     e.preventDefault();
     app.enter("join", codeAndPassword());
   });
+  // An invite link fills the code in and puts the cursor in the name: Enter there joins that room.
+  name.addEventListener("keydown", (e) => {
+    if (e.key === "Enter" && !e.isComposing && join.elements.code.value.trim()) {
+      e.preventDefault();
+      join.requestSubmit();
+    }
+  });
   $("#spectate-btn").addEventListener("click", () => {
     if (join.reportValidity()) app.enter("spectate", codeAndPassword());
   });

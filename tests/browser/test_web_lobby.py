@@ -87,11 +87,11 @@ def test_waiting_room_markers_link_chat_and_host_controls(open_page, server):
     code = create_room(ada, "Ada", "cheat", {"decks": 1}, capacity=4)
     assert ada.url.endswith(f"/r/{code}")
 
-    # A friend opens the link: the code is filled in, they pick a name and join.
+    # A friend opens the link: the code is filled in, they type a name and press Enter to join.
     bo = open_page(f"/r/{code}")
     bo.wait_for_function(f"document.querySelector('#join-code').value === '{code}'")
     bo.fill("#name", "Bo")
-    bo.click('#join-form button[type="submit"]')
+    bo.press("#name", "Enter")
     wait_room(bo)
     cy = open_page()
     join_room(cy, "Cy", code)
