@@ -344,6 +344,8 @@ const handlers = {
     toast("The game has started!", "good");
     beep("good");
     gameEvents(msg.events);
+    const seat = tableContext(S.room, app).seat;
+    announce(msg.log ?? [], seat !== null && S.room.play.turn?.seat === seat); // a first turn is said too
     render();
   },
   game(msg) {

@@ -24,6 +24,9 @@ def test_turn_title_unread_chat_and_keyboard_play(open_page):
     mover, other = (ada, bo) if ada.locator(".uno-table .seat.me.turn").count() else (bo, ada)
     mover.wait_for_function("document.title.startsWith('Your turn')")
     assert not other.title().startswith("Your turn")
+    # The first turn of a game is announced too, not only the turns after a move.
+    assert "Your turn." in mover.locator("#announce").inner_text()
+    assert "Your turn." not in other.locator("#announce").inner_text()
 
     # Chat while the other player's tab is hidden: counted in its title until it is shown again.
     other.evaluate(HIDE, True)
