@@ -97,6 +97,8 @@ export function render(stage, view, ctx) {
       scoreboard(view, ctx),
       zoomToggle(zoomable, ctx),
       el("div", { class: `board-wrap ${whole ? "whole" : ""}` }, board),
+      // Where the keyboard cursor is, for screen readers (``keyboard``): a line has no focus of its own.
+      el("p", { class: "visually-hidden", "aria-live": "polite", dataset: { testid: "dots-cursor" } }),
       el("p", { class: "muted hint" }, whole ? "Tap the board where you want to play to zoom in." : myTurn ? "Your turn — draw a line. On touch screens, tap a line twice." : view.over ? "" : ctx.absent(view.turn) ? `Waiting for ${ctx.name(view.turn)} to come back…` : `${ctx.name(view.turn)} is thinking…`),
     ),
   );
@@ -251,8 +253,20 @@ function box([x, y, seat], ctx, turn) {
 /** Mark the keyboard cursor's line on `board` (or clear it when the board lost focus). */
 function showCursor(board) {
   for (const node of document.querySelectorAll(".dots-board .cursor")) node.classList.remove("cursor");
-  board?.querySelector(`[data-line="${key(local.cursor)}"]`)?.classList.add("cursor");
+  const k = key(local.cursor);
+  board?.querySelector(`[data-line="${k}"], [data-drawn="${k}"]`)?.classList.add("cursor");
 }
+
+/** Say `words` in the table's polite live region (the cursor's line, a refused Enter). */
+function say(words) {
+  const status = document.querySelector('#stage [data-testid="dots-cursor"]');
+  if (status) status.textContent = words;
+}
+
+const lineWords = ({ x, y, d }) => {
+  const [x2, y2] = lineEnd(x, y, d);
+  return `${d === 0 ? "Horizontal" : "Vertical"} line from (${x}, ${y}) to (${x2}, ${y2})`;
+};
 
 function tap(event, k, ctx) {
   if (event.pointerType === "touch" && local.armed !== k) {
@@ -274,7 +288,9 @@ function keyboard(event, board, view, drawn, ctx) {
   } else if (event.key === " ") {
     c.d = 1 - c.d;
   } else if (event.key === "Enter") {
-    if (board.classList.contains("mine") && !drawn.has(key(c))) ctx.act({ type: "line", ...c });
+    if (drawn.has(key(c))) say(`${lineWords(c)} is already drawn.`);
+    else if (!board.classList.contains("mine")) say("It's not your turn.");
+    else ctx.act({ type: "line", ...c });
     event.preventDefault();
     return;
   } else {
@@ -284,6 +300,7 @@ function keyboard(event, board, view, drawn, ctx) {
   if (valid(c, view.width, view.height)) {
     local.cursor = c;
     showCursor(board);
+    say(`${lineWords(c)}, ${drawn.has(key(c)) ? "drawn" : "free"}`);
   }
 }
 

@@ -79,6 +79,16 @@ def test_dots_by_keyboard(open_page, server):
     page.locator('line.drawn[data-drawn="1,0,1"]').wait_for(state="attached")
     _moved(page, before)
     shots(page, "dots-keyboard")
+    # Away and back: the cursor shows on the drawn line too, and each step is said.
+    status = page.locator('[data-testid="dots-cursor"]')
+    page.keyboard.press("ArrowRight")
+    assert status.inner_text() == "Vertical line from (2, 0) to (2, 1), free"
+    page.keyboard.press("ArrowLeft")
+    assert status.inner_text() == "Vertical line from (1, 0) to (1, 1), drawn"
+    assert page.locator('line.drawn.cursor[data-drawn="1,0,1"]').count() == 1
+    page.keyboard.press("Enter")
+    assert status.inner_text() == "Vertical line from (1, 0) to (1, 1) is already drawn."
+    shots(page, "dots-keyboard-drawn")
     bo.close()
 
 
