@@ -542,13 +542,23 @@ if (S.wantedCode) presetCode(S.wantedCode); // Join and Watch work before the co
 // the invite link must not seat them on its own when the connection opens a moment later.
 $("#name").addEventListener("input", () => (S.wantedCode = null), { once: true });
 
-$("#chat-form").addEventListener("submit", (e) => {
+// A refused line (too many too fast) goes back into the box to send again, and why is said under it
+// at once: as a toast it waited behind the table's and the line was lost.
+$("#chat-form").addEventListener("submit", async (e) => {
   e.preventDefault();
   const input = $("#chat-input");
+  const error = $("#chat-error");
   const text = input.value.trim();
   if (!text) return;
   input.value = "";
-  app.send("chat", { text });
+  try {
+    await conn.request("chat", { text });
+    error.hidden = true;
+  } catch (err) {
+    if (!input.value) input.value = text;
+    error.textContent = err.code === "chat_rate_limited" ? "Too many messages at once — wait a few seconds, then send it again." : (err.message ?? "Not sent.");
+    error.hidden = false;
+  }
 });
 
 $("#copy-link").addEventListener("click", () => app.copyLink());

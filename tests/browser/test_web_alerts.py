@@ -5,7 +5,7 @@ aria-live region reads what happened."""
 from __future__ import annotations
 
 import pytest
-from browser_helpers import create_room, join_room, seq, start_game, wait_seq
+from browser_helpers import create_room, join_room, seq, shots, start_game, wait_seq
 
 pytestmark = pytest.mark.browser
 
@@ -72,3 +72,23 @@ def test_game_event_toasts_show_the_latest_move_not_a_backlog(open_page):
         }"""
     )
     assert shown == ["move 1", "Bo joined", "move 6"], shown
+
+
+def test_a_refused_chat_line_stays_in_the_box_and_says_why_at_once(open_page):
+    """Over the chat limit (10 lines in 10 s) a line is not lost: it goes back into the box, and the
+    reason shows under it at once, not in the toast queue behind the table's news."""
+    page = open_page()
+    create_room(page, "Ada", "dots", capacity=2)
+    box, error = page.locator("#chat-input"), page.locator("#chat-error")
+    for n in range(10):
+        box.fill(f"line {n}")
+        box.press("Enter")
+        page.locator("#chat-log li", has_text=f"line {n}").wait_for()
+    assert error.is_hidden()
+    box.fill("one too many")
+    box.press("Enter")
+    error.wait_for()
+    assert "Too many messages" in error.inner_text()
+    assert box.input_value() == "one too many"
+    assert page.locator("#chat-log li", has_text="one too many").count() == 0
+    shots(page, "chat-refused")
