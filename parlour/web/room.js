@@ -269,7 +269,11 @@ function gameOver(room, app) {
     renderRoom(room, app);
   };
   let actions;
-  if (you?.role !== "player") actions = [room.state === "finished" ? null : el("button", { class: "big", onclick: leave }, "Back to the room")];
+  const freeSeat = room.members.filter((m) => m.role === "player").length < room.capacity && !seatNeedsPassword(room);
+  if (you?.role !== "player" && room.state === "finished") {
+    // A spectator may sit down for the next game now, before anyone asks for a rematch.
+    actions = [freeSeat ? el("button", { class: "big primary", onclick: () => app.send("take_seat") }, "Take a seat for the next game") : null];
+  } else if (you?.role !== "player") actions = [el("button", { class: "big", onclick: leave }, "Back to the room")];
   else if (room.state === "finished") actions = [el("button", { class: "big primary", onclick: () => app.send("rematch") }, "Rematch")];
   else {
     actions = [

@@ -317,3 +317,32 @@ def test_a_name_typed_before_the_connection_is_up_leaves_the_choice_to_the_visit
     page.locator("#spectators .member-name", has_text="Watcher").wait_for()
     assert "Watcher" not in page.locator("#players").inner_text()
     host.close()
+
+
+def test_a_spectator_takes_a_free_seat_from_the_results(open_page, server):
+    """A game ends: its spectator can sit down for the next one from the results, without waiting for
+    a player to ask for a rematch first."""
+    ada, bo = Wire(server, "Ada"), Wire(server, "Bo")
+    code = ada.request("create_room", game="dots", settings={"width": 3, "height": 3}, capacity=3)["code"]
+    bo.request("join", code=code)
+    watcher = open_page(f"/r/{code}")
+    watcher.fill("#name", "Watcher")
+    watcher.click("#spectate-btn")
+    wait_room(watcher)
+    ada.request("start")
+    players = [ada, bo]
+    for _ in range(40):
+        for p in players:
+            p.catch_up(max(q.seq for q in players))
+        if ada.view["over"]:
+            break
+        actor = next(p for p in players if p.view["legal"])
+        actor.request("action", action=actor.view["legal"][0])
+    watcher.locator(".game-over").wait_for()
+    sit = watcher.get_by_role("button", name="Take a seat for the next game")
+    sit.click()
+    watcher.get_by_role("button", name="Rematch").wait_for()  # a player now
+    assert watcher.locator("#players .member", has_text="Watcher").count() == 1
+    shots(watcher, "results-spectator-seated")
+    ada.close()
+    bo.close()
