@@ -146,7 +146,12 @@ def create_app(config: Config, store: Store | None = None) -> Starlette:
         }
         if cluster is not None:
             health["node"] = manager.node  # type: ignore[attr-defined]
-            health["cluster"] = await manager.cluster_stats()  # type: ignore[attr-defined]
+            try:
+                health["cluster"] = await manager.cluster_stats()  # type: ignore[attr-defined]
+            except Exception as exc:  # Redis down: a probe gets a reason, not a traceback and a 500
+                reason = f"redis unavailable: {type(exc).__name__}"
+                health.update(status="degraded", cluster={"error": reason})
+                return JSONResponse(health, status_code=503)
         return JSONResponse(health)
 
     async def metrics_page(request: Request) -> Response:

@@ -12,7 +12,9 @@ import asyncio
 import json
 import signal
 import time
+import urllib.error
 
+import pytest
 from redis import asyncio as aioredis
 
 from tests.cluster.conftest import LEASE
@@ -68,3 +70,27 @@ async def test_redis_restart_under_load_no_crash_games_finish(cluster) -> None:
     assert a.alive() and b.alive()
     health = json.loads(a.get("/healthz"))
     assert len(health["cluster"]["nodes"]) == 2
+
+
+def test_healthz_says_503_while_redis_is_down(cluster) -> None:
+    """A health probe gets a reason while Redis is away (it got a 500 and a traceback), and ``ok``
+    once it is back."""
+    a = cluster.add()
+    cluster.redis.stop()
+    try:
+        with pytest.raises(urllib.error.HTTPError) as down:
+            a.get("/healthz")
+        assert down.value.code == 503
+        health = json.loads(down.value.read())
+        assert health["status"] == "degraded" and "redis unavailable" in health["cluster"]["error"]
+    finally:
+        cluster.redis.start()
+    for _ in range(50):
+        try:
+            assert json.loads(a.get("/healthz"))["status"] == "ok"
+            break
+        except urllib.error.HTTPError:
+            time.sleep(0.2)
+    else:
+        raise AssertionError("healthz never came back")
+    assert a.alive()
