@@ -69,6 +69,7 @@ function normalise(msg) {
 // --- Actions the screens call -------------------------------------------------
 
 let acting = false; // a move is on its way (app.act)
+const ACT_PATIENCE_MS = 3000;
 
 const app = {
   /** Fire a request; show its error as a toast. Resolves to the reply or null. */
@@ -88,9 +89,13 @@ const app = {
   async act(action) {
     if (acting) return null;
     acting = true;
+    // Never for long: a move lost with its room's server (a cluster node that died) is never
+    // answered, and the table must not stop taking clicks because of it.
+    const release = setTimeout(() => (acting = false), ACT_PATIENCE_MS);
     try {
       return await app.send("action", { action });
     } finally {
+      clearTimeout(release);
       acting = false;
     }
   },

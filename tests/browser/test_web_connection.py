@@ -26,7 +26,7 @@ class Tap:
     def _route(self, ws) -> None:
         server = ws.connect_to_server()
         state = {"live": True}
-        ws.on_message(lambda m: state["live"] and server.send(m))
+        ws.on_message(lambda m: state["live"] and self._forward(server, m))
         server.on_message(lambda m: state["live"] and self._deliver(ws, m))
         self.live.append(state)
 
@@ -35,6 +35,16 @@ class Tap:
         if data.get("type") == "error":
             self.errors.append(data["code"])
         ws.send(message)
+
+    lose_actions = 0
+    """How many of the page's next ``action`` frames are lost on the way (as with a cluster node that
+    died holding them: never answered)."""
+
+    def _forward(self, server, message: str | bytes) -> None:
+        if self.lose_actions and json.loads(message).get("type") == "action":
+            self.lose_actions -= 1
+            return
+        server.send(message)
 
     def silence(self) -> None:
         self.live[-1]["live"] = False
@@ -98,3 +108,22 @@ def test_a_burst_of_clicks_sends_one_move_and_shows_no_refusal(open_page):
     ada.locator("g.free").first.dispatch_event("pointerup", {"pointerType": "mouse"})
     ada.wait_for_function(f'() => ({BAD_TOASTS})().includes("It\'s not your turn.")')
     assert tap.errors == ["not_your_turn"]
+
+
+def test_a_move_never_answered_does_not_stop_the_table_taking_clicks(open_page):
+    """A move lost with its room's server is never answered: a few seconds on, the next click goes out
+    (the page took no more clicks at all until it was reloaded)."""
+    ada, bo = open_page(), open_page()
+    tap = Tap(ada)
+    ada.reload()
+    code = create_room(ada, "Ada", "dots", {"width": 3, "height": 3}, capacity=2)
+    join_room(bo, "Bo", code)
+    start_game(ada, [ada, bo])
+    ada.locator(".dots-board.mine").wait_for()
+    tap.lose_actions = 1
+    line = ada.locator("g.free").first
+    line.dispatch_event("pointerup", {"pointerType": "mouse"})
+    ada.evaluate("() => new Promise(r => setTimeout(r, 3500))")
+    assert tap.lose_actions == 0 and bo.locator("line.drawn").count() == 0
+    line.dispatch_event("pointerup", {"pointerType": "mouse"})
+    bo.wait_for_function("() => document.querySelectorAll('line.drawn').length === 1")
