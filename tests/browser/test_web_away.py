@@ -54,6 +54,10 @@ def test_uno_seat_goes_away_then_a_bot_plays_it_to_the_end(open_page, grace_serv
     watcher.locator('[data-testid="top"]').wait_for()
     others = (ada, bo, watcher)
 
+    # The log so far: nobody moves until the test drives Ada and Bo, and the bot may move the moment it
+    # takes over (6 s after Cy goes: read now, as the waits and shots below can take longer on a slow host).
+    watcher.locator("#game-log .log-entry").first.wait_for()
+    taken_at = int(watcher.locator("#game-log .log-entry").last.get_attribute("data-id")[4:])
     cy.close()  # Cy's tab closes mid-game
     waits = re.compile(r"^offline · \d+ s$")  # and the seconds the seat still waits for Cy
     for page in others:
@@ -65,8 +69,6 @@ def test_uno_seat_goes_away_then_a_bot_plays_it_to_the_end(open_page, grace_serv
     assert kick.evaluate("e => getComputedStyle(e.closest('.member')).opacity") == "1"
     shots(watcher, "away-offline-spectator")
     shots(ada, "away-offline-player")
-    # The log so far (nobody moves while the seat waits); the bot may move the moment it takes over.
-    taken_at = int(watcher.locator("#game-log .log-entry").last.get_attribute("data-id")[4:])
 
     for page in others:  # the grace period ends: a bot plays for Cy
         _chip(page, "Cy").locator(".badge.bot", has_text="bot playing").wait_for()
