@@ -134,7 +134,8 @@ class RoomState:
         self.host: str | None = None
         self.chat: deque[Message] = deque(maxlen=CHAT_HISTORY)
         self.banned: set[str] = set()
-        """Sessions kicked from the room, and their addresses' hashes (``Member.origin``)."""
+        """Who was kicked from the room: sessions, address hashes (``Member.origin``) and guest profiles
+        (prefixed, ``handlers.kick``)."""
         self.joined: set[str] = set()
         """Every human session that has been a member: a kick's address ban does not bar them (the
         kicked player's housemates, or anyone behind the same NAT, who were here before)."""
