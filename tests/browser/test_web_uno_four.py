@@ -12,6 +12,9 @@ from test_web_uno import uno_step
 pytestmark = pytest.mark.browser
 
 
+# Two whole four-player games by clicking: one to four minutes, by how the cards fall.
+@pytest.mark.slow
+@pytest.mark.timeout(600)
 def test_uno_four_players_and_spectator_to_the_end(open_page):
     pages = [open_page() for _ in range(4)]
     names = ["Ada", "Bartholomew", "Cy", "Dionysia Long"]

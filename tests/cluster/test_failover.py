@@ -15,6 +15,7 @@ import json
 import random
 
 import orjson
+import pytest
 from redis import asyncio as aioredis
 
 from parlour.bots.catalog import get_game
@@ -36,6 +37,7 @@ async def _room(urls: list[str], game: str, players: int, settings: dict) -> tup
     return seated, room["code"]
 
 
+@pytest.mark.slow
 async def test_kill_owner_20_times_every_game_finishes_no_accepted_move_lost(cluster) -> None:
     for _ in range(3):
         cluster.add()

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
+import pytest
 from fingerprints import cheat_fingerprint
 from hypothesis import HealthCheck, given
 from hypothesis import settings as hsettings
@@ -233,6 +234,7 @@ tables = st.builds(
 )
 
 
+@pytest.mark.slow
 @hsettings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(table=tables)
 def test_random_games_keep_every_invariant(table: Table) -> None:

@@ -211,6 +211,7 @@ def _walk(game: Game, raw: dict[str, Any], players: int, seed: int) -> None:
     assert _observable(game, replay, players) == _observable(game, state, players)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", GAMES)
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())

@@ -93,6 +93,7 @@ async def _flood_without_reading(srv, path: str, frames: list[str], rounds: int)
         raw.close()
 
 
+@pytest.mark.slow
 async def test_a_native_reader_that_never_reads_is_cut_off(server_factory) -> None:
     srv = server_factory({"PARLOUR_OUTBOUND_QUEUE": "64"})
     bystander = await Client.open(srv.ws, "Calm")
