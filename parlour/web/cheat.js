@@ -1,6 +1,6 @@
 // Cheat table: sorted hand, pick 1–4 cards, announce, and a big Cheat button.
 
-import { choose, el, fill } from "./ui.js";
+import { arrowKeys, choose, el, fill } from "./ui.js";
 
 const RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"];
 const SUITS = [
@@ -16,13 +16,15 @@ const rankWord = (rank, count = 1) => (count === 1 ? RANK_WORDS[rank] : `${RANK_
 // Local UI state that survives re-renders: the selected cards, the chosen rank
 // and the last reveal (the `called` event), shown until the next reveal or, at the earliest,
 // the first play that comes REVEAL_MS after it (bots play fast; people need time to read it).
-const local = { selected: new Set(), rank: null, reveal: null, revealAt: 0 };
+// `focus` is the card that is the hand's one tab stop (the arrow keys move between the others).
+const local = { selected: new Set(), rank: null, reveal: null, revealAt: 0, focus: null };
 const REVEAL_MS = 4000;
 
 export function reset() {
   local.selected.clear();
   local.rank = null;
   local.reveal = null;
+  local.focus = null;
 }
 
 function cardFace(card, attrs = {}) {
@@ -192,12 +194,16 @@ function handArea(view, hand, myTurn, ctx) {
     },
     "Cheat!",
   );
+  // One tab stop for the whole hand (a roving tabindex): a hand of 30 cards is not 30 presses of Tab.
+  if (!hand.some((c) => c.id === local.focus)) local.focus = hand[0]?.id ?? null;
   const cards = hand.map((card) =>
     cardFace(card, {
       class: local.selected.has(card.id) ? "selected" : "",
       "aria-pressed": String(local.selected.has(card.id)),
       disabled: !myTurn,
+      tabindex: card.id === local.focus ? "0" : "-1",
       dataset: { id: card.id },
+      onfocus: () => (local.focus = card.id),
       onclick: () => {
         if (local.selected.has(card.id)) local.selected.delete(card.id);
         else if (local.selected.size < 4) local.selected.add(card.id);
@@ -211,7 +217,8 @@ function handArea(view, hand, myTurn, ctx) {
     // Cheat! stands apart from Place, so a hurried thumb does not call instead of playing.
     el("div", { class: "controls" }, rankPicker, place, el("span", { class: "spacer" }), cheat),
     el("p", { class: "muted hint" }, myTurn ? "Select 1–4 cards, then place them." : `Your hand: ${hand.length} cards`),
-    el("div", { class: "hand", role: "group", "aria-label": "Your hand", dataset: { testid: "hand" } }, cards),
+    el("p", { id: "hand-keys", class: "visually-hidden" }, "The arrow keys move between your cards; Space selects one."),
+    el("div", { class: "hand", role: "group", "aria-label": "Your hand", "aria-describedby": "hand-keys", dataset: { testid: "hand" }, onkeydown: arrowKeys }, cards),
   );
 }
 

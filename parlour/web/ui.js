@@ -96,6 +96,23 @@ function patch(have, want) {
   if (!kept) patchChildren(have, [...want.childNodes]);
 }
 
+/**
+ * A keydown handler for a group with one tab stop (a roving tabindex): the arrow keys, Home and End
+ * move the focus, and the tab stop with it, between the group's enabled buttons.
+ */
+export function arrowKeys(event) {
+  const items = [...event.currentTarget.querySelectorAll("button:not([disabled])")];
+  const at = items.indexOf(document.activeElement);
+  if (at < 0) return;
+  const step = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1 }[event.key];
+  const to = event.key === "Home" ? 0 : event.key === "End" ? items.length - 1 : step ? Math.min(Math.max(at + step, 0), items.length - 1) : null;
+  if (to === null) return;
+  event.preventDefault();
+  items[at].tabIndex = -1;
+  items[to].tabIndex = 0;
+  items[to].focus();
+}
+
 /** Replace all children of `node`. */
 export function fill(node, ...children) {
   node.replaceChildren();

@@ -53,13 +53,34 @@ def test_cheat_by_keyboard(open_page, server):
             p.catch_up(mover.seq)
     page = _as(open_page, ada, "Ada")
     tab_to(page, '[data-testid="hand"] button.pcard')
-    page.keyboard.press("Enter")  # select the card
-    page.locator('[data-testid="hand"] .pcard.selected').wait_for()
+    in_hand = "document.activeElement?.closest('[data-testid=\"hand\"]') !== null"
+    focused = "document.activeElement.dataset.id"
+    first = page.evaluate(focused)
+    # The hand is one tab stop (a roving tabindex): Tab leaves it, Shift+Tab comes back to the same card.
+    page.keyboard.press("Tab")
+    assert not page.evaluate(in_hand), "Tab moved to the next card, not out of the hand"
+    page.keyboard.press("Shift+Tab")
+    assert page.evaluate(focused) == first
+    ids = page.locator('[data-testid="hand"] button.pcard').evaluate_all("cs => cs.map((c) => c.dataset.id)")
+    page.keyboard.press("End")  # the arrows, Home and End move between the cards
+    assert page.evaluate(focused) == ids[-1]
+    page.keyboard.press("Enter")  # select the last card
+    page.keyboard.press("ArrowLeft")
+    assert page.evaluate(focused) == ids[-2]
+    page.keyboard.press(" ")  # and the one before it
+    page.locator('[data-testid="hand"] .pcard.selected').nth(1).wait_for()
+    page.keyboard.press("Home")
+    assert page.evaluate(focused) == ids[0]
+    page.keyboard.press("ArrowRight")
+    assert page.evaluate(focused) == ids[1]
     tab_to(page, '[data-testid="place"]')
+    assert "Place 2 as" in page.locator('[data-testid="place"]').inner_text()
+    pile = int(page.locator('[data-testid="pile-size"]').inner_text())
     before = seq(page)
-    page.keyboard.press("Enter")  # place it
+    page.keyboard.press("Enter")  # place them
     _moved(page, before)
-    assert page.locator('[data-testid="pile-size"]').inner_text() != "0"
+    assert int(page.locator('[data-testid="pile-size"]').inner_text()) == pile + 2
+    assert page.locator('[data-testid="hand"] button.pcard').count() == len(ids) - 2
     bo.close()
     cy.close()
 
