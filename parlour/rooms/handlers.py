@@ -294,8 +294,9 @@ def transfer_host(room: Room, cmd: Command) -> bool | None:
 
 @handles("update_settings")
 def update_settings(room: Room, cmd: Command) -> bool | None:
-    """Change rules, visibility, password or capacity while waiting; everyone is unreadied."""
-    room.require_host(cmd)
+    """Change rules, visibility, password or capacity while waiting; the others are unreadied (what
+    they readied for changed), the host who chose the change is not."""
+    host = room.require_host(cmd)
     if room.state != WAITING:
         raise CommandError("invalid_state", "settings change only in the waiting room")
     payload = cmd.payload
@@ -331,7 +332,7 @@ def update_settings(room: Room, cmd: Command) -> bool | None:
         )
     )
     for member in room.players():
-        if member.ready and not member.bot:
+        if member.ready and not member.bot and member is not host:
             member.ready = False
             room.broadcast(messages.member_updated(member, room.host))
     return True

@@ -319,7 +319,9 @@ const handlers = {
   },
   settings_changed(msg) {
     Object.assign(S.room, { settings: msg.settings, public: msg.public, capacity: msg.capacity, has_password: msg.has_password, bots_take_over: msg.bots_take_over, bot_catch_delay: msg.bot_catch_delay });
-    toast("Room settings changed");
+    // The server unreadies every ready player but the host who made the change: say why the button changed.
+    const me = S.room.members.find((m) => m.id === S.room.you.member);
+    toast(me?.ready && S.room.host !== me.id ? "Room settings changed — ready up again" : "Room settings changed");
     render();
   },
   countdown(msg) {

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from browser_helpers import create_room, shot, shots, start_game, take_over, wait_room
+from browser_helpers import create_room, join_room, ready_up, shot, shots, start_game, take_over, wait_room
 from conftest import Server
 from wire import Wire
 
@@ -136,3 +136,21 @@ def test_a_target_score_the_presets_do_not_name_survives_the_settings_dialog(ope
     page.locator(".settings-summary", has_text="Target score: 250").wait_for()
     bo.close()
     ada.close()
+
+
+def test_saving_settings_unreadies_the_others_and_says_so(open_page, server):
+    """The host who saves stays ready (they chose the change); a ready guest is told to ready up again."""
+    ada, bo = open_page(), open_page()
+    code = create_room(ada, "Ada", "uno", {"target_score": 0}, capacity=3)
+    join_room(bo, "Bo", code)
+    cy = Wire(server, "Cy")  # seated, not ready: no countdown, so the settings may still change
+    cy.request("join", code=code)
+    for page in (ada, bo):
+        ready_up(page)
+    ada.get_by_role("button", name="Settings…").click()
+    ada.locator("dialog[open]").get_by_role("button", name="Save").click()
+    bo.locator("#toasts .toast", has_text="Room settings changed — ready up again").wait_for()
+    bo.get_by_role("button", name="I'm ready").wait_for()
+    shots(bo, "settings-saved-guest")
+    assert ada.get_by_role("button", name="✓ Ready — click to unready").count() == 1
+    cy.close()

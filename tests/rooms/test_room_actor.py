@@ -445,3 +445,19 @@ async def test_stop_finishes_the_commands_already_queued() -> None:
     await stopping
     assert [await c for c in chats] == [None, None]
     assert [r["k"] for r in store.rooms[room.code].log[-2:]] == ["chat", "chat"]
+
+
+async def test_new_settings_unready_the_others_but_not_the_host_who_chose_them(harness: Harness) -> None:
+    """The rules changed under the others, so their ready no longer stands; the host, who asked for a
+    rematch (which readies) and then changed the settings, still wants to play."""
+    clients = await harness.table("dots", 3, {"width": 3, "height": 3})
+    room = _room(harness)
+    await _act(room, clients, 100)
+    assert room.state == "finished"
+    host, guest, _ = clients
+    await host.do("rematch")
+    await guest.do("ready", ready=True)
+    assert (await host.do("update_settings", settings={"width": 4, "height": 4}))["type"] == "ok"
+    ready = {m.session: m.ready for m in room.players()}
+    assert ready[host.session.id] is True
+    assert ready[guest.session.id] is False
