@@ -383,10 +383,34 @@ export function updateTimers() {
   }
 }
 
+// A web address in a chat line: http(s) only (never `javascript:`).
+const LINK = /\bhttps?:\/\/[^\s<>"]+/giu;
+
+/** An address without the punctuation that ends its sentence; a ")" stays when it closes a "(" in it. */
+function trimLink(url) {
+  const count = (s, c) => s.split(c).length - 1;
+  while (/[.,;:!?'\]]$/u.test(url) || (url.endsWith(")") && count(url, "(") < count(url, ")"))) url = url.slice(0, -1);
+  return url;
+}
+
+/** A chat line's words, with its web addresses as links that open in a new tab (text stays text). */
+function chatText(text) {
+  const parts = [];
+  let at = 0;
+  for (const match of text.matchAll(LINK)) {
+    const url = trimLink(match[0]);
+    if (url.length <= "https://".length) continue;
+    parts.push(text.slice(at, match.index), el("a", { href: url, target: "_blank", rel: "noopener noreferrer nofollow ugc" }, url));
+    at = match.index + url.length;
+  }
+  parts.push(text.slice(at));
+  return parts;
+}
+
 export function appendChat(message, room) {
   const log = $("#chat-log");
   const mine = message.member === room?.you?.member;
-  log.append(el("li", { class: mine ? "mine" : "" }, el("strong", {}, message.name), ": ", el("span", { class: "chat-text" }, message.text)));
+  log.append(el("li", { class: mine ? "mine" : "" }, el("strong", {}, message.name), ": ", el("span", { class: "chat-text" }, chatText(message.text))));
   while (log.children.length > 100) log.firstElementChild.remove();
   log.scrollTop = log.scrollHeight;
 }

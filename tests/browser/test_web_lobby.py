@@ -117,6 +117,17 @@ def test_waiting_room_markers_link_chat_and_host_controls(open_page, server):
         assert line.locator(".chat-text").inner_text() == XSS
         assert page.locator("#chat-log img, #chat-log script").count() == 0
         assert page.evaluate("window.__xss") is None
+    # A web address is a link that opens in a new tab; the sentence's full stop is not part of it, and
+    # a javascript: address stays text.
+    bo.fill("#chat-input", "rules: https://example.com/uno_(rules)?v=2. and javascript:alert(1)")
+    bo.press("#chat-input", "Enter")
+    link = ada.locator("#chat-log li").last.locator("a")
+    link.wait_for()
+    assert link.count() == 1
+    assert link.get_attribute("href") == "https://example.com/uno_(rules)?v=2"
+    assert link.get_attribute("target") == "_blank" and "noopener" in link.get_attribute("rel")
+    words = ada.locator("#chat-log li").last.locator(".chat-text").inner_text()
+    assert words.endswith("?v=2. and javascript:alert(1)"), words
     shots(ada, "waiting-room")
     ada.set_viewport_size(PHONE)
     assert no_horizontal_scroll(ada)
