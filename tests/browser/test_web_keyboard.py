@@ -73,6 +73,8 @@ def test_cheat_by_keyboard(open_page, server):
     assert page.evaluate(focused) == ids[0]
     page.keyboard.press("ArrowRight")
     assert page.evaluate(focused) == ids[1]
+    shots(page, "cheat-keyboard")
+    assert page.evaluate(focused) == ids[1], "the focus stays on its card through a resize"
     tab_to(page, '[data-testid="place"]')
     assert "Place 2 as" in page.locator('[data-testid="place"]').inner_text()
     pile = int(page.locator('[data-testid="pile-size"]').inner_text())
