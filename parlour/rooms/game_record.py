@@ -27,12 +27,12 @@ class Step(StrEnum):
 
 
 def public_players(record: GameRecord) -> list[dict[str, Any]]:
-    """Seat, name, profile id (a bot's: its level's), bot level, whether they left and their stats:
-    never a session."""
+    """Seat, name, profile id (a bot's: its level's), bot level, whether they left (or were kicked) and
+    their stats: never a session."""
     players = []
     for p in record.players:
         entry: dict[str, Any] = {"seat": p["seat"], "name": p["name"]}
-        for key in ("bot", "profile", "left", "stats"):
+        for key in ("bot", "profile", "left", "kicked", "stats"):
             if p.get(key):
                 entry[key] = p[key]
         if p.get("bot"):

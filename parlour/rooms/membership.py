@@ -75,6 +75,8 @@ class Membership(RoomState):
             self.pass_host()
         if self.state == PLAYING and seat is not None:
             self.seats[seat]["left"] = True
+            if reason is LeaveReason.KICKED:
+                self.seats[seat]["kicked"] = True  # the results say "kicked", not "left"
             self.game_events(self.engine.on_leave(self.game, seat), at, None)
         self.update_countdown(at)
         self.update_idle(at)

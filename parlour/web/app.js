@@ -307,6 +307,9 @@ const handlers = {
     const gone = S.room.members.find((m) => m.id === member);
     S.room.members = S.room.members.filter((m) => m.id !== member);
     delete S.room.grace[member];
+    // Mark their seat as the server does (a snapshot's seats say it too), so the table says "kicked".
+    const seat = S.room.state === "playing" ? S.room.play?.seats.find((s) => s.member === member) : null;
+    if (seat) Object.assign(seat, { left: true }, reason === "kicked" ? { kicked: true } : {});
     if (gone) toast(`${gone.name} ${reason === "kicked" ? "was kicked" : reason === "timeout" ? "timed out" : "left"}`);
     render();
   },

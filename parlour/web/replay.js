@@ -318,7 +318,7 @@ function wireControls() {
 /** The players, the result and the date, worded as the player's profile words them. */
 function describeResult(info) {
   const ended = info.ended_at ? ` · ${when(info.ended_at)}` : "";
-  const players = info.players.map((p) => (p.left ? `${p.name} (left)` : p.name)).join(", ");
+  const players = info.players.map((p) => (p.left ? `${p.name} (${p.kicked ? "kicked" : "left"})` : p.name)).join(", ");
   return `${players} · ${resultText(info, GAMES[info.game])}${ended}`;
 }
 

@@ -24,8 +24,11 @@ export function tableContext(room, app) {
      * chip, so nobody has to look at the side panel to know why a seat does not move. */
     presence: (seat) => {
       const m = memberAt(seat);
-      // A seat of this game whose member is gone: its player left (or was kicked, or never came back).
-      if (!m) return seats.some((s) => s.seat === seat) ? el("span", { class: "badge left" }, "left") : null;
+      // A seat of this game whose member is gone: its player left, was kicked, or never came back.
+      if (!m) {
+        const gone = seats.find((s) => s.seat === seat);
+        return gone ? el("span", { class: "badge left" }, gone.kicked ? "kicked" : "left") : null;
+      }
       if (m.bot) return el("span", { class: "badge bot" }, "bot");
       if (m.replaced) return el("span", { class: "badge bot", title: "A bot plays this seat until they are back" }, "bot playing");
       return m.connected ? null : offline(m, room);
@@ -261,7 +264,7 @@ function gameOver(room, app) {
   // the score its catalog entry names.
   const label = GAMES[room.kind]?.score_label ?? "score";
   const columns = TABLES[room.kind]?.resultColumns?.(view, score) ?? [[label[0].toUpperCase() + label.slice(1), score]];
-  const left = new Set(results.play.seats.filter((s) => s.left).map((s) => s.seat));
+  const left = new Map(results.play.seats.filter((s) => s.left).map((s) => [s.seat, s.kicked ? " (kicked)" : " (left)"]));
   const why = endReason(GAMES[room.kind], outcome.reason);
   const offer = room.rematch && room.rematch.member !== room.you?.member ? room.rematch : null;
   const leave = () => {
@@ -298,7 +301,7 @@ function gameOver(room, app) {
           el(
             "tr",
             { class: outcome.winners.includes(seat) ? "winner" : "" },
-            el("td", {}, ctx.name(seat), outcome.winners.includes(seat) ? " ★ winner" : "", left.has(seat) ? el("span", { class: "muted" }, " (left)") : null),
+            el("td", {}, ctx.name(seat), outcome.winners.includes(seat) ? " ★ winner" : "", left.has(seat) ? el("span", { class: "muted" }, left.get(seat)) : null),
             columns.map(([, value]) => el("td", {}, value(seat))),
           ),
         ),

@@ -8,6 +8,7 @@ import weakref
 from typing import Any
 
 from parlour.rooms import CallbackSink, Command, Manager, Member, Room, Timings
+from parlour.rooms.game_record import public_players
 from tests.rooms.harness import Harness, ListSink, MemoryStore, until
 from tests.server.client import first_legal
 
@@ -461,3 +462,23 @@ async def test_new_settings_unready_the_others_but_not_the_host_who_chose_them(h
     ready = {m.session: m.ready for m in room.players()}
     assert ready[host.session.id] is True
     assert ready[guest.session.id] is False
+
+
+async def test_a_kicked_seat_is_marked_kicked_in_the_results_and_the_history(harness: Harness) -> None:
+    """A seat the host emptied says so ("kicked"); one whose player walked out says only "left"."""
+    host, kicked, walker = await harness.table("uno", 3, {"target_score": 0})
+    room = _room(harness)
+    target = room.member_by_session(kicked.session.id)
+    assert target is not None
+    assert (await host.do("kick", member=target.id))["type"] == "ok"
+    assert (await walker.do("leave"))["type"] == "ok"
+    assert room.state == "finished"
+    seats = host.last("game_over")["seats"]
+    assert [(s["name"], s.get("left"), s.get("kicked")) for s in seats] == [
+        ("P0", None, None),
+        ("P1", True, True),
+        ("P2", True, None),
+    ]
+    (record,) = harness.store.finished
+    players = {p["name"]: p for p in public_players(record)}
+    assert players["P1"]["kicked"] is True and "kicked" not in players["P2"]

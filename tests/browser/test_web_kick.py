@@ -1,0 +1,35 @@
+"""A player the host kicks mid-game: their seat and the results say "kicked", not "left"."""
+
+from __future__ import annotations
+
+import pytest
+from browser_helpers import shots, take_over
+from wire import Wire
+
+pytestmark = pytest.mark.browser
+
+
+def test_a_kicked_seat_says_kicked_at_the_table_and_in_the_results(open_page, server):
+    ada, bo, cy, di = (Wire(server, name) for name in ("Ada", "Bo", "Cy", "Di"))
+    code = ada.request("create_room", game="uno", settings={"target_score": 0}, capacity=4)["code"]
+    for p in (bo, cy, di):
+        p.request("join", code=code)
+    ada.request("start")
+    page = open_page("/")
+    take_over(page, ada.token, "Ada")  # the host's browser
+    page.locator(".table-host").wait_for()
+    page.get_by_role("button", name="Kick Bo").click()
+    page.click('#dialog button[value="yes"]')
+    page.locator(".seat", has_text="Bo").locator(".badge.left", has_text="kicked").wait_for()
+    cy.request("leave")
+    page.locator(".seat", has_text="Cy").locator(".badge.left", has_text="left").wait_for()
+    shots(page, "kicked-seat")
+    di.request("leave")  # the host is the last one at the table: the game is over
+    results = page.locator('[data-testid="results"]')
+    results.wait_for()
+    rows = results.locator("tbody tr").all_inner_texts()
+    assert any("Bo (kicked)" in row for row in rows), rows
+    assert any("Cy (left)" in row for row in rows), rows
+    shots(page, "kicked-results")
+    for p in (ada, bo, cy, di):
+        p.close()
