@@ -22,7 +22,7 @@ from parlour.games import IllegalAction, InvalidSettings
 from parlour.rooms import messages
 from parlour.rooms.commands import Command, CommandError
 from parlour.rooms.enums import CLOSED, PLAYING, EndReason, Phase
-from parlour.rooms.state import RoomState
+from parlour.rooms.state import FORWARDED_HISTORY, RoomState
 
 if TYPE_CHECKING:
     from parlour.rooms.room import Room
@@ -280,9 +280,17 @@ class RoomActor(RoomState):
         handler = self.handlers.get(cmd.kind)
         if handler is None:
             raise CommandError("unknown_type", f"rooms do not handle {cmd.kind!r}")
+        fid = cmd.fid
+        if fid is not None and fid in self.forwarded:
+            return None  # applied before this room moved here (and answered then): not again
         in_game = self.state == PLAYING
         changed = handler(self, cmd)
         if changed:
+            if fid is not None:
+                forwarded = self.forwarded
+                forwarded[fid] = None
+                if len(forwarded) > FORWARDED_HISTORY:
+                    del forwarded[next(iter(forwarded))]
             record = cmd.record()
             if self._checkpoint_due:
                 # Back in the waiting room: the state is small, so it replaces the log so far.

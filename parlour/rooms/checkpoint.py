@@ -51,6 +51,7 @@ class Checkpoints(RoomState):
             "recent_games": list(self.recent_games),
             "grace": self.grace,
             "idle": self.idle,
+            "forwarded": list(self.forwarded),
         }
 
     def restore(self, data: dict[str, Any]) -> None:
@@ -77,6 +78,7 @@ class Checkpoints(RoomState):
         self.games_played, self.grace, self.idle = data["games_played"], dict(data["grace"]), data["idle"]
         self.scoreboard = {mid: dict(line) for mid, line in data.get("scoreboard", {}).items()}
         self.recent_games.extend(data.get("recent_games", []))
+        self.forwarded = dict.fromkeys(data.get("forwarded", ()))
         for member in self.members.values():
             if not member.bot:
                 self.hooks.membership(member.session, cast("Room", self))

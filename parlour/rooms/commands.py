@@ -27,6 +27,8 @@ class Command:
     what gets logged, so handlers that draw randomness or hash secrets write the result back into
     it before the command is logged. A ``quiet`` command's sink gets its ``error`` but no bare ``ok``:
     an in-process adapter that would only discard it (the native protocol answers every id).
+    ``fid`` names a move another node of a cluster forwarded without waiting for an answer: it may
+    come again, after its room moved, and applies once (``RoomState.forwarded``).
     """
 
     kind: str
@@ -36,11 +38,14 @@ class Command:
     request_id: Any = None
     at: float = field(default_factory=time.time)
     quiet: bool = False
+    fid: str | None = None
 
     def record(self) -> dict[str, Any]:
         """The log form: everything replay needs, nothing that identifies a connection."""
+        if self.fid is not None:
+            return {"k": self.kind, "s": self.session, "p": self.payload, "t": self.at, "f": self.fid}
         return {"k": self.kind, "s": self.session, "p": self.payload, "t": self.at}
 
     @classmethod
     def from_record(cls, record: dict[str, Any]) -> Command:
-        return cls(record["k"], record["s"], record["p"], None, None, record["t"])
+        return cls(record["k"], record["s"], record["p"], None, None, record["t"], fid=record.get("f"))

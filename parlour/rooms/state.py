@@ -31,6 +31,9 @@ RECENT_GAMES = 10
 """Finished games a room lists (with their replay ids) in its snapshot."""
 TABLE_LOG_HISTORY = 200
 """Game-log entries a snapshot carries: the current game's most recent ones (a reload shows them)."""
+FORWARDED_HISTORY = 1024
+"""Forwarded moves (``Command.fid``) a room remembers having applied: far more than a room gets in
+the seconds a move may be sent again (``ClusterManager._unsure_seconds``)."""
 BOT_CATCH_DELAY = 2.0
 """Seconds a bot waits, after a human's play left them one card, before it may catch them without
 UNO (humans may catch at once): a person needs a moment to press UNO!."""
@@ -156,6 +159,10 @@ class RoomState:
         self.countdown: tuple[CountdownKind, float] | None = None
         self.turn: tuple[int, float | None] | None = None
         self.grace: dict[str, float] = {}
+        self.forwarded: dict[str, None] = {}
+        """The ``fid`` of each forwarded move this room applied (newest last, ``FORWARDED_HISTORY``):
+        one sent again, because the node that owned the room died before it was known to be handled,
+        is ignored. Rebuilt by replay (the log's records carry it) and kept by checkpoints."""
         # A room nobody ever joins still closes: idle from creation until the first member.
         self.idle: float | None = config.get("created_at", time.time()) + self.timings.empty_room
 

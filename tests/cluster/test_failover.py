@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import signal
 
 import orjson
 import pytest
@@ -20,6 +21,7 @@ from redis import asyncio as aioredis
 
 from parlour.bots.catalog import get_game
 from tests.cluster.players import Player, drive
+from tests.server.client import Client, first_legal
 
 KILLS = 20
 TABLES = [
@@ -133,3 +135,38 @@ async def test_kill_owner_20_times_every_game_finishes_no_accepted_move_lost(clu
             assert all(any(m == a for m in moves) for a in wanted), (code, p.session)
     assert sum(p.reconnects for seated, _ in rooms for p in seated) > 0
     await redis.aclose()
+
+
+async def test_a_move_the_dying_owner_never_read_is_applied_by_the_next_owner(cluster) -> None:
+    """A move forwarded to its room's owner as the owner dies (stopped, then killed, with the move
+    unread in its socket) is sent again to the node that adopts the room: answered, applied once.
+    Either b (the players' node: it runs the move itself) or c (b sends it there once the players
+    are re-attached) adopts the room."""
+    a, b, _c = cluster.add(), cluster.add(), cluster.add()
+    host = await Client.open(a.ws, "Host")
+    room = await host.ok("create_room", game="dots", settings={"width": 3, "height": 3}, capacity=2)
+    code = room["code"]
+    await host.ok("become_spectator")  # the room lives on a; both players are connected to b
+    players = [await Client.open(b.ws, f"P{i}") for i in range(2)]
+    for p in players:
+        await p.ok("join", code=code)
+    await host.ok("start")
+    for p in players:
+        await p.wait_for(lambda m: m.get("type") == "game_started", from_start=True)
+    mover = next(p for p in players if p.seat == players[0].turn["seat"])
+    other = next(p for p in players if p is not mover)
+    assert a.proc is not None
+    a.proc.send_signal(signal.SIGSTOP)
+    await mover.send({"type": "action", "id": 77, "action": first_legal(mover.view)})
+    await asyncio.sleep(0.5)  # b has forwarded it into a's channel, where nobody will read it
+    a.kill()
+    reply = await mover.wait_for(lambda m: m.get("id") == 77, timeout=20, from_start=True)
+    assert reply["type"] == "ok", reply
+    await other.wait_seq(1)
+    redis = aioredis.Redis.from_url(cluster.redis.url)
+    log = [orjson.loads(e[b"d"]) for _, e in await redis.xrange(f"pl:log:{code}")]
+    moves = [r for r in log if r["k"] == "action"]
+    assert len(moves) == 1 and moves[0]["f"], moves
+    await redis.aclose()
+    for p in players:
+        await p.close()

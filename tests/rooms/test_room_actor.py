@@ -482,3 +482,42 @@ async def test_a_kicked_seat_is_marked_kicked_in_the_results_and_the_history(har
     (record,) = harness.store.finished
     players = {p["name"]: p for p in public_players(record)}
     assert players["P1"]["kicked"] is True and "kicked" not in players["P2"]
+
+
+async def test_a_forwarded_move_sent_again_applies_once_across_a_restart_and_a_checkpoint(
+    harness: Harness,
+) -> None:
+    """A move another node forwarded without waiting (``Command.fid``) may come again once its room has
+    moved: the room applies it once, remembers it through a rebuild from the log (its record carries
+    the id) and through a checkpoint, and says nothing to the repeat."""
+    clients = await harness.table("dots", 2, {"width": 3, "height": 3})
+    room = _room(harness)
+    seat = room.turn_info()["seat"]
+    mover = next(c for c in clients if room.member_by_session(c.session.id).seat == seat)
+    action = first_legal(room.engine.view(room.game, seat))
+
+    def move(fid: str, sink: Any = None) -> Command:
+        return Command("action", mover.session.id, {"action": action}, sink, 7, fid=fid)
+
+    def answers() -> list[str]:
+        return [m["type"] for m in mover.messages if m.get("id") == 7]
+
+    assert await room.submit(move("node-b/1", mover.sink)) is None
+    seq = room.seq
+    assert answers() == ["ok"]
+    assert await room.submit(move("node-b/1", mover.sink)) is None  # again: ignored, unanswered
+    assert room.seq == seq and answers() == ["ok"]
+    assert [r.get("f") for r in room.records].count("node-b/1") == 1
+
+    again = harness.restarted()
+    await again.recover()
+    after = again.rooms[room.code]
+    assert "node-b/1" in after.forwarded
+    assert await after.submit(move("node-b/1")) is None
+    assert after.seq == seq
+    assert await after.submit(move("node-b/2")) == "not_your_turn"  # another move is handled afresh
+    await again.close()
+
+    await _act(room, clients, 100)  # to the end, then back to the waiting room: a checkpoint
+    await clients[0].do("rematch")
+    assert room.records[0]["k"] == "checkpoint" and "node-b/1" in room.records[0]["p"]["forwarded"]

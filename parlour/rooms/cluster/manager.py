@@ -17,6 +17,7 @@ import logging
 import random
 import time
 import weakref
+from collections import deque
 from collections.abc import Callable, Coroutine
 from typing import Any
 
@@ -61,6 +62,13 @@ class ClusterManager(Manager):
         self._rpcs: dict[int, asyncio.Future[tuple[str | None, str | None]]] = {}
         self._rpc_ids = itertools.count(1)
         self._rpc_rooms: dict[int, str] = {}  # rpc → room code, to re-send when the room moves
+        self._fids = itertools.count(1)
+        self._unsure: dict[str, deque[tuple[float, Item]]] = {}
+        """Room → the moves forwarded to its owner without waiting for an answer, which the owner has
+        not yet said it handled (``"read"``), of the last ``_unsure_seconds`` (oldest first, with when
+        they were sent). An owner that dies may never have read them: the room's next owner is sent
+        them again, and applies each at most once (``Command.fid``, ``RoomState.forwarded``)."""
+        self._unsure_seconds = 2 * lease_seconds + 2.0  # a dead owner's lease runs out, another claims
         self._tasks: set[asyncio.Task[Any]] = set()
         self._loops: list[asyncio.Task[None]] = []
         self._nodes: set[str] = set()
@@ -330,9 +338,70 @@ class ClusterManager(Manager):
         owner = self.owners.get(code)
         if owner is not None and owner != self.node and future is None:
             item = ["cmd", 0, self.node, self._cid(cmd.sink), code, cmd.kind, cmd.session, cmd.payload]
-            self._post(owner, [*item, cmd.request_id, cmd.at, cmd.quiet])
+            item += [cmd.request_id, cmd.at, cmd.quiet, f"{self.node}/{next(self._fids)}"]
+            self._post(owner, item)
+            self._note_unsure(code, item)
             return
         self._spawn(self._forward(code, cmd, future))
+
+    def _note_unsure(self, code: str, item: Item) -> None:
+        now = time.monotonic()
+        sent = self._unsure.get(code)
+        if sent is None:
+            sent = self._unsure[code] = deque()
+        sent.append((now, item))
+        horizon = now - self._unsure_seconds
+        while sent[0][0] < horizon:
+            sent.popleft()
+
+    def _read(self, code: str, fid: str) -> None:
+        """The owner of ``code`` handled our move ``fid`` (applied and committed, or refused)."""
+        sent = self._unsure.get(code)
+        if not sent:
+            return
+        if sent[0][1][11] == fid:  # the usual case: moves are handled in the order they were sent
+            sent.popleft()
+        else:
+            for entry in sent:
+                if entry[1][11] == fid:
+                    sent.remove(entry)
+                    break
+        if not sent:
+            del self._unsure[code]
+
+    def _forget_unsure(self) -> None:
+        """Drop what is too old to be sent again (the heartbeat's sweep, for rooms gone quiet)."""
+        horizon = time.monotonic() - self._unsure_seconds
+        for code, sent in list(self._unsure.items()):
+            while sent and sent[0][0] < horizon:
+                sent.popleft()
+            if not sent:
+                del self._unsure[code]
+
+    def _send_unsure(self, code: str, owner: str, fid: str | None = None) -> None:
+        """Send the moves lately forwarded for ``code`` (or only the one named ``fid``) to ``owner``,
+        its owner now: another node, or this one (which runs them here)."""
+        horizon = time.monotonic() - self._unsure_seconds
+        for at, item in self._unsure.get(code, ()):
+            if at < horizon or (fid is not None and item[11] != fid):
+                continue
+            if owner != self.node:
+                self._post(owner, item)
+            elif (room := self.rooms.get(code)) is not None:
+                kind, session, payload, request_id, sent_at, quiet, move = item[5:12]
+                sink = self._local_sinks.get(item[3])
+                room.submit_nowait(Command(kind, session, payload, sink, request_id, sent_at, quiet, move))
+
+    async def _stray(self, node: str, item: Item) -> None:
+        """``node`` got our move ``item`` for a room it does not own (any more): send it to the owner,
+        unless that is still ``node`` by its lease (it is handing the room over; once another node
+        claims it, ``_on_claimed`` sends it there)."""
+        code = item[4]
+        if self.owners.get(code) == node:
+            del self.owners[code]
+        owner = await self._owner(code)
+        if owner is not None and owner != node:
+            self._send_unsure(code, owner, item[11])
 
     async def _forward(self, code: str, cmd: Command, future: asyncio.Future[str | None] | None) -> None:
         item = ["cmd", cmd.kind, cmd.session, cmd.payload, cmd.request_id, cmd.at, cmd.quiet]
@@ -472,6 +541,10 @@ class ClusterManager(Manager):
             self._serve(item)
         elif op == "replaced":
             self._replaced(item[1], item[2])
+        elif op == "read":
+            self._read(item[1], item[2])
+        elif op == "stray":
+            self._spawn(self._stray(item[1], item[2]))
         elif op == "claimed":
             self._on_claimed(item[1], item[2])
         elif op == "released":
@@ -490,13 +563,19 @@ class ClusterManager(Manager):
         if room is None:
             if rpc:
                 self._post(node, ["done", rpc, "moved", None])
+            elif op == "cmd" and len(item) > 11:  # a move sent on without an answer: back to its sender
+                self._post(node, ["stray", self.node, item])
             return
         sink = self._remote_sink(node, cid)
         if op == "cmd":
-            kind, session, payload, request_id, at, quiet = item[5:]
-            cmd = Command(kind, session, payload, sink, request_id, at, quiet)
+            kind, session, payload, request_id, at, quiet = item[5:11]
+            fid = item[11] if len(item) > 11 else None  # none from a node older than ``Command.fid``
+            cmd = Command(kind, session, payload, sink, request_id, at, quiet, fid)
             if not rpc:
-                room.submit_nowait(cmd)
+                if fid is None:
+                    room.submit_nowait(cmd)
+                else:  # told once handled (after its commit): its sender need not send it again
+                    room.submit(cmd).add_done_callback(lambda _: self._post(node, ["read", code, fid]))
                 return
             done = room.submit(cmd)
             done.add_done_callback(lambda f: self._answer(node, rpc, session, f.result()))
@@ -601,19 +680,32 @@ class ClusterManager(Manager):
             if room == code and future is not None and not future.done():
                 future.set_result(("moved", None))
         if node == self.node:
+            self._send_unsure(code, node)  # our connections were re-attached as it was adopted
             return
         self.owners[code] = node
         if code in self.rooms:
             self._step_down(code, node)
             return
-        self._reattach_room(code)
+        reattached = self._reattach_room(code)
+        if code in self._unsure:
+            self._spawn(self._send_unsure_after(code, reattached))
 
-    def _reattach_room(self, code: str) -> None:
+    async def _send_unsure_after(self, code: str, reattached: list[asyncio.Future[str | None]]) -> None:
+        """The moves sent on without an answer, once their senders are re-attached: the new owner
+        takes a move only through the connection that now speaks for its member."""
+        await asyncio.gather(*reattached, return_exceptions=True)
+        owner = self.owners.get(code)
+        if owner is not None:
+            self._send_unsure(code, owner)
+
+    def _reattach_room(self, code: str) -> list[asyncio.Future[str | None]]:
+        reattached = []
         for sid, room in list(self.session_rooms.items()):
             if isinstance(room, RemoteRoom) and room.code == code:
                 session = self.sessions.get(sid)
                 if session is not None and session.sink is not None:
-                    room.submit(Command("reconnect", sid, {}, session.sink))
+                    reattached.append(room.submit(Command("reconnect", sid, {}, session.sink)))
+        return reattached
 
     def _step_down(self, code: str, owner: str | None = None) -> None:
         """Another node owns ``code`` now (we were paused or cut off): stop our copy, never write again."""
@@ -660,6 +752,7 @@ class ClusterManager(Manager):
             try:
                 for code in await self.store.renew():
                     self._step_down(code)
+                self._forget_unsure()
                 await self._beat()
             except Exception:
                 log.warning("event=heartbeat_failed node=%s", self.node, exc_info=True)
