@@ -23,6 +23,7 @@ from parlour.rooms import messages
 from parlour.rooms.commands import Command, CommandError
 from parlour.rooms.enums import CLOSED, PLAYING, EndReason, Phase
 from parlour.rooms.state import FORWARDED_HISTORY, RoomState
+from parlour.store import Fenced
 
 if TYPE_CHECKING:
     from parlour.rooms.room import Room
@@ -233,14 +234,25 @@ class RoomActor(RoomState):
         self._finish(cmd, done, None)
 
     def _fail(self, cmd: Command, done: asyncio.Future[str | None] | None, exc: BaseException) -> None:
-        """A handler, the append or the delivery raised: answer ``internal_error``, rebuild from the log."""
-        log.error("room=%s command=%s failed; rebuilding from the log", self.code, cmd.kind, exc_info=exc)
-        _send_error(cmd, "internal_error", "the server failed handling this request")
+        """A handler, the append or the delivery raised: answer ``internal_error``, rebuild from the log.
+
+        An append refused because another node owns the room now (``Fenced``: this node was paused or
+        cut off) is no fault of the command: it finishes as ``moved``, and a request another node
+        forwarded is not answered from here, since that node sends it on to the new owner."""
+        fenced = isinstance(exc, Fenced)
+        if fenced:
+            log.warning(
+                "event=command_fenced room=%s command=%s; another node owns the room", self.code, cmd.kind
+            )
+        else:
+            log.error("room=%s command=%s failed; rebuilding from the log", self.code, cmd.kind, exc_info=exc)
+        if not (fenced and getattr(cmd.sink, "retried", False)):
+            _send_error(cmd, "internal_error", "the server failed handling this request")
         try:
             self._rebuild()
         except Exception:  # the log itself no longer replays: keep serving what we have
             log.exception("room=%s could not be rebuilt from its log", self.code)
-        self._finish(cmd, done, "internal_error")
+        self._finish(cmd, done, "moved" if fenced else "internal_error")
 
     def _finish(self, cmd: Command, done: asyncio.Future[str | None] | None, error: str | None) -> None:
         if done is not None and not done.done():

@@ -1,6 +1,7 @@
 """Persistence behind one interface (``Store``); SQLite is the embedded default."""
 
 from parlour.store.base import (
+    Fenced,
     GameQuery,
     GameRecord,
     PlayerTotals,
@@ -12,6 +13,7 @@ from parlour.store.base import (
 )
 
 __all__ = [
+    "Fenced",
     "GameQuery",
     "GameRecord",
     "PlayerTotals",

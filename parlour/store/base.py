@@ -163,6 +163,15 @@ def decode_cursor(cursor: str | None, kind: type[K], start: tuple[float, K]) -> 
     return float(ended_at), key
 
 
+class Fenced(Exception):
+    """This node no longer holds the room's lease (a cluster's store): the write was refused, and the
+    room's new owner takes what was being written."""
+
+    def __init__(self, code: str) -> None:
+        super().__init__(f"room {code} is owned by another node")
+        self.code = code
+
+
 class Store(Protocol):
     """Durable storage for sessions, room logs and finished games."""
 

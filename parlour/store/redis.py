@@ -31,6 +31,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from parlour.dumps import json_bytes
 from parlour.store.base import (
+    Fenced,
     GameQuery,
     GameRecord,
     PlayerTotals,
@@ -186,14 +187,6 @@ def text(raw: bytes | str) -> str:
 def node_name() -> str:
     """A name unique to this process run (host, pid, random suffix): a restarted node is a new node."""
     return f"{socket.gethostname()}-{os.getpid()}-{os.urandom(3).hex()}"
-
-
-class Fenced(Exception):
-    """This node no longer holds the room's lease: the write was refused."""
-
-    def __init__(self, code: str) -> None:
-        super().__init__(f"room {code} is owned by another node")
-        self.code = code
 
 
 _Pending = tuple[str, bytes, GameRecord | None, "asyncio.Future[None]"]

@@ -154,3 +154,38 @@ async def test_sigstop_owner_past_its_lease_then_sigcont_steps_down(cluster) -> 
     assert "event=room_lost" in a.log_path.read_text()
     assert a.alive()
     await redis.aclose()
+
+
+async def test_an_owner_that_wakes_after_its_room_moved_does_not_answer_a_move_again(cluster) -> None:
+    """A move forwarded to a paused owner is handled by the node that claims the room (``ok``); when
+    the old owner wakes and reads the move, its append is fenced out, and it says nothing: one answer
+    per request (it used to send a second one, ``internal_error``)."""
+    a, b = cluster.add(), cluster.add()
+    host = await Client.open(a.ws, "Host")
+    room = await host.ok("create_room", game="dots", settings={"width": 3, "height": 3}, capacity=2)
+    code = room["code"]
+    await host.ok("become_spectator")
+    players = [await Client.open(b.ws, f"P{i}") for i in range(2)]
+    for p in players:
+        await p.ok("join", code=code)
+    await host.ok("start")
+    for p in players:
+        await p.wait_for(lambda m: m.get("type") == "game_started", from_start=True)
+    mover = next(p for p in players if p.seat == players[0].turn["seat"])
+    assert a.proc is not None
+    a.proc.send_signal(signal.SIGSTOP)
+    try:
+        await mover.send({"type": "action", "id": 77, "action": first_legal(mover.view)})
+        reply = await mover.wait_for(lambda m: m.get("id") == 77, timeout=20, from_start=True)
+        assert reply["type"] == "ok", reply
+    finally:
+        a.proc.send_signal(signal.SIGCONT)
+    await host.wait_for(lambda m: m.get("type") == "room", timeout=15)  # a stepped down: re-attached
+    await asyncio.sleep(1.0)
+    assert [m["type"] for m in mover.messages if m.get("id") == 77] == ["ok"]
+    redis = aioredis.Redis.from_url(cluster.redis.url)
+    log = [json.loads(e[b"d"]) for _, e in await redis.xrange(f"pl:log:{code}")]
+    assert len([r for r in log if r["k"] == "action"]) == 1
+    await redis.aclose()
+    for p in [host, *players]:
+        await p.close()

@@ -19,6 +19,7 @@ import time
 import weakref
 from collections import deque
 from collections.abc import Callable, Coroutine
+from functools import partial
 from typing import Any
 
 import orjson
@@ -354,6 +355,12 @@ class ClusterManager(Manager):
         while sent[0][0] < horizon:
             sent.popleft()
 
+    def _handled(self, node: str, code: str, fid: str, done: asyncio.Future[str | None]) -> None:
+        """Tell ``node`` we handled its move ``fid``, unless this node turned out not to own the room
+        (``moved``: fenced out), in which case the room's new owner is sent it (``_on_claimed``)."""
+        if done.result() != "moved":
+            self._post(node, ["read", code, fid])
+
     def _read(self, code: str, fid: str) -> None:
         """The owner of ``code`` handled our move ``fid`` (applied and committed, or refused)."""
         sent = self._unsure.get(code)
@@ -575,7 +582,7 @@ class ClusterManager(Manager):
                 if fid is None:
                     room.submit_nowait(cmd)
                 else:  # told once handled (after its commit): its sender need not send it again
-                    room.submit(cmd).add_done_callback(lambda _: self._post(node, ["read", code, fid]))
+                    room.submit(cmd).add_done_callback(partial(self._handled, node, code, fid))
                 return
             done = room.submit(cmd)
             done.add_done_callback(lambda f: self._answer(node, rpc, session, f.result()))

@@ -27,6 +27,9 @@ class RemoteSink:
     """
 
     json = True  # the bus encodes with orjson, so views may stay pre-encoded (rooms/encoding.py)
+    retried = True
+    """A request through this sink that meets another owner's fence (``Fenced``) is not answered here:
+    the node that forwarded it sends it on to the room's new owner (``RoomActor._fail``)."""
 
     def __init__(self, bus: Bus, node: str, cid: int) -> None:
         self.bus = bus
