@@ -23,6 +23,7 @@ from functools import partial
 from typing import Any
 
 import orjson
+from redis.exceptions import ConnectionError as RedisConnectionError
 
 from parlour.bots.catalog import get_game
 from parlour.rooms import messages
@@ -40,6 +41,8 @@ from parlour.store.redis import RedisStore, text
 log = logging.getLogger("parlour.cluster")
 
 _RETRIES = 8
+_STALE_TRIES = 4
+"""Reads of the cluster's counts before a failing Redis connection counts as Redis being down."""
 
 
 class ClusterManager(Manager):
@@ -789,7 +792,20 @@ class ClusterManager(Manager):
                     room.submit(Command("disconnect", member.session, {}, sink))
 
     async def cluster_stats(self) -> dict[str, Any]:
-        """Rooms and connections of every live node (from their last heartbeat)."""
+        """Rooms and connections of every live node (from their last heartbeat).
+
+        Read again when Redis's connection fails: each pooled connection a Redis restart left stale
+        fails once and is replaced, so a health probe just after the restart still gets an answer."""
+        tries = _STALE_TRIES
+        while True:
+            try:
+                return await self._read_stats()
+            except RedisConnectionError:
+                tries -= 1
+                if not tries:
+                    raise
+
+    async def _read_stats(self) -> dict[str, Any]:
         store, redis = self.store, self.store.redis
         nodes = sorted(text(n) for n in await redis.smembers(store.key("nodes")))
         infos = await redis.mget([store.key("nodeinfo", n) for n in nodes]) if nodes else []
