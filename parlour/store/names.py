@@ -1,8 +1,7 @@
 """Names the seed-protocol adapters must read alike on every node.
 
 The Dots protocol names rooms (a name → the room's code) and gives its admin a token (its hash →
-the room and the admin's session); the socket-uno tutorial names the player on turn by its socket
-id (a room's member → the socket id its node gave it), and re-seats a dropped client by its browser
+the room and the admin's session); the socket-uno tutorial re-seats a dropped client by its browser
 (a hash of cookie and name → the room and the nonce its session token is derived from). One
 process keeps them in a dict (``LocalNames``); a cluster keeps them in Redis (``RedisNames``), so a
 client on any node finds what a client on another node created.
