@@ -757,6 +757,7 @@ class ClusterManager(Manager):
     # --- background loops ------------------------------------------------------------------
 
     async def _heartbeat(self) -> None:
+        failures = 0
         while True:
             await asyncio.sleep(self.lease / 4)
             try:
@@ -765,7 +766,21 @@ class ClusterManager(Manager):
                 self._forget_unsure()
                 await self._beat()
             except Exception:
-                log.warning("event=heartbeat_failed node=%s", self.node, exc_info=True)
+                failures = self._failed("heartbeat", failures)
+            else:
+                failures = self._recovered("heartbeat", failures)
+
+    def _failed(self, task: str, failures: int) -> int:
+        """Log a failure of a periodic task: the first of a run with its traceback, the others of the
+        run only counted (a Redis outage printed a traceback per heartbeat and per claim pass)."""
+        if not failures:
+            log.warning("event=%s_failed node=%s", task, self.node, exc_info=True)
+        return failures + 1
+
+    def _recovered(self, task: str, failures: int) -> int:
+        if failures:
+            log.warning("event=%s_recovered node=%s failures=%d", task, self.node, failures)
+        return 0
 
     async def _beat(self) -> None:
         """Absolute counts with a TTL (never INCR/DECR), and which nodes are alive."""
@@ -825,12 +840,15 @@ class ClusterManager(Manager):
         }
 
     async def _claimer(self) -> None:
+        failures = 0
         while True:
             await asyncio.sleep(self.lease / 8)
             try:
                 await self._claim_orphans()
             except Exception:
-                log.warning("event=claim_failed node=%s", self.node, exc_info=True)
+                failures = self._failed("claim", failures)
+            else:
+                failures = self._recovered("claim", failures)
 
     async def _claim_orphans(self) -> None:
         orphans = await self.store.orphans()
