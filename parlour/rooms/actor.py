@@ -257,6 +257,8 @@ class RoomActor(RoomState):
     def _finish(self, cmd: Command, done: asyncio.Future[str | None] | None, error: str | None) -> None:
         if done is not None and not done.done():
             done.set_result(error)
+        if cmd.fid is not None:
+            self.hooks.forwarded_done(cast("Room", self), cmd, error)
         self.hooks.processed(cast("Room", self), cmd.kind, error, time.perf_counter() - self._started)
         if self.state == CLOSED:
             self._halt()

@@ -153,6 +153,9 @@ class Manager:
                     del self.owned[owner]
         self._listed_update(room)
 
+    def forwarded_done(self, room: Room, cmd: Command, error: str | None) -> None:
+        """Only a cluster forwards moves (``ClusterManager``)."""
+
     def processed(self, room: Room, kind: str, error: str | None, seconds: float) -> None:
         log.debug("event=command room=%s kind=%s error=%s ms=%.2f", room.code, kind, error, seconds * 1000)
         if self._on_processed is not None:

@@ -61,6 +61,10 @@ class RoomHooks(Protocol):
     def processed(self, room: Room, kind: str, error: str | None, seconds: float) -> None:
         """One command finished (for metrics)."""
 
+    def forwarded_done(self, room: Room, cmd: Command, error: str | None) -> None:
+        """A move another node forwarded with an id (``Command.fid``) was handled: applied, refused, or
+        (``moved``) fenced out. Called as it finishes, so what it sends joins the move's messages."""
+
 
 class RoomState:
     """One room: configuration, members, chat, the current game, deadlines, and its command queue."""

@@ -19,7 +19,6 @@ import time
 import weakref
 from collections import deque
 from collections.abc import Callable, Coroutine
-from functools import partial
 from typing import Any
 
 import orjson
@@ -358,11 +357,12 @@ class ClusterManager(Manager):
         while sent[0][0] < horizon:
             sent.popleft()
 
-    def _handled(self, node: str, code: str, fid: str, done: asyncio.Future[str | None]) -> None:
-        """Tell ``node`` we handled its move ``fid``, unless this node turned out not to own the room
-        (``moved``: fenced out), in which case the room's new owner is sent it (``_on_claimed``)."""
-        if done.result() != "moved":
-            self._post(node, ["read", code, fid])
+    def forwarded_done(self, room: Room, cmd: Command, error: str | None) -> None:
+        """Tell the node that forwarded ``cmd`` (its ``fid`` names it) that we handled it, in the same
+        batch as the move's messages; not when this node turned out not to own the room (``moved``:
+        fenced out): the room's new owner is sent it (``_on_claimed``)."""
+        if error != "moved" and cmd.fid is not None:
+            self._post(cmd.fid.rpartition("/")[0], ["read", room.code, cmd.fid])
 
     def _read(self, code: str, fid: str) -> None:
         """The owner of ``code`` handled our move ``fid`` (applied and committed, or refused)."""
@@ -582,10 +582,7 @@ class ClusterManager(Manager):
             fid = item[11] if len(item) > 11 else None  # none from a node older than ``Command.fid``
             cmd = Command(kind, session, payload, sink, request_id, at, quiet, fid)
             if not rpc:
-                if fid is None:
-                    room.submit_nowait(cmd)
-                else:  # told once handled (after its commit): its sender need not send it again
-                    room.submit(cmd).add_done_callback(partial(self._handled, node, code, fid))
+                room.submit_nowait(cmd)  # one with a fid is acknowledged once handled (forwarded_done)
                 return
             done = room.submit(cmd)
             done.add_done_callback(lambda f: self._answer(node, rpc, session, f.result()))
