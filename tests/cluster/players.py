@@ -104,3 +104,19 @@ async def drive(players: list[Player], urls: Callable[[], list[str]]) -> Message
         else:
             await asyncio.sleep(0.05)  # moved, stale or internal error: look again
     raise AssertionError("game did not finish")
+
+
+async def forwarded_dots(owner_ws: str, players_ws: str) -> tuple[Client, list[Client], str]:
+    """A started 3×3 Dots game whose room lives on the node at ``owner_ws`` (its host watches from
+    there) and whose two players are connected through the node at ``players_ws``, so each of their
+    moves is forwarded to the owner. Returns the host, the players and the room's code."""
+    host = await Client.open(owner_ws, "Host")
+    room = await host.ok("create_room", game="dots", settings={"width": 3, "height": 3}, capacity=2)
+    await host.ok("become_spectator")
+    players = [await Client.open(players_ws, f"P{i}") for i in range(2)]
+    for p in players:
+        await p.ok("join", code=room["code"])
+    await host.ok("start")
+    for p in players:
+        await p.wait_for(lambda m: m.get("type") == "game_started", from_start=True)
+    return host, players, room["code"]

@@ -20,8 +20,8 @@ import pytest
 from redis import asyncio as aioredis
 
 from parlour.bots.catalog import get_game
-from tests.cluster.players import Player, drive
-from tests.server.client import Client, first_legal
+from tests.cluster.players import Player, drive, forwarded_dots
+from tests.server.client import first_legal
 
 KILLS = 20
 TABLES = [
@@ -143,16 +143,7 @@ async def test_a_move_the_dying_owner_never_read_is_applied_by_the_next_owner(cl
     Either b (the players' node: it runs the move itself) or c (b sends it there once the players
     are re-attached) adopts the room."""
     a, b, _c = cluster.add(), cluster.add(), cluster.add()
-    host = await Client.open(a.ws, "Host")
-    room = await host.ok("create_room", game="dots", settings={"width": 3, "height": 3}, capacity=2)
-    code = room["code"]
-    await host.ok("become_spectator")  # the room lives on a; both players are connected to b
-    players = [await Client.open(b.ws, f"P{i}") for i in range(2)]
-    for p in players:
-        await p.ok("join", code=code)
-    await host.ok("start")
-    for p in players:
-        await p.wait_for(lambda m: m.get("type") == "game_started", from_start=True)
+    host, players, code = await forwarded_dots(a.ws, b.ws)  # the room lives on a, its players use b
     mover = next(p for p in players if p.seat == players[0].turn["seat"])
     other = next(p for p in players if p is not mover)
     assert a.proc is not None
@@ -168,5 +159,5 @@ async def test_a_move_the_dying_owner_never_read_is_applied_by_the_next_owner(cl
     moves = [r for r in log if r["k"] == "action"]
     assert len(moves) == 1 and moves[0]["f"], moves
     await redis.aclose()
-    for p in players:
+    for p in [host, *players]:  # the host's node is gone: its client is closed already
         await p.close()

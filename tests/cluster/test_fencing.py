@@ -15,7 +15,8 @@ from redis import asyncio as aioredis
 from redis.exceptions import ResponseError
 
 from parlour.store.redis import Fenced, RedisStore
-from tests.server.client import Client, first_legal
+from tests.cluster.players import forwarded_dots
+from tests.server.client import first_legal
 
 
 async def test_a_paused_owner_cannot_append_after_another_node_claimed(redis_server) -> None:
@@ -104,16 +105,7 @@ async def test_a_renewed_lease_survives_and_a_released_one_is_claimed_at_once(re
 
 async def test_sigstop_owner_past_its_lease_then_sigcont_steps_down(cluster) -> None:
     a, b = cluster.add(), cluster.add()
-    owner_client = await Client.open(a.ws, "Owner")
-    room = await owner_client.ok("create_room", game="dots", settings={"width": 3, "height": 3}, capacity=2)
-    code = room["code"]
-    await owner_client.ok("become_spectator")
-    players = [await Client.open(b.ws, f"P{i}") for i in range(2)]
-    for p in players:
-        await p.ok("join", code=code)
-    await owner_client.ok("start")
-    for p in players:
-        await p.wait_for(lambda m: m.get("type") == "game_started", from_start=True)
+    owner_client, players, code = await forwarded_dots(a.ws, b.ws)
 
     async def move() -> None:
         """One accepted move; a move sent to the paused owner is lost with it, so it is sent again."""
@@ -161,16 +153,7 @@ async def test_an_owner_that_wakes_after_its_room_moved_does_not_answer_a_move_a
     the old owner wakes and reads the move, its append is fenced out, and it says nothing: one answer
     per request (it used to send a second one, ``internal_error``)."""
     a, b = cluster.add(), cluster.add()
-    host = await Client.open(a.ws, "Host")
-    room = await host.ok("create_room", game="dots", settings={"width": 3, "height": 3}, capacity=2)
-    code = room["code"]
-    await host.ok("become_spectator")
-    players = [await Client.open(b.ws, f"P{i}") for i in range(2)]
-    for p in players:
-        await p.ok("join", code=code)
-    await host.ok("start")
-    for p in players:
-        await p.wait_for(lambda m: m.get("type") == "game_started", from_start=True)
+    host, players, code = await forwarded_dots(a.ws, b.ws)
     mover = next(p for p in players if p.seat == players[0].turn["seat"])
     assert a.proc is not None
     a.proc.send_signal(signal.SIGSTOP)
