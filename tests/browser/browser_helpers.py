@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
+
 ROOT = Path(__file__).resolve().parents[2]
 SHOTS = ROOT / "artifacts" / "screenshots"
 DESKTOP = {"width": 1280, "height": 800}
@@ -105,6 +107,20 @@ def start_game(host, players) -> None:
     host.get_by_role("button", name="Start game").click()
     for page in players:
         page.locator(".table-host").wait_for()
+
+
+STALE_CLICK_MS = 3000
+"""How long a step's click waits for what it saw a moment before: a bot's move or the game's end can
+arrive between the look and the click, and the control is gone (the step then says it made no move)."""
+
+
+def click_if_still_there(locator) -> bool:
+    """Click ``locator`` (the first match) if it is still on the page; False if the table moved on."""
+    try:
+        locator.first.click(timeout=STALE_CLICK_MS, no_wait_after=True)
+    except PlaywrightTimeoutError:
+        return False
+    return True
 
 
 def game_over(page) -> bool:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from browser_helpers import create_room, drive, shots, start_game, wait_room
+from browser_helpers import click_if_still_there, create_room, drive, shots, start_game, wait_room
 
 pytestmark = pytest.mark.browser
 
@@ -14,10 +14,7 @@ pytestmark = pytest.mark.browser
 def drop_in_a_column(page) -> bool:
     """Click the first column that takes a disc now (none while it is not this page's turn)."""
     playable = page.locator('[data-testid="c4-board"] .c4-col.playable')
-    if not playable.count():
-        return False
-    playable.first.click()
-    return True
+    return bool(playable.count()) and click_if_still_there(playable)
 
 
 def test_connect_four_against_a_bot_to_the_result_with_a_spectator(open_page):

@@ -7,6 +7,7 @@ import re
 import pytest
 from browser_helpers import (
     PHONE,
+    click_if_still_there,
     create_room,
     drive,
     join_room,
@@ -22,10 +23,7 @@ pytestmark = pytest.mark.browser
 
 def click_free_line(page) -> bool:
     free = page.locator('[data-testid="dots-board"].mine g.free')
-    if not free.count():
-        return False
-    free.first.click()
-    return True
+    return bool(free.count()) and click_if_still_there(free)
 
 
 def test_dots_game_to_the_end_with_spectator_and_rematch(open_page):

@@ -7,16 +7,9 @@ import re
 
 import pytest
 from browser_helpers import create_room, drive, shots, start_game
+from test_web_connect_four import drop_in_a_column
 
 pytestmark = pytest.mark.browser
-
-
-def drop_in_a_column(page) -> bool:
-    playable = page.locator('[data-testid="c4-board"] .c4-col.playable')
-    if not playable.count():
-        return False
-    playable.first.click()
-    return True
 
 
 def test_the_profile_page_shows_a_finished_game_against_a_bot(open_page, own_server):

@@ -8,16 +8,9 @@ import re
 import pytest
 from browser_helpers import create_room, drive, shots, start_game, wait_drawn
 from conftest import Server
+from test_web_dots import click_free_line
 
 pytestmark = pytest.mark.browser
-
-
-def click_free_line(page) -> bool:
-    free = page.locator('[data-testid="dots-board"].mine g.free')
-    if not free.count():
-        return False
-    free.first.click()
-    return True
 
 
 def position(page) -> str:

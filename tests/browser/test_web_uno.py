@@ -6,6 +6,7 @@ import re
 
 import pytest
 from browser_helpers import (
+    click_if_still_there,
     create_room,
     drive,
     hand_ids,
@@ -46,7 +47,8 @@ def uno_step(page, *, calls_uno: bool, challenges: bool) -> bool:
         return False
     selector, words = offered[found]
     # No wait for a navigation after the click (a move never navigates): a third of a click's time.
-    page.locator(selector, has_text=words).first.click(no_wait_after=True)
+    if not click_if_still_there(page.locator(selector, has_text=words)):
+        return False
     dialog = page.locator("dialog[open]")
     if selector == PLAYABLE and dialog.count():  # a Wild's colour, or a Seven Swap target
         title = dialog.locator("#dialog-title").inner_text()
