@@ -1,7 +1,7 @@
 // The profile page /p/<id>: a player's totals per game and their recent games.
 
 import "./theme.js";
-import { getJson, myProfile, percent, playerLink, resultText, showError, when } from "./stats.js";
+import { getJson, gone, myProfile, percent, playerLink, resultText, showError, when } from "./stats.js";
 import { $, el } from "./ui.js";
 
 const main = $("#stats");
@@ -28,7 +28,7 @@ function recentRow(game) {
     "li",
     { class: "recent-game", dataset: { game: game.id } },
     el("span", { class: "recent-title" }, game.players.length ? `${titleOf(game.game)}` : game.game, game.private ? el("span", { class: "badge" }, "private") : null),
-    el("span", { class: "recent-players" }, game.players.flatMap((p, i) => [i ? " · " : null, playerLink(p), p.left ? el("span", { class: "muted" }, p.kicked ? " (kicked)" : " (left)") : null])),
+    el("span", { class: "recent-players" }, game.players.flatMap((p, i) => [i ? " · " : null, playerLink(p), gone(p) ? el("span", { class: "muted" }, ` (${gone(p)})`) : null])),
     el("span", { class: "recent-result" }, resultText(game, games[game.game])),
     el("span", { class: "muted recent-when" }, when(game.ended_at)),
     el("a", { href: `/g/${game.id}` }, "Replay"),

@@ -7,7 +7,7 @@ import "./theme.js";
 import { GAMES, TABLES, loadCatalog, title } from "./catalog.js";
 import { renderLog, toggleLog } from "./gamelog.js";
 import { profileHeaders } from "./identity.js";
-import { resultText, when } from "./stats.js";
+import { gone, resultText, when } from "./stats.js";
 import { $, el, fill, morph } from "./ui.js";
 
 await loadCatalog();
@@ -318,7 +318,7 @@ function wireControls() {
 /** The players, the result and the date, worded as the player's profile words them. */
 function describeResult(info) {
   const ended = info.ended_at ? ` · ${when(info.ended_at)}` : "";
-  const players = info.players.map((p) => (p.left ? `${p.name} (${p.kicked ? "kicked" : "left"})` : p.name)).join(", ");
+  const players = info.players.map((p) => (gone(p) ? `${p.name} (${gone(p)})` : p.name)).join(", ");
   return `${players} · ${resultText(info, GAMES[info.game])}${ended}`;
 }
 

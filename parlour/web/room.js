@@ -4,6 +4,7 @@
 import { GAMES, TABLES, endReason, title } from "./catalog.js";
 import { renderLog } from "./gamelog.js";
 import { capacityField, catchDelayField, describeSettings, readCatchDelay, readSettings, settingsFields } from "./settings.js";
+import { gone } from "./stats.js";
 import { $, choose, confirmDialog, el, fill, morph } from "./ui.js";
 
 const STATE_TEXT = { waiting: "Waiting for players", countdown: "Starting soon", playing: "Playing", finished: "Game over" };
@@ -26,8 +27,8 @@ export function tableContext(room, app) {
       const m = memberAt(seat);
       // A seat of this game whose member is gone: its player left, was kicked, or never came back.
       if (!m) {
-        const gone = seats.find((s) => s.seat === seat);
-        return gone ? el("span", { class: "badge left" }, gone.kicked ? "kicked" : "left") : null;
+        const emptied = seats.find((s) => s.seat === seat);
+        return emptied ? el("span", { class: "badge left" }, gone({ left: true, ...emptied })) : null;
       }
       if (m.bot) return el("span", { class: "badge bot" }, "bot");
       if (m.replaced) return el("span", { class: "badge bot", title: "A bot plays this seat until they are back" }, "bot playing");
@@ -264,7 +265,7 @@ function gameOver(room, app) {
   // the score its catalog entry names.
   const label = GAMES[room.kind]?.score_label ?? "score";
   const columns = TABLES[room.kind]?.resultColumns?.(view, score) ?? [[label[0].toUpperCase() + label.slice(1), score]];
-  const left = new Map(results.play.seats.filter((s) => s.left).map((s) => [s.seat, s.kicked ? " (kicked)" : " (left)"]));
+  const left = new Map(results.play.seats.filter(gone).map((s) => [s.seat, ` (${gone(s)})`]));
   const why = endReason(GAMES[room.kind], outcome.reason);
   const offer = room.rematch && room.rematch.member !== room.you?.member ? room.rematch : null;
   const leave = () => {

@@ -398,9 +398,7 @@ class ClusterManager(Manager):
             if owner != self.node:
                 self._post(owner, item)
             elif (room := self.rooms.get(code)) is not None:
-                kind, session, payload, request_id, sent_at, quiet, move = item[5:12]
-                sink = self._local_sinks.get(item[3])
-                room.submit_nowait(Command(kind, session, payload, sink, request_id, sent_at, quiet, move))
+                room.submit_nowait(_forwarded(item, self._local_sinks.get(item[3])))
 
     async def _stray(self, node: str, item: Item) -> None:
         """``node`` got our move ``item`` for a room it does not own (any more): send it to the owner,
@@ -578,9 +576,8 @@ class ClusterManager(Manager):
             return
         sink = self._remote_sink(node, cid)
         if op == "cmd":
-            kind, session, payload, request_id, at, quiet = item[5:11]
-            fid = item[11] if len(item) > 11 else None  # none from a node older than ``Command.fid``
-            cmd = Command(kind, session, payload, sink, request_id, at, quiet, fid)
+            cmd = _forwarded(item, sink)
+            session = cmd.session
             if not rpc:
                 room.submit_nowait(cmd)  # one with a fid is acknowledged once handled (forwarded_done)
                 return
@@ -857,3 +854,10 @@ class ClusterManager(Manager):
                 await self._claim(code)
 
         await asyncio.gather(*(claim(code) for code in orphans))
+
+
+def _forwarded(item: Item, sink: Sink | None) -> Command:
+    """The command a ``cmd`` bus item carries, answered through ``sink``; its ``fid`` if it has one
+    (a move sent on without an answer; none from a node older than ``Command.fid``)."""
+    kind, session, payload, request_id, at, quiet = item[5:11]
+    return Command(kind, session, payload, sink, request_id, at, quiet, item[11] if len(item) > 11 else None)
