@@ -96,8 +96,8 @@ export function renderLog(room, ctx, table) {
   }
   morph(list, items.length ? items : el("li", { class: "muted", dataset: { id: "empty" } }, "Moves will show here."));
   if (room.play) remember(room.code, entries.at(-1));
+  $("#log-panel").hidden = !shown; // shown first: a hidden list cannot scroll, and would open at its top
   if (atBottom) list.scrollTop = list.scrollHeight;
-  $("#log-panel").hidden = !shown;
   const toggle = $("#log-toggle");
   toggle.hidden = !shown;
   morph(toggle, "Log", local.unread && !local.open ? el("span", { class: "unread", "aria-label": `${local.unread} new` }, String(local.unread)) : null);

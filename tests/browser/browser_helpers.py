@@ -34,6 +34,15 @@ def shots(page, name: str) -> None:
     page.set_viewport_size(DESKTOP)
 
 
+def on_screen(page, selector: str) -> bool:
+    """Whether the first element ``selector`` finds is wholly in the viewport as the page is scrolled now."""
+    return page.locator(selector).first.evaluate(
+        """e => { const r = e.getBoundingClientRect();
+            return r.width > 0 && r.top >= 0 && r.bottom <= window.innerHeight
+                && r.left >= 0 && r.right <= window.innerWidth; }"""
+    )
+
+
 def no_horizontal_scroll(page) -> bool:
     return page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from browser_helpers import PHONE, shot, shots, take_over
-from wire import Wire, two_at_a_table
+from browser_helpers import PHONE, on_screen, shot, shots, take_over
+from wire import Wire, at_a_table, two_at_a_table
 
 pytestmark = pytest.mark.browser
 
@@ -29,6 +29,22 @@ def _uno_until_wild_draw4(ada: Wire, bo: Wire) -> None:
             action = kinds.get("accept") or kinds.get("draw") or kinds.get("pass") or legal[0]
         actor.request("action", action=action)
     raise AssertionError("no Wild Draw Four in 3,000 moves")
+
+
+def _play(players: list[Wire], moves: int) -> None:
+    """Whoever is on turn plays their first playable card, or else draws, accepts or passes."""
+    for _ in range(moves):
+        for p in players:
+            p.catch_up(max(q.seq for q in players))
+        actor = next(p for p in players if p.view["legal"])
+        legal = actor.view["legal"]
+        plays = [a for a in legal if a["type"] == "play"]
+        if plays:
+            action = {**plays[0], "color": "blue"} if plays[0]["card"] >= 100 else plays[0]
+        else:
+            kinds = {a["type"]: a for a in legal}
+            action = kinds.get("accept") or kinds.get("draw") or kinds.get("pass") or legal[0]
+        actor.request("action", action=action)
 
 
 def _texts(page) -> list[str]:
@@ -174,3 +190,24 @@ def test_a_moves_popup_words_the_card_as_its_log_line_does(open_page):
     assert toasts[:2] == lines[:2] == ["Bo played red 6", "Bo played blue Draw Two"]
     assert toasts[2] == "Bo played Wild Draw Four → green"
     assert lines[2] == "Bo played Wild Draw Four and named green"
+
+
+def test_log_and_chat_both_fit_a_laptop_screen_mid_game(open_page, server):
+    """Four players, a spectator and a long log: at 1280×800 the newest log line, the chat's input and
+    the hand are all on the first screen, with no scrolling to talk mid-game."""
+    players, code = at_a_table(server, "uno", ("Ada", "Bo", "Cy", "Di"), {"target_score": 2000})
+    Wire(server, "Ed").request("spectate", code=code)
+    _play(players, 30)
+    page = open_page("/")  # Ada's page takes her session over
+    take_over(page, players[0].token, "Ada")
+    page.locator("#game-log .log-entry").nth(25).wait_for()
+    page.locator("#spectators .member").first.wait_for()
+    for selector in (
+        "#chat-input",
+        "#chat-form button",
+        "#game-log .log-entry:last-child",
+        "#players",
+        '[data-testid="hand"] .ucard',
+    ):
+        assert on_screen(page, selector), f"{selector} is below the first screen"
+    shots(page, "log-chat-laptop")

@@ -7,18 +7,21 @@ from __future__ import annotations
 import re
 
 import pytest
-from browser_helpers import PHONE, create_room, join_room, seq, shot, shots, start_game, take_over, wait_seq
+from browser_helpers import (
+    PHONE,
+    create_room,
+    join_room,
+    on_screen,
+    seq,
+    shot,
+    shots,
+    start_game,
+    take_over,
+    wait_seq,
+)
 from wire import Wire, two_at_a_table
 
 pytestmark = pytest.mark.browser
-
-
-def _on_screen(page, selector: str) -> bool:
-    return page.locator(selector).first.evaluate(
-        """e => { const r = e.getBoundingClientRect();
-            return r.width > 0 && r.top >= 0 && r.bottom <= window.innerHeight
-                && r.left >= 0 && r.right <= window.innerWidth; }"""
-    )
 
 
 def test_start_page_main_actions_fit_the_first_phone_screen(open_page):
@@ -30,7 +33,7 @@ def test_start_page_main_actions_fit_the_first_phone_screen(open_page):
         '#join-form button[type="submit"]',
         "[data-quick]",
     ):
-        assert _on_screen(page, selector), f"{selector} is below the first screen"
+        assert on_screen(page, selector), f"{selector} is below the first screen"
     shot(page, "start-phone-first")
 
 
@@ -54,9 +57,9 @@ def test_uno_table_shows_hand_and_buttons_without_scrolling_on_a_phone(open_page
         page.evaluate("window.scrollTo(0, 0)")
         page.locator('[data-testid="hand"] .ucard').first.wait_for()
         assert page.evaluate("window.scrollY") == 0
-        assert _on_screen(page, '[data-testid="hand"] .ucard')
-        assert _on_screen(page, '[data-testid="uno"]')
-        assert _on_screen(page, '[data-testid="top"]')
+        assert on_screen(page, '[data-testid="hand"] .ucard')
+        assert on_screen(page, '[data-testid="uno"]')
+        assert on_screen(page, '[data-testid="top"]')
         dock = page.locator('[data-testid="dock"]').bounding_box()
         top = page.locator('[data-testid="top"]').bounding_box()
         assert top["y"] + top["height"] <= dock["y"], "the table fits above the dock"
@@ -73,7 +76,7 @@ def test_uno_table_shows_hand_and_buttons_without_scrolling_on_a_phone(open_page
     shot(ada, "uno-phone-hand")
     # The dock stays at the bottom when the page scrolls to the chat.
     ada.evaluate("window.scrollTo(0, document.body.scrollHeight)")
-    assert _on_screen(ada, '[data-testid="uno"]')
+    assert on_screen(ada, '[data-testid="uno"]')
     shot(ada, "uno-phone-dock")
 
 

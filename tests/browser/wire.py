@@ -61,12 +61,23 @@ class Wire:
         self._stack.close()
 
 
+def at_a_table(
+    base: str, game: str, names: tuple[str, ...], settings: Message | None = None
+) -> tuple[list[Wire], str]:
+    """Players of ``names`` over the wire (the first is the host), seated in a new room of ``game`` with
+    a seat each, whose game has started; and the room's code."""
+    wires = [Wire(base, name) for name in names]
+    code = wires[0].request("create_room", game=game, settings=settings or {}, capacity=len(names))["code"]
+    for guest in wires[1:]:
+        guest.request("join", code=code)
+    wires[0].request("start")
+    for guest in wires[1:]:
+        guest.until(lambda m: m["type"] == "game_started")
+    return wires, code
+
+
 def two_at_a_table(base: str, game: str, settings: Message | None = None) -> tuple[Wire, Wire, str]:
     """Ada and Bo over the wire, seated in a new two-seat room of ``game`` whose game has started; and
     the room's code."""
-    ada, bo = Wire(base, "Ada"), Wire(base, "Bo")
-    code = ada.request("create_room", game=game, settings=settings or {}, capacity=2)["code"]
-    bo.request("join", code=code)
-    ada.request("start")
-    bo.until(lambda m: m["type"] == "game_started")
+    (ada, bo), code = at_a_table(base, game, ("Ada", "Bo"), settings)
     return ada, bo, code
