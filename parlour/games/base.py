@@ -233,7 +233,8 @@ def shared_event(kind: str, **public: Any) -> Event:
 
 @dataclass(slots=True)
 class Outcome:
-    """How a finished game ended. ``winners`` is empty only for an abandoned game."""
+    """How a finished game ended. ``winners`` is empty when nobody won (Cheat with too few players left);
+    such a game counts in no player's totals."""
 
     winners: list[int]
     scores: dict[int, int]

@@ -107,8 +107,9 @@ class GameFlow(RoomState):
             return
         self.outcome = outcome_json(outcome)
         record = self.end_game(at, self.outcome)
-        for player in record.players:  # finished by the rules: what each seat did counts in its stats
-            player["stats"] = self.engine.player_stats(self.game, outcome, player["seat"])
+        if outcome.winners:  # finished by the rules with a winner: what each seat did counts in its stats
+            for player in record.players:  # (nobody won Cheat's too-few-players end, nor lost it)
+                player["stats"] = self.engine.player_stats(self.game, outcome, player["seat"])
         scoreboard.record(self.scoreboard, self.engine.scores_add_up, self.seats, self.outcome)
         board = scoreboard.as_list(self.scoreboard)
         self.broadcast(messages.game_over(self.outcome, self.seats, board, record.id))

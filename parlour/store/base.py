@@ -97,7 +97,8 @@ class PlayerGame:
     seat: int
     won: bool
     counted: bool
-    """Finished by the rules (not reset, terminated or idle): it counts in the player's totals."""
+    """Finished by the rules with a winner (not reset, terminated or idle, nor won by nobody): it counts
+    in the player's totals."""
     stats: dict[str, int]
 
 

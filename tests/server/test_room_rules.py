@@ -8,6 +8,7 @@ import asyncio
 import pytest
 
 from tests.server.client import Client, close_all, open_table
+from tests.server.history import fetch, profile_header
 
 
 async def error_code(client: Client, kind: str, **fields) -> str:
@@ -165,9 +166,16 @@ async def test_cheat_leave_below_three_ends_game(server) -> None:
     seated, _ = await _cheat(server, 3)
     await seated[2].ok("leave")
     over = await seated[0].expect("game_over")
-    assert over["outcome"]["reason"] == "not_enough_players"
+    assert over["outcome"]["reason"] == "not_enough_players" and over["outcome"]["winners"] == []
     room = await seated[0].request("rematch")
     assert room["type"] == "ok"
+    # Nobody won nor lost it: it counts in no player's totals (as a game the room abandoned), though
+    # each of them finds it among their games.
+    for client in seated:
+        profile = next(m["profile"] for m in client.messages if m.get("type") == "welcome")
+        status, body, _ = fetch(server, f"/api/players/{profile['id']}", profile_header(profile))
+        assert status == 200 and body["games"] == [], body["games"]
+        assert [g["game"] for g in body["recent"]] == ["cheat"]
     await close_all(seated)
 
 
