@@ -63,6 +63,8 @@ class RoomActor(RoomState):
         if self.state == CLOSED:
             _send_error(cmd, "room_closed", "the room is closed")
             done.set_result("room_closed")
+        elif self._halted:
+            self._not_run(cmd, done)
         else:
             self._put((cmd, done))
         return done
@@ -71,6 +73,8 @@ class RoomActor(RoomState):
         """Queue a command whose outcome the caller does not wait for (its sink still gets any error)."""
         if self.state == CLOSED:
             _send_error(cmd, "room_closed", "the room is closed")
+        elif self._halted:
+            self._not_run(cmd, None)
         else:
             self._put((cmd, None))
 
@@ -272,13 +276,29 @@ class RoomActor(RoomState):
         queue = self._queue
         while queue:
             item = queue.popleft()
-            if item is not None:
-                _send_error(item[0], "room_closed", "the room is closed")
-                # A queued bot move's future is cancelled when the room closes its driver.
-                if item[1] is not None and not item[1].done():
-                    item[1].set_result("room_closed")
+            if item is None:
+                continue
+            if self.state != CLOSED:
+                self._not_run(*item)
+                continue
+            _send_error(item[0], "room_closed", "the room is closed")
+            # A queued bot move's future is cancelled when the room closes its driver.
+            if item[1] is not None and not item[1].done():
+                item[1].set_result("room_closed")
         if self._stopped is not None and not self._stopped.done():
             self._stopped.set_result(None)
+
+    def _not_run(self, cmd: Command, done: asyncio.Future[str | None] | None) -> None:
+        """A command the room stopped before running: the room is not gone, only leaving this server
+        (a shutdown, or another node taking it over), so it finishes as ``moved``. A request another
+        node forwarded is not answered here (that node sends it on to the next owner, as after a
+        fence); anyone else is asked to try again."""
+        if not getattr(cmd.sink, "retried", False):
+            _send_error(cmd, "room_unavailable", "the room is moving to another server; try again")
+        if done is not None and not done.done():
+            done.set_result("moved")
+        if cmd.fid is not None:
+            self.hooks.forwarded_done(cast("Room", self), cmd, "moved")
 
     def _remember_failure(self, cmd: Command) -> None:
         failed = self._failed

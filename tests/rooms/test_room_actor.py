@@ -448,6 +448,35 @@ async def test_stop_finishes_the_commands_already_queued() -> None:
     assert [r["k"] for r in store.rooms[room.code].log[-2:]] == ["chat", "chat"]
 
 
+async def test_commands_a_stopping_room_did_not_run_are_not_told_it_closed() -> None:
+    """The room is not gone, only leaving this server (a shutdown or a hand-over): a request another
+    node forwarded is left unanswered for that node to send on to the next owner, anyone else is asked
+    to try again; a command that comes after the stop is answered at once, never left waiting."""
+    h, store, (first, second) = await _gated_table()
+    room = _room(h)
+    store.gate.clear()
+    running = room.submit(Command("chat", first.session.id, {"text": "bye"}, first.sink))
+    stopping = asyncio.create_task(room.stop())
+    await asyncio.sleep(0.01)
+    local, forwarded = ListSink(), ListSink(retried=True)
+    behind = [
+        room.submit(Command("chat", second.session.id, {"text": "late"}, local, request_id=7)),
+        room.submit(Command("chat", second.session.id, {"text": "late"}, forwarded, request_id=8)),
+    ]
+    store.gate.set()
+    await stopping
+    after = room.submit(Command("chat", second.session.id, {"text": "later"}, local, request_id=9))
+    assert await running is None
+    assert [await f for f in behind] == ["moved", "moved"]
+    assert await asyncio.wait_for(after, 1) == "moved"
+    assert [(m["type"], m["code"], m["id"]) for m in local.messages] == [
+        ("error", "room_unavailable", 7),
+        ("error", "room_unavailable", 9),
+    ]
+    assert forwarded.messages == []
+    assert [r["k"] for r in store.rooms[room.code].log[-1:]] == ["chat"]
+
+
 async def test_new_settings_unready_the_others_but_not_the_host_who_chose_them(harness: Harness) -> None:
     """The rules changed under the others, so their ready no longer stands; the host, who asked for a
     rematch (which readies) and then changed the settings, still wants to play."""
