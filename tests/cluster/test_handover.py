@@ -19,6 +19,7 @@ from redis import asyncio as aioredis
 
 from tests.cluster.conftest import LEASE
 from tests.cluster.players import Player, drive
+from tests.server.client import Client, close_all
 
 
 async def _spread_room(urls: list[str], game: str, players: int, settings: dict) -> tuple[list[Player], str]:
@@ -113,3 +114,23 @@ def test_healthz_says_503_while_redis_is_down(cluster) -> None:
         time.sleep(0.1)
     assert log.count("event=heartbeat_failed") == 1 and log.count("event=claim_failed") == 1, log
     assert "event=heartbeat_recovered" in log
+
+
+async def test_after_a_redis_restart_every_connected_player_is_still_shown_connected(cluster) -> None:
+    """Nobody's connection dropped, so once the cluster has settled after the restart each seat is
+    connected, as a newcomer on either node sees it: no seat waits out a grace period, and no bot
+    takes it over, for a player who never left."""
+    a, b = cluster.add(), cluster.add()
+    seated, code = await _spread_room([a.ws, b.ws], "cheat", 3, {})
+    await asyncio.to_thread(cluster.redis.restart, 1.0)
+    await asyncio.sleep(3 * float(LEASE))  # leases held across the restart may run out meanwhile
+    for url in (a.ws, b.ws):
+        watcher = await Client.open(url)
+        await watcher.ok("identify", name="Watcher")
+        snapshot = await watcher.ok("spectate", code=code)
+        seats = [
+            (m["seat"], m["connected"], m["replaced"]) for m in snapshot["members"] if m["role"] == "player"
+        ]
+        assert sorted(seats) == [(0, True, False), (1, True, False), (2, True, False)], seats
+        await watcher.close()
+    await close_all([p.client for p in seated])
