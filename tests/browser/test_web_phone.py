@@ -19,7 +19,7 @@ from browser_helpers import (
     take_over,
     wait_seq,
 )
-from wire import Wire, two_at_a_table
+from wire import Wire, at_a_table, two_at_a_table
 
 pytestmark = pytest.mark.browser
 
@@ -208,3 +208,29 @@ def test_the_top_bar_and_the_room_code_keep_one_line_on_a_320_px_phone(open_page
     assert code <= button + 1, (code, button)
     assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
     shot(page, "waiting-room-320")
+
+
+SIDEWAYS = {"width": 844, "height": 390}
+
+
+def test_a_phone_held_sideways_keeps_the_hand_the_buttons_and_the_pile_on_one_screen(open_page, server):
+    """A phone turned to landscape is wider than a phone but only 390 px high: the hand and the
+    buttons stay docked at the bottom, and the pile stays in view above them."""
+    (ada, bo), _ = at_a_table(server, "uno", ("Ada", "Bo"))
+    page = open_page("/", SIDEWAYS)
+    mover = ada if ada.view["legal"] else bo  # the player on turn: the dock has Draw too
+    take_over(page, mover.token, "Ada" if mover is ada else "Bo")
+    page.locator('[data-testid="hand"] .ucard').first.wait_for()
+    for selector in ('[data-testid="hand"] .ucard', '[data-testid="uno"]', '[data-testid="dock"] button.big'):
+        assert on_screen(page, selector), f"{selector} is off the first screen"
+    dock = page.locator('[data-testid="dock"]').bounding_box()
+    top = page.locator('[data-testid="top"]').bounding_box()
+    assert top["y"] >= 0 and top["y"] + top["height"] <= dock["y"], "the pile is above the dock"
+    shot(page, "uno-sideways")
+
+    (cy, _, _), _ = at_a_table(server, "cheat", ("Cy", "Di", "Ed"))
+    take_over(page, cy.token, "Cy")
+    page.locator('[data-testid="hand"] .pcard').first.wait_for()
+    for selector in ('[data-testid="hand"] .pcard', '[data-testid="place"]', '[data-testid="cheat"]'):
+        assert on_screen(page, selector), f"{selector} is off the first screen"
+    shot(page, "cheat-sideways")
