@@ -337,6 +337,7 @@ const handlers = {
     if (message.member !== S.room.you.member) {
       beep("chat");
       if (document.hidden) S.unreadChat += 1;
+      else if (!chatInSight()) toast(`${message.name}: ${clip(message.text, 90)}`, "chat", 4000, true);
       updateTitle();
     }
   },
@@ -484,6 +485,17 @@ function yourTurn() {
 function isMyTurn() {
   const seat = S.room ? tableContext(S.room, app).seat : null;
   return S.room?.state === "playing" && seat !== null && S.room.play?.turn?.seat === seat;
+}
+
+/** Whether the chat's newest line is on screen (beside the table on a laptop; below it on a phone, out
+ * of sight mid-game, where a new line shows as a toast instead). */
+function chatInSight() {
+  const box = $("#chat-log").getBoundingClientRect();
+  return box.height > 0 && box.bottom > 0 && box.bottom <= window.innerHeight;
+}
+
+function clip(text, length) {
+  return text.length > length ? `${text.slice(0, length - 1)}…` : text;
 }
 
 /** "Your turn" and the count of unread chat in the tab title, for a player in another tab. */

@@ -154,7 +154,9 @@ function nextToast() {
     toastShown = null;
     return;
   }
-  const item = el("div", { class: `toast ${next.kind}`, role: next.kind === "bad" ? "alert" : "status" }, next.text);
+  // A chat line's toast is for the eyes only: the chat's own list already announces it.
+  const voice = next.kind === "chat" ? { "aria-hidden": "true" } : { role: next.kind === "bad" ? "alert" : "status" };
+  const item = el("div", { class: `toast ${next.kind}`, ...voice }, next.text);
   box.replaceChildren(item);
   const shown = (toastShown = { item, since: Date.now() });
   const end = () => {

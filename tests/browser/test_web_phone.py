@@ -234,3 +234,30 @@ def test_a_phone_held_sideways_keeps_the_hand_the_buttons_and_the_pile_on_one_sc
     for selector in ('[data-testid="hand"] .pcard', '[data-testid="place"]', '[data-testid="cheat"]'):
         assert on_screen(page, selector), f"{selector} is off the first screen"
     shot(page, "cheat-sideways")
+
+
+def test_chat_out_of_sight_shows_as_a_toast_and_in_sight_does_not(open_page, server):
+    """On a phone mid-game the chat is below the table: a line someone else sends shows as a toast
+    (not announced twice: the chat's own list is the live region). Where the chat is on screen beside
+    the table (a laptop), or for one's own line, no toast."""
+    ada, bo, code = two_at_a_table(server, "uno", {"target_score": 500})
+    phone, laptop = open_page("/", PHONE), open_page("/")
+    take_over(phone, bo.token, "Bo")
+    cy = Wire(server, "Cy")
+    cy.request("spectate", code=code)
+    take_over(laptop, cy.token, "Cy")
+    for page in (phone, laptop):
+        page.locator('[data-testid="top"]').wait_for()
+    ada.request("chat", text="good luck, have fun")
+    toast = phone.locator("#toasts .toast", has_text="Ada: good luck, have fun")
+    toast.wait_for()
+    assert toast.get_attribute("aria-hidden") == "true" and toast.get_attribute("role") is None
+    shot(phone, "chat-toast")
+    laptop.locator("#chat-log li", has_text="good luck, have fun").wait_for()
+    assert laptop.locator("#toasts .toast", has_text="good luck").count() == 0
+    phone.fill("#chat-input", "thanks")
+    phone.press("#chat-input", "Enter")
+    phone.locator("#chat-log li.mine", has_text="thanks").wait_for()
+    assert phone.locator("#toasts .toast", has_text="thanks").count() == 0
+    for wire in (ada, bo, cy):
+        wire.close()
