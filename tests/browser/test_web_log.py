@@ -210,4 +210,11 @@ def test_log_and_chat_both_fit_a_laptop_screen_mid_game(open_page, server):
         '[data-testid="hand"] .ucard',
     ):
         assert on_screen(page, selector), f"{selector} is below the first screen"
+    # Not just the newest line: the last few moves can be read without scrolling the log.
+    readable = page.locator("#game-log").evaluate(
+        """list => { const box = list.getBoundingClientRect();
+            return [...list.children].filter(e => { const r = e.getBoundingClientRect();
+                return r.top >= box.top && r.bottom <= box.bottom; }).length; }"""
+    )
+    assert readable >= 4, readable
     shots(page, "log-chat-laptop")
