@@ -51,7 +51,10 @@ export function renderRoom(room, app) {
     el("span", { class: "badge game" }, title(room.kind)),
     el("span", {}, STATE_TEXT[room.state] ?? room.state),
   );
+  // Two places, one shown (styles.css): beside the room code, or on a phone under the players, where
+  // the room's heading line has no room for them and a stray thumb does not find them mid-game.
   morph($("#host-tools"), isHost(room) ? hostTools(room, app) : null);
+  morph($("#host-tools-side"), isHost(room) ? hostTools(room, app) : null);
   renderMembers(room, app);
   renderStage(room, app);
   renderLog(room, tableContext(room.play ? room : { ...room, play: room.results?.play }, app), TABLES[room.kind]);

@@ -261,3 +261,26 @@ def test_chat_out_of_sight_shows_as_a_toast_and_in_sight_does_not(open_page, ser
     assert phone.locator("#toasts .toast", has_text="thanks").count() == 0
     for wire in (ada, bo, cy):
         wire.close()
+
+
+def test_a_host_on_a_phone_finds_the_room_tools_under_the_players_and_keeps_one_heading_line(
+    open_page, server
+):
+    """The room's heading on a phone is the code's line and one more (status, Log, Exit): the host's
+    End game and Close room wait under the players, where they still work."""
+    ada, bo, _ = two_at_a_table(server, "uno", {"target_score": 500})
+    page = open_page("/", PHONE)
+    take_over(page, ada.token, "Ada")  # Ada is the host
+    page.locator('[data-testid="hand"] .ucard').first.wait_for()
+    status, log, leave = (page.locator(s).bounding_box() for s in ("#room-status", "#log-toggle", "#leave"))
+    assert abs(status["y"] + status["height"] / 2 - (leave["y"] + leave["height"] / 2)) < 8, (status, leave)
+    assert abs(log["y"] - leave["y"]) < 8, (log, leave)
+    assert page.locator("#host-tools button").first.is_hidden()
+    shot(page, "host-phone-heading")
+    page.locator("#host-tools-side").get_by_role("button", name="End game").click()
+    page.locator("dialog[open]").get_by_role("button", name="End game").click()
+    page.locator("#screen-room[data-state='waiting']").wait_for()
+    assert page.locator("#host-tools-side").get_by_role("button", name="End game").count() == 0
+    assert page.locator("#host-tools-side").get_by_role("button", name="Close room").is_visible()
+    ada.close()
+    bo.close()
