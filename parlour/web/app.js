@@ -476,10 +476,19 @@ function render() {
   keepFocus();
 }
 
-/** Turn alerts: a sound, a buzz on phones that have one, and the tab title. */
+/** Turn alerts: a sound, a buzz on phones that have one, and the tab title; a toast too for a player
+ * scrolled away from their hand (down at the chat on a phone). */
 function yourTurn() {
   beep("turn");
   if (document.hidden) navigator.vibrate?.(150);
+  else if (!inSight($('#stage [data-testid="hand"]') ?? $("#stage"))) toast("Your turn", "good", 3000, true);
+}
+
+/** Whether most of `element` (half of it, or of the screen if it is taller) is on screen. */
+function inSight(element) {
+  const box = element.getBoundingClientRect();
+  const shown = Math.min(box.bottom, window.innerHeight) - Math.max(box.top, 0);
+  return shown >= Math.min(box.height, window.innerHeight) / 2;
 }
 
 function isMyTurn() {

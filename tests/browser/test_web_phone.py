@@ -284,3 +284,47 @@ def test_a_host_on_a_phone_finds_the_room_tools_under_the_players_and_keeps_one_
     assert page.locator("#host-tools-side").get_by_role("button", name="Close room").is_visible()
     ada.close()
     bo.close()
+
+
+def _move_until_the_others_turn(mover: Wire) -> None:
+    """``mover`` plays (a non-Wild card if it has one, else draws or passes) until the turn leaves it
+    (a Skip or a Reverse between two players keeps it)."""
+    seat = mover.view["turn"]
+    while mover.view["turn"] == seat:
+        legal = mover.view["legal"]
+        plays = [a for a in legal if a["type"] == "play" and a["card"] < 100]
+        kinds = {a["type"]: a for a in legal}
+        action = (plays or [kinds.get("draw") or kinds.get("pass") or legal[0]])[0]
+        if action["type"] == "play" and "color" in action:
+            action = {**action, "color": "red"}
+        seq = mover.seq
+        mover.request("action", action=action)
+        mover.catch_up(seq + 1)
+
+
+def test_a_turn_that_comes_while_the_hand_is_out_of_sight_shows_as_a_toast(open_page, server):
+    """A phone player scrolled down to the chat does not see the dock: their turn shows as a toast
+    (besides the sound). With the hand in sight the table says it, and no toast does."""
+    hand = '[data-testid="hand"] .ucard'
+    for scrolled_down in (False, True):
+        page = open_page("/", {"width": 390, "height": 640})  # a phone with its browser's bars shown
+        toast = page.locator("#toasts .toast", has_text="Your turn")
+        ada, bo, code = two_at_a_table(server, "uno", {"target_score": 500})
+        watchers = [Wire(server, f"Fan {n}") for n in range(4)]  # a longer list to scroll past
+        for watcher in watchers:
+            watcher.request("spectate", code=code)
+        first, second = (ada, bo) if ada.view["legal"] else (bo, ada)
+        take_over(page, second.token, "Bo" if second is bo else "Ada")
+        page.locator(hand).first.wait_for()
+        if scrolled_down:
+            page.evaluate("window.scrollTo(0, document.body.scrollHeight)")  # down at the chat
+        assert on_screen(page, hand) != scrolled_down
+        _move_until_the_others_turn(first)
+        if scrolled_down:
+            toast.wait_for()
+            shot(page, "turn-toast")
+        else:
+            wait_seq(page, first.seq)
+            assert toast.count() == 0
+        for wire in (ada, bo, *watchers):
+            wire.close()
