@@ -481,7 +481,7 @@ function render() {
 function yourTurn() {
   beep("turn");
   if (document.hidden) navigator.vibrate?.(150);
-  else if (!inSight($('#stage [data-testid="hand"]') ?? $("#stage"))) toast("Your turn", "good", 3000, true);
+  else if (!inSight($('#stage [data-testid="hand"]') ?? $("#stage"))) toast("Your turn", "turn", 3000, true);
 }
 
 /** Whether most of `element` (half of it, or of the screen if it is taller) is on screen. */

@@ -135,6 +135,10 @@ const READ_MS = 1800;
 const toastQueue = [];
 let toastShown = null;
 
+/** Toasts for the eyes only, since a live region already says the same: a chat line (the chat's list)
+ * and one's turn (the table's announcements, app.js). */
+const SEEN_ONLY = new Set(["chat", "turn"]);
+
 export function toast(text, kind = "info", ms = 3000, droppable = false) {
   if (droppable) {
     for (let i = toastQueue.length - 1; i >= 0; i--) if (toastQueue[i].droppable) toastQueue.splice(i, 1);
@@ -154,8 +158,7 @@ function nextToast() {
     toastShown = null;
     return;
   }
-  // A chat line's toast is for the eyes only: the chat's own list already announces it.
-  const voice = next.kind === "chat" ? { "aria-hidden": "true" } : { role: next.kind === "bad" ? "alert" : "status" };
+  const voice = SEEN_ONLY.has(next.kind) ? { "aria-hidden": "true" } : { role: next.kind === "bad" ? "alert" : "status" };
   const item = el("div", { class: `toast ${next.kind}`, ...voice }, next.text);
   box.replaceChildren(item);
   const shown = (toastShown = { item, since: Date.now() });

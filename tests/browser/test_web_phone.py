@@ -322,6 +322,7 @@ def test_a_turn_that_comes_while_the_hand_is_out_of_sight_shows_as_a_toast(open_
         _move_until_the_others_turn(first)
         if scrolled_down:
             toast.wait_for()
+            assert toast.get_attribute("aria-hidden") == "true"  # the table's announcement says it
             shot(page, "turn-toast")
         else:
             wait_seq(page, first.seq)
