@@ -23,10 +23,10 @@ export function playerLink(player) {
   return el("a", { href: `/p/${encodeURIComponent(player.profile)}`, class: mine ? "me" : null }, label);
 }
 
-/** "Ada won", "Ada and Bob tied", or why a game ended without a winner (`entry`: the game's catalog entry). */
 /** Why a player's seat emptied mid-game ("kicked" or "left"), or null while they played on. */
 export const gone = (seat) => (seat.left ? (seat.kicked ? "kicked" : "left") : null);
 
+/** "Ada won", "Ada and Bob tied", or why a game ended without a winner (`entry`: the game's catalog entry). */
 export function resultText(game, entry) {
   const names = game.result.winners.map((seat) => game.players.find((p) => p.seat === seat)?.name ?? `Seat ${seat + 1}`);
   if (!names.length) return `No winner. ${endReason(entry, game.result.reason) ?? ""}`.trim();
