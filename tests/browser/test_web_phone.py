@@ -229,6 +229,7 @@ def test_a_phone_held_sideways_keeps_the_hand_the_buttons_and_the_pile_on_one_sc
     shot(page, "uno-sideways")
 
     (cy, _, _), _ = at_a_table(server, "cheat", ("Cy", "Di", "Ed"))
+    page = open_page("/", SIDEWAYS)  # a fresh tab: the last one's address would offer its room back
     take_over(page, cy.token, "Cy")
     page.locator('[data-testid="hand"] .pcard').first.wait_for()
     for selector in ('[data-testid="hand"] .pcard', '[data-testid="place"]', '[data-testid="cheat"]'):
