@@ -337,7 +337,7 @@ const handlers = {
     if (message.member !== S.room.you.member) {
       beep("chat");
       if (document.hidden) S.unreadChat += 1;
-      else if (!chatInSight()) toast(`${message.name}: ${clip(message.text, 90)}`, "chat", 4000, true);
+      else if (!inSight($("#chat-log"))) toast(`${message.name}: ${clip(message.text, 90)}`, "chat", 4000, true);
       updateTitle();
     }
   },
@@ -484,7 +484,8 @@ function yourTurn() {
   else if (!inSight($('#stage [data-testid="hand"]') ?? $("#stage"))) toast("Your turn", "turn", 3000, true);
 }
 
-/** Whether most of `element` (half of it, or of the screen if it is taller) is on screen. */
+/** Whether most of `element` (half of it, or of the screen if it is taller) is on screen: the chat is
+ * beside the table on a laptop, below it on a phone, out of sight mid-game. */
 function inSight(element) {
   const box = element.getBoundingClientRect();
   const shown = Math.min(box.bottom, window.innerHeight) - Math.max(box.top, 0);
@@ -494,13 +495,6 @@ function inSight(element) {
 function isMyTurn() {
   const seat = S.room ? tableContext(S.room, app).seat : null;
   return S.room?.state === "playing" && seat !== null && S.room.play?.turn?.seat === seat;
-}
-
-/** Whether the chat's newest line is on screen (beside the table on a laptop; below it on a phone, out
- * of sight mid-game, where a new line shows as a toast instead). */
-function chatInSight() {
-  const box = $("#chat-log").getBoundingClientRect();
-  return box.height > 0 && box.bottom > 0 && box.bottom <= window.innerHeight;
 }
 
 function clip(text, length) {
