@@ -111,7 +111,8 @@ class Outbound(RoomState):
         seats = self.seats if kind == "game_started" else None
         # The log's entries are written for the first recipient that takes them (``Sink.log``).
         entries: list[Message] | None = None
-        # What JSON sinks get is encoded once per action, and once per seat (rooms/encoding.py).
+        # What JSON sinks get is encoded once per action, and once per seat whose view changed
+        # (``_seat_parts``; rooms/encoding.py).
         frames: GameFrames | None = None
         encoded: dict[int | None, tuple[bytes, bytes]] = {}  # seat → its encoded events and seat view
         whole: dict[int | None, bytes] = {}  # seat → its whole encoded message
@@ -119,6 +120,7 @@ class Outbound(RoomState):
         brief: dict[int | None, tuple[list[Message], Message | LazyView]] = {}  # the same without ``legal``
         without_legal = getattr(engine, "seat_view_without_legal", None)
         table, taken = self.seats, len(self.seats)
+        seat_parts = self._seat_parts
         for member in self.members.values():
             sink = member.sink
             if sink is None or not getattr(sink, "games", True):
@@ -161,7 +163,14 @@ class Outbound(RoomState):
             parts = encoded.get(seat)
             if parts is None:
                 told = json_bytes([e.for_seat(seat) for e in events]) if seat in private else frames.events
-                parts = encoded[seat] = (told, json_bytes(engine.seat_view(game, seat)))
+                view_now = engine.seat_view(game, seat)
+                last = seat_parts.get(seat)
+                if last is not None and last[0] == view_now:
+                    part = last[1]
+                else:
+                    part = json_bytes(view_now)
+                    seat_parts[seat] = (view_now, part)
+                parts = encoded[seat] = (told, part)
             send_json = getattr(sink, "send_json", None)
             if send_json is not None:
                 data = whole.get(seat)

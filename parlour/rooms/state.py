@@ -178,6 +178,9 @@ class RoomState:
         """Game-log entries not written yet, oldest first: (the events, each as a spectator sees it,
         the game's seats, the stand-in seat) of each action whose game messages no recipient took the
         log of (``Outbound.broadcast_game``); ``Outbound.table_log`` writes them when it is read."""
+        self._seat_parts: dict[int | None, tuple[Message, bytes]] = {}
+        """Each seat's last ``seat_view`` and its encoding (``Outbound.broadcast_game``): most actions
+        change no view but the mover's, and comparing a view costs a fifth of encoding it."""
 
     if TYPE_CHECKING:  # what the parts call on one another (defined in the module named)
 
