@@ -107,10 +107,13 @@ class GameFlow(RoomState):
             return
         self.outcome = outcome_json(outcome)
         record = self.end_game(at, self.outcome)
-        if outcome.winners:  # finished by the rules with a winner: what each seat did counts in its stats
-            for player in record.players:  # (nobody won Cheat's too-few-players end, nor lost it)
+        # Finished by the rules with a winner, the game counts in each seat's stats and on the room's
+        # scoreboard. Nobody won Cheat's too-few-players end, nor lost it: like a game the room
+        # abandoned, it counts for nobody.
+        if outcome.winners:
+            for player in record.players:
                 player["stats"] = self.engine.player_stats(self.game, outcome, player["seat"])
-        scoreboard.record(self.scoreboard, self.engine.scores_add_up, self.seats, self.outcome)
+            scoreboard.record(self.scoreboard, self.engine.scores_add_up, self.seats, self.outcome)
         board = scoreboard.as_list(self.scoreboard)
         self.broadcast(messages.game_over(self.outcome, self.seats, board, record.id))
         self.release_replaced(at)

@@ -14,9 +14,9 @@ Scoreboard = dict[str, dict[str, Any]]
 
 
 def record(board: Scoreboard, points: bool, seats: list[dict[str, Any]], outcome: dict[str, Any]) -> None:
-    """Add one game its rules finished (a game the room ended, ``EndReason``, never comes here): every
-    seat played it, the winners won it; ``points``: the game's scores add up (``Game.scores_add_up``,
-    UNO's points; not Dots' boxes)."""
+    """Add one game its rules finished with a winner (a game the room ended, ``EndReason``, or that
+    nobody won never comes here): every seat played it, the winners won it; ``points``: the game's
+    scores add up (``Game.scores_add_up``, UNO's points; not Dots' boxes)."""
     for seat in seats:
         line = board.setdefault(seat["member"], {"name": seat["name"], "games": 0, "wins": 0, "points": 0})
         line["name"] = seat["name"]

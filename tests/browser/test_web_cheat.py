@@ -3,7 +3,19 @@
 from __future__ import annotations
 
 import pytest
-from browser_helpers import PHONE, create_room, drive, join_room, seq, shot, shots, start_game, wait_seq
+from browser_helpers import (
+    PHONE,
+    create_room,
+    drive,
+    join_room,
+    seq,
+    shot,
+    shots,
+    start_game,
+    take_over,
+    wait_seq,
+)
+from wire import at_a_table
 
 pytestmark = pytest.mark.browser
 
@@ -105,3 +117,19 @@ def test_cheat_game_with_calls_to_the_end(open_page):
     loser.set_viewport_size(PHONE)
     assert loser.locator('[data-testid="dock"]').evaluate("d => getComputedStyle(d).position") == "static"
     shot(loser, "cheat-game-over-hand")
+
+
+def test_a_cheat_game_too_few_players_could_finish_says_nobody_won(open_page, server):
+    """One of three players left, too few to go on, so nobody won: the results say so, why, and who left."""
+    (cy, _, ed), _ = at_a_table(server, "cheat", ("Cy", "Di", "Ed"))
+    page = open_page("/")
+    take_over(page, cy.token, "Cy")
+    page.locator('[data-testid="hand"] .pcard').first.wait_for()
+    ed.request("leave")
+    page.locator("#over-title").wait_for()
+    assert page.locator("#over-title").inner_text() == "★ Nobody won"
+    assert page.locator('[data-testid="end-reason"]').inner_text() == "Too few players were left to go on."
+    rows = page.locator('[data-testid="results"] tbody tr').all_inner_texts()
+    assert any(row.startswith("Ed (left)") for row in rows), rows
+    assert not any("Di (" in row for row in rows), rows
+    shots(page, "cheat-nobody-won")

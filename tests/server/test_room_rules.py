@@ -167,6 +167,7 @@ async def test_cheat_leave_below_three_ends_game(server) -> None:
     await seated[2].ok("leave")
     over = await seated[0].expect("game_over")
     assert over["outcome"]["reason"] == "not_enough_players" and over["outcome"]["winners"] == []
+    assert over["scoreboard"] == []  # nobody won it: no line on the room's scoreboard either
     room = await seated[0].request("rematch")
     assert room["type"] == "ok"
     # Nobody won nor lost it: it counts in no player's totals (as a game the room abandoned), though
