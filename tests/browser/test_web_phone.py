@@ -210,23 +210,27 @@ def test_the_top_bar_and_the_room_code_keep_one_line_on_a_320_px_phone(open_page
     shot(page, "waiting-room-320")
 
 
-def test_a_private_rooms_table_keeps_the_pile_above_the_dock_on_a_320_px_phone(open_page, server):
-    """A private room's code has eight characters: on a 320 × 568 phone it still shares its line with
-    its button, and four players' seat chips leave the pile and its top card above the dock."""
+def test_a_private_rooms_table_keeps_the_pile_above_the_dock_on_small_phones(open_page, server):
+    """A private room's code has eight characters: on a 320 × 568 or a 375 × 667 phone it still shares
+    its line with its button, and four players' seat chips leave the pile and its top card above the
+    dock."""
     wires, code = at_a_table(server, "uno", ("Ada", "Bo", "Cy", "Di"))
     assert len(code) == 8
-    page = open_page("/", {"width": 320, "height": 568})
+    page = open_page("/", {"width": 375, "height": 667})
     take_over(page, wires[0].token, "Ada")
     page.locator('[data-testid="hand"] .ucard').first.wait_for()
-    line = page.locator(".code-box").evaluate("e => e.getBoundingClientRect().height")
-    button = page.locator("#copy-link").evaluate("e => e.getBoundingClientRect().height")
-    assert line <= button + 1, (line, button)
-    assert page.get_by_role("button", name="Copy link").is_visible()
-    dock = page.locator('[data-testid="dock"]').bounding_box()
-    top = page.locator('[data-testid="top"]').bounding_box()
-    assert top["y"] >= 0 and top["y"] + top["height"] <= dock["y"], (top, dock)
-    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
-    shot(page, "uno-private-320")
+    for width, height in ((375, 667), (320, 568)):
+        page.set_viewport_size({"width": width, "height": height})
+        page.evaluate("window.scrollTo(0, 0)")
+        line = page.locator(".code-box").evaluate("e => e.getBoundingClientRect().height")
+        button = page.locator("#copy-link").evaluate("e => e.getBoundingClientRect().height")
+        assert line <= button + 1, (width, line, button)
+        assert page.get_by_role("button", name="Copy link").is_visible()
+        dock = page.locator('[data-testid="dock"]').bounding_box()
+        top = page.locator('[data-testid="top"]').bounding_box()
+        assert top["y"] >= 0 and top["y"] + top["height"] <= dock["y"], (width, top, dock)
+        assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+        shot(page, "uno-private-small")
 
 
 SIDEWAYS = {"width": 844, "height": 390}
