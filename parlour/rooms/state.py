@@ -180,7 +180,8 @@ class RoomState:
         log of (``Outbound.broadcast_game``); ``Outbound.table_log`` writes them when it is read."""
         self._seat_parts: dict[int | None, tuple[Message, bytes]] = {}
         """Each seat's last ``seat_view`` and its encoding (``Outbound.broadcast_game``): most actions
-        change no view but the mover's, and comparing a view costs a fifth of encoding it."""
+        change few seats' views (the mover's, the next seat's), and comparing a view costs a fifth of
+        encoding it."""
 
     if TYPE_CHECKING:  # what the parts call on one another (defined in the module named)
 
