@@ -157,6 +157,10 @@ class RoomState:
         self.started_at = 0.0
         self.game_log: list[dict[str, Any]] = []
         self._new_table_log()
+        self._seat_parts: dict[int | None, tuple[Message, bytes]] = {}
+        """Each seat's last ``seat_view`` and its encoding while a game runs (``Outbound.broadcast_game``;
+        ``GameFlow.end_game`` lets them go): most actions change few seats' views (the mover's, the
+        next seat's), and comparing a view costs a fifth of encoding it."""
         self.scoreboard: scoreboard.Scoreboard = {}
         self.recent_games: deque[Message] = deque(maxlen=RECENT_GAMES)
         self.outcome: Message | None = None
@@ -178,10 +182,6 @@ class RoomState:
         """Game-log entries not written yet, oldest first: (the events, each as a spectator sees it,
         the game's seats, the stand-in seat) of each action whose game messages no recipient took the
         log of (``Outbound.broadcast_game``); ``Outbound.table_log`` writes them when it is read."""
-        self._seat_parts: dict[int | None, tuple[Message, bytes]] = {}
-        """Each seat's last ``seat_view`` and its encoding (``Outbound.broadcast_game``): most actions
-        change few seats' views (the mover's, the next seat's), and comparing a view costs a fifth of
-        encoding it."""
 
     if TYPE_CHECKING:  # what the parts call on one another (defined in the module named)
 
