@@ -15,11 +15,12 @@ resolves once the script ran. Finished games are kept in Redis lists: run Redis 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import socket
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from functools import partial
 from typing import Any, cast
 
@@ -47,6 +48,9 @@ from parlour.store.pipeline import Pipeliner
 log = logging.getLogger("parlour.store")
 
 _CHECKPOINT = b'{"k":"checkpoint"'
+_QUICK_LOCK_MS = 2000  # far longer than opening a room takes; a dead holder's hold ends with it
+_QUICK_LOCK_SECONDS = 3.0
+_QUICK_POINTER_SECONDS = 86400  # a pointer to a room long closed only costs one look
 
 # All the appends of one loop tick, in one call.
 # KEYS: sroom, applied, gids, then for each append: lease, log, games
@@ -594,6 +598,35 @@ class RedisStore:
         value = self.lease_value(code)
         self.tokens.pop(code, None)
         await self._release(keys=[self.key("lease", code)], args=[value])
+
+    # --- quick play ------------------------------------------------------------
+
+    @contextlib.asynccontextmanager
+    async def quick_opening(self, game: str) -> AsyncIterator[str | None]:
+        """Held while this node decides whether to open a quick-play room of ``game``; yields the
+        quick room last opened for it anywhere. One node at a time decides, so two quick players
+        who ask on two nodes at once meet in one room instead of each opening one (the lobby's news
+        of a room takes a moment to reach the other nodes). The hold expires by itself if its node
+        dies; a hold that cannot be had within a few seconds is done without, as before it existed.
+        """
+        key, holder = self.key("quicklock", game), f"{self.node}/{os.urandom(6).hex()}"
+        deadline = time.monotonic() + _QUICK_LOCK_SECONDS
+        held = False
+        while not (held := bool(await self.redis.set(key, holder, nx=True, px=_QUICK_LOCK_MS))):
+            if time.monotonic() > deadline:
+                log.warning("event=quick_lock_timeout game=%s", game)
+                break
+            await asyncio.sleep(0.01)
+        try:
+            newest = await self.redis.get(self.key("quick", game))
+            yield text(newest) if newest else None
+        finally:
+            if held:
+                await self._release(keys=[key], args=[holder])
+
+    async def opened_quick_room(self, game: str, code: str) -> None:
+        """``code`` is now the quick room of ``game`` that the next quick player anywhere tries."""
+        await self.redis.set(self.key("quick", game), code, ex=_QUICK_POINTER_SECONDS)
 
 
 def _matches(record: GameRecord, query: GameQuery) -> bool:

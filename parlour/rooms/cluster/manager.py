@@ -42,6 +42,8 @@ log = logging.getLogger("parlour.cluster")
 _RETRIES = 8
 _STALE_TRIES = 4
 """Reads of the cluster's counts before a failing Redis connection counts as Redis being down."""
+_QUICK_TRIES = 6
+"""Rooms a quick player tries (each filled up or closed first) before being told to try again."""
 
 
 class ClusterManager(Manager):
@@ -271,10 +273,13 @@ class ClusterManager(Manager):
     async def quick_play(
         self, session: Session, sink: Sink, request_id: Any, game: str, owner: str | None = None
     ) -> None:
-        """Quick play across the cluster: a fuller room on another node is tried before a local one.
+        """Quick play across the cluster: the fullest room known here (a fuller room on another node
+        first), else the room another node opened last, else a new one.
 
-        The choice is atomic per node (the base class's lock); across nodes, the owner re-checks
-        the seat under its own lock and answers ``full`` without joining, and the next room is tried.
+        Joining is checked by the room's owner under its own lock (``full`` means: try the next
+        room). Opening is decided by one node at a time (``store.quick_opening``), after a last look
+        at the room opened last: the lobby's news of a room opened on another node a moment ago may
+        not be here yet, and without that look two players asking at once would each sit alone.
         """
         await self._check_free(session)
         try:
@@ -282,18 +287,44 @@ class ClusterManager(Manager):
         except KeyError:
             raise CommandError("unknown_game", f"no game called {game!r}") from None
         tried: set[str] = set()
-        for _ in range(3):
-            local = self._quick_room(game)
-            local_taken = len(local.players()) if local is not None else -1
-            remote = self._remote_quick_room(game, tried, local_taken)
-            if remote is None:
-                break
-            tried.add(remote)
+        for _ in range(_QUICK_TRIES):
+            choice = self._quick_choice(game, tried)
+            if choice is None:
+                async with self.store.quick_opening(game) as newest:
+                    choice = self._quick_choice(game, tried)
+                    if choice is None and newest is not None and newest not in tried.union(self.rooms):
+                        choice = newest
+                    if choice is None:
+                        choice = await self._open_room(game, None, True, None, None, True, False, owner=owner)
+                        await self.store.opened_quick_room(game, choice.code)
+            if isinstance(choice, Room):
+                if await self._quick_join(session, sink, request_id, choice) != "full":
+                    return
+                tried.add(choice.code)
+                continue
+            tried.add(choice)
             item = ["quick", session.id, session.name, session.token_hash, request_id, session.profile]
-            result = await self._call(remote, item, session, sink)
-            if result not in ("full", "local"):
+            try:
+                result = await self._call(choice, item, session, sink)
+            except CommandError as exc:
+                if exc.code != "room_not_found":  # the room opened last may have closed since
+                    raise
+                continue
+            if result == "local":  # this node took the room over meanwhile
+                room = self.rooms.get(choice)
+                result = await self._quick_join(session, sink, request_id, room) if room else "full"
+            if result != "full":
                 return
-        await super().quick_play(session, sink, request_id, game, owner)
+        raise CommandError("room_unavailable", "every quick-play room tried filled up first; try again")
+
+    def _quick_choice(self, game: str, tried: set[str]) -> Room | str | None:
+        """The fullest room this node knows a quick player may join: one of its own, or the code of
+        a fuller one on another node (from the lobby's news)."""
+        local = self._quick_room(game)
+        if local is not None and local.code in tried:
+            local = None
+        local_taken = len(local.players()) if local is not None else -1
+        return self._remote_quick_room(game, tried, local_taken) or local
 
     def _remote_quick_room(self, game: str, tried: set[str], better_than: int) -> str | None:
         best, best_taken = None, better_than
