@@ -62,7 +62,10 @@ class RespConnection:
     async def run(self, commands: list[tuple[Any, ...]], replies: int | None = None) -> list[Any]:
         """Send ``commands`` in one write and return their replies, in order: ``replies`` of them
         when some commands have none (after ``CLIENT REPLY SKIP``)."""
-        if self._writer is None:
+        if self._writer is None or self._stale():
+            # Redis closed it while it sat idle (a restart): nothing was sent on it, so open another
+            # rather than fail the batch (a failed batch's publishes are dropped, store/pipeline.py).
+            self.close()
             await self.open()
         self.send(commands)
         return [await self.read() for _ in range(len(commands) if replies is None else replies)]
@@ -70,11 +73,17 @@ class RespConnection:
     def send(self, commands: list[tuple[Any, ...]]) -> None:
         if self._writer is None or self._reader is None:
             raise RedisConnectionError("not connected to Redis")
-        if self._writer.is_closing() or self._reader.at_eof():  # found out without a read to wait on
+        if self._stale():  # found out without a read to wait on
             self.close()
             raise RedisConnectionError("connection to Redis lost")
         # hiredis writes RESP arrays in C: a third of the cost of building them in Python.
         self._writer.write(b"".join(map(hiredis.pack_command, commands)))
+
+    def _stale(self) -> bool:
+        """Redis closed the connection (or it broke) and nothing of it is left to read."""
+        return self._writer is not None and (
+            self._writer.is_closing() or (self._reader is not None and self._reader.at_eof())
+        )
 
     async def read(self) -> Any:
         """The next reply (or pushed message) from Redis."""

@@ -13,13 +13,14 @@ import json
 import signal
 import time
 import urllib.error
+from datetime import UTC, datetime
 
 import pytest
 from redis import asyncio as aioredis
 
 from tests.cluster.conftest import LEASE
 from tests.cluster.players import Player, drive
-from tests.server.client import Client, close_all
+from tests.server.client import Client, close_all, play_game
 
 
 async def _spread_room(urls: list[str], game: str, players: int, settings: dict) -> tuple[list[Player], str]:
@@ -71,6 +72,69 @@ async def test_redis_restart_under_load_no_crash_games_finish(cluster) -> None:
     assert a.alive() and b.alive()
     health = json.loads(a.get("/healthz"))
     assert len(health["cluster"]["nodes"]) == 2
+
+
+async def test_after_a_redis_restart_a_player_on_another_node_is_re_attached_without_a_drop(cluster) -> None:
+    """After the restart node b re-attaches its player (a fresh snapshot from the room's owner, node a).
+
+    - Idle through the restart, node b's connection for publishes was stale, and that re-attach, its
+      first batch, was dropped on it; the player waited for a retry (lease + 2 s), and when the retry's
+      owner lookup met a stale pooled connection too, for ever (a move behind, the game stuck). Now the
+      stale connection is replaced before anything is sent on it."""
+    a, b = cluster.add(), cluster.add()
+    host = await Client.open(a.ws, "Host")
+    code = (await host.ok("create_room", game="dots", settings={"width": 3, "height": 3}, capacity=2))["code"]
+    guest = await Client.open(b.ws, "Guest")
+    await guest.ok("join", code=code)
+    await host.ok("start")
+    await guest.wait_for(lambda m: m.get("type") == "game_started", from_start=True)
+    guest.skip()
+    await asyncio.to_thread(cluster.redis.restart, 1.0)
+    snapshot = await guest.expect("room", timeout=20)
+    assert snapshot["code"] == code and snapshot["table"]["seq"] == guest.seq
+    log = b.log_path.read_text()
+    assert "event=bus_reconnected" in log and "redis_batch_failed" not in log
+    over = await play_game([host, guest])
+    assert over["outcome"]["winners"] or over["outcome"]["tie"]
+    await close_all([host, guest])
+
+
+async def test_after_a_redis_restart_the_owner_back_last_gets_the_re_attach_it_missed(cluster) -> None:
+    """Node b hears again before node a (paused here), so the re-attach it sends node a is lost (pub/sub
+    keeps nothing for a node not subscribed); it used to wait for its retry (lease + 2 s: 12 s here).
+    Now node a says when it is back and node b re-attaches then: the snapshot comes before any retry."""
+    slow = {"PARLOUR_LEASE_SECONDS": "10"}  # no claim while node a is paused
+    a, b = cluster.add(slow), cluster.add(slow)
+    host = await Client.open(a.ws, "Host")
+    code = (await host.ok("create_room", game="dots", settings={"width": 3, "height": 3}, capacity=2))["code"]
+    guest = await Client.open(b.ws, "Guest")
+    await guest.ok("join", code=code)
+    await host.ok("start")
+    await guest.wait_for(lambda m: m.get("type") == "game_started", from_start=True)
+    guest.skip()
+    assert a.proc is not None
+    a.proc.send_signal(signal.SIGSTOP)
+    try:
+        await asyncio.to_thread(cluster.redis.restart, 1.0)
+        for _ in range(200):
+            if "event=bus_reconnected" in b.log_path.read_text():
+                break
+            await asyncio.sleep(0.05)
+        await asyncio.sleep(0.3)  # node b's re-attach is sent (and lost)
+    finally:
+        a.proc.send_signal(signal.SIGCONT)
+    snapshot = await guest.expect("room", timeout=30)
+    arrived = datetime.now(UTC)
+    assert snapshot["code"] == code and snapshot["table"]["seq"] == guest.seq
+    retries = [
+        datetime.fromisoformat(line.split()[0].removeprefix("ts="))
+        for line in b.log_path.read_text().splitlines()
+        if "forward_timeout" in line
+    ]
+    assert all(at > arrived for at in retries), (arrived, retries)
+    over = await play_game([host, guest])
+    assert over["outcome"]["winners"] or over["outcome"]["tie"]
+    await close_all([host, guest])
 
 
 def test_healthz_right_after_a_redis_restart_is_ok(cluster) -> None:

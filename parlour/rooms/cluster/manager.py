@@ -446,7 +446,8 @@ class ClusterManager(Manager):
         item = ["cmd", cmd.kind, cmd.session, cmd.payload, cmd.request_id, cmd.at, cmd.quiet]
         try:
             result = await self._call(code, item, None, cmd.sink)
-        except CommandError as exc:
+        except Exception as failure:
+            exc = failure if isinstance(failure, CommandError) else _unreachable(code, cmd, failure)
             result = exc.code
             if cmd.sink is not None and future is not None:
                 error: Message = {"type": "error", "code": exc.code, "message": exc.message}
@@ -470,7 +471,14 @@ class ClusterManager(Manager):
         the room now (the caller runs it here). Updates where this node thinks the session is.
         """
         for attempt in range(_RETRIES):
-            owner = await self._owner(code)
+            try:
+                owner = await self._owner(code)
+            except RedisConnectionError:
+                # Each pooled connection a Redis restart left stale fails once and is replaced: look
+                # again (a re-attach lost here left its player a move behind for good).
+                log.warning("event=owner_lookup_failed room=%s", code)
+                await asyncio.sleep(0.05 * (attempt + 1))
+                continue
             if owner is None:
                 raise CommandError("room_not_found", f"no room with code {code}")
             if owner == self.node:
@@ -590,6 +598,9 @@ class ClusterManager(Manager):
             if item[2] != self.node and not self._closing:
                 self.owners.pop(item[1], None)
                 self._spawn(self._claim(item[1]))
+        elif op == "back":
+            if item[1] != self.node:
+                self._back(item[1])
         elif op == "lobby":
             if item[4] != self.node:
                 self._apply_listing(item[1], item[2], item[3])
@@ -733,6 +744,17 @@ class ClusterManager(Manager):
         if owner is not None:
             self._send_unsure(code, owner)
 
+    def _back(self, node: str) -> None:
+        """``node`` is subscribed again after a Redis outage. What was sent to it meanwhile is lost (pub/sub
+        keeps nothing): our connections in its rooms re-attach (a snapshot each; the re-attach sent when
+        our own subscription came back is lost if we were back first), and the moves it did not confirm
+        go again (each applies at most once)."""
+        for code in {r.code for r in self.session_rooms.values() if isinstance(r, RemoteRoom)}:
+            if self.owners.get(code) == node:
+                reattached = self._reattach_room(code)
+                if code in self._unsure:
+                    self._spawn(self._send_unsure_after(code, reattached))
+
     def _reattach_room(self, code: str) -> list[asyncio.Future[str | None]]:
         reattached = []
         for sid, room in list(self.session_rooms.items()):
@@ -769,7 +791,9 @@ class ClusterManager(Manager):
         self._reattach_room(room.code)
 
     async def _resync(self) -> None:
-        """After a Redis outage (pub/sub lost messages): every connection here gets a fresh snapshot."""
+        """After a Redis outage (pub/sub lost messages): every connection here gets a fresh snapshot,
+        and the other nodes are told this node hears again (``back``)."""
+        self._post("*", ["back", self.node])
         for room in self.rooms.values():
             for member in room.members.values():
                 session = self.sessions.get(member.session)
@@ -885,6 +909,12 @@ class ClusterManager(Manager):
                 await self._claim(code)
 
         await asyncio.gather(*(claim(code) for code in orphans))
+
+
+def _unreachable(code: str, cmd: Command, failure: Exception) -> CommandError:
+    """Redis failed under a forwarded command (it was not run): its waiter gets an answer, not a hang."""
+    log.warning("event=forward_failed room=%s kind=%s error=%r", code, cmd.kind, failure)
+    return CommandError("room_unavailable", "the room cannot be reached just now; try again")
 
 
 def _forwarded(item: Item, sink: Sink | None) -> Command:
