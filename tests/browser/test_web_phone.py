@@ -212,20 +212,30 @@ def test_the_top_bar_and_the_room_code_keep_one_line_on_a_320_px_phone(open_page
 
 def test_a_private_rooms_table_keeps_the_pile_above_the_dock_on_small_phones(open_page, server):
     """A private room's code has eight characters: on a 320 × 568 or a 375 × 667 phone it still shares
-    its line with its button, and four players' seat chips leave the pile and its top card above the
-    dock."""
-    wires, code = at_a_table(server, "uno", ("Ada", "Bo", "Cy", "Di"))
+    its line with its button, four players' seat chips take two rows from 360 px up (the player on
+    turn's own chip, the widest, says "to play" as a triangle; screen readers still hear the words),
+    and the pile and its top card are above the dock."""
+    names = ("Ada", "Bo", "Cy", "Di")
+    wires, code = at_a_table(server, "uno", names)
     assert len(code) == 8
+    mover = wires[0].view["turn"]  # seats follow the order of joining
     page = open_page("/", {"width": 375, "height": 667})
-    take_over(page, wires[0].token, "Ada")
+    take_over(page, wires[mover].token, names[mover])
     page.locator('[data-testid="hand"] .ucard').first.wait_for()
-    for width, height in ((375, 667), (320, 568)):
+    turn = page.locator(".seat.me.turn")
+    assert turn.get_attribute("aria-current") == "true" and "to play" in turn.inner_text()
+    for width, height in ((375, 667), (360, 640), (320, 568)):
         page.set_viewport_size({"width": width, "height": height})
         page.evaluate("window.scrollTo(0, 0)")
         line = page.locator(".code-box").evaluate("e => e.getBoundingClientRect().height")
         button = page.locator("#copy-link").evaluate("e => e.getBoundingClientRect().height")
         assert line <= button + 1, (width, line, button)
         assert page.get_by_role("button", name="Copy link").is_visible()
+        rows = page.evaluate(
+            "new Set([...document.querySelectorAll('.seats > li')]"
+            ".map(e => Math.round(e.getBoundingClientRect().top))).size"
+        )
+        assert rows <= (2 if width >= 360 else 3), (width, rows)
         dock = page.locator('[data-testid="dock"]').bounding_box()
         top = page.locator('[data-testid="top"]').bounding_box()
         assert top["y"] >= 0 and top["y"] + top["height"] <= dock["y"], (width, top, dock)
