@@ -611,7 +611,6 @@ class RedisStore:
         """
         key, holder = self.key("quicklock", game), f"{self.node}/{os.urandom(6).hex()}"
         deadline = time.monotonic() + _QUICK_LOCK_SECONDS
-        held = False
         while not (held := bool(await self.redis.set(key, holder, nx=True, px=_QUICK_LOCK_MS))):
             if time.monotonic() > deadline:
                 log.warning("event=quick_lock_timeout game=%s", game)

@@ -74,6 +74,19 @@ async def test_redis_restart_under_load_no_crash_games_finish(cluster) -> None:
     assert len(health["cluster"]["nodes"]) == 2
 
 
+async def _dots_across(a, b) -> tuple[Client, Client, str]:
+    """A started 3×3 Dots game whose host is on node a (which owns the room) and whose guest is on node b;
+    the guest's messages so far are skipped."""
+    host = await Client.open(a.ws, "Host")
+    code = (await host.ok("create_room", game="dots", settings={"width": 3, "height": 3}, capacity=2))["code"]
+    guest = await Client.open(b.ws, "Guest")
+    await guest.ok("join", code=code)
+    await host.ok("start")
+    await guest.wait_for(lambda m: m.get("type") == "game_started", from_start=True)
+    guest.skip()
+    return host, guest, code
+
+
 async def test_after_a_redis_restart_a_player_on_another_node_is_re_attached_without_a_drop(cluster) -> None:
     """After the restart node b re-attaches its player (a fresh snapshot from the room's owner, node a).
 
@@ -82,13 +95,7 @@ async def test_after_a_redis_restart_a_player_on_another_node_is_re_attached_wit
       owner lookup met a stale pooled connection too, for ever (a move behind, the game stuck). Now the
       stale connection is replaced before anything is sent on it."""
     a, b = cluster.add(), cluster.add()
-    host = await Client.open(a.ws, "Host")
-    code = (await host.ok("create_room", game="dots", settings={"width": 3, "height": 3}, capacity=2))["code"]
-    guest = await Client.open(b.ws, "Guest")
-    await guest.ok("join", code=code)
-    await host.ok("start")
-    await guest.wait_for(lambda m: m.get("type") == "game_started", from_start=True)
-    guest.skip()
+    host, guest, code = await _dots_across(a, b)
     await asyncio.to_thread(cluster.redis.restart, 1.0)
     snapshot = await guest.expect("room", timeout=20)
     assert snapshot["code"] == code and snapshot["table"]["seq"] == guest.seq
@@ -105,13 +112,7 @@ async def test_after_a_redis_restart_the_owner_back_last_gets_the_re_attach_it_m
     Now node a says when it is back and node b re-attaches then: the snapshot comes before any retry."""
     slow = {"PARLOUR_LEASE_SECONDS": "10"}  # no claim while node a is paused
     a, b = cluster.add(slow), cluster.add(slow)
-    host = await Client.open(a.ws, "Host")
-    code = (await host.ok("create_room", game="dots", settings={"width": 3, "height": 3}, capacity=2))["code"]
-    guest = await Client.open(b.ws, "Guest")
-    await guest.ok("join", code=code)
-    await host.ok("start")
-    await guest.wait_for(lambda m: m.get("type") == "game_started", from_start=True)
-    guest.skip()
+    host, guest, code = await _dots_across(a, b)
     assert a.proc is not None
     a.proc.send_signal(signal.SIGSTOP)
     try:

@@ -661,7 +661,8 @@ class ClusterManager(Manager):
     async def _quick_join(
         self, session: Session, sink: Sink | None, request_id: Any, room: Room
     ) -> str | None:
-        """A quick player sent here by another node: join if a seat is still free, else ``full``."""
+        """A quick player (of this node, or sent here by another) joins ``room`` of this node if a seat
+        is still free under the game's lock, counting joins on their way; else ``full``."""
         async with self._quick_locks.setdefault(room.game_name, asyncio.Lock()):
             on_the_way = self._quick_pending.get(room.code, ())
             taken = len(room.players()) + sum(1 for s in on_the_way if room.member_by_session(s) is None)
