@@ -58,6 +58,10 @@ class Player:
         """The hand as a document client counts it: set by game-started, plus cards-drawn, minus
         its own card-played; every hand-updated must agree (each card reaches the hand once)."""
         self.moved = False  # hands swapped or rotated: only hand-updated says what we hold now
+        self.catches = 0
+        """Catches sent and not yet answered by a refusal. The target's own UNO call can reach the room
+        first (from another node, say): the room then refuses the catch, ``cannot_catch``, as the rules
+        say. That refusal, and no other error, is a race this player may lose."""
 
     async def run(self, rounds: int | None = None) -> Message:
         """React to events until ``game-won`` and return its data; or, with ``rounds``, return the
@@ -67,6 +71,9 @@ class Player:
             self.seen[event] = self.seen.get(event, 0) + 1
             if event == "game-won":
                 return data
+            if event == "error" and data.get("code") == "cannot_catch" and self.catches:
+                self.catches -= 1
+                continue
             assert event != "error", (self.me, data)
             if event == "game-started":
                 room = data["room"]
@@ -102,6 +109,7 @@ class Player:
                     and self.careful
                     and data["user"]["id"] != self.me
                 ):
+                    self.catches += 1
                     await self.client.emit("catch-uno", {"targetUserId": data["user"]["id"]})
             elif event == "drawn-card-playable" and data["seatId"] == self.me:
                 await self.play(self.drawn)  # type: ignore[arg-type]
