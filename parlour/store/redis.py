@@ -29,6 +29,7 @@ from redis import asyncio as aioredis
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import NoScriptError, ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
+from redis.maint_notifications import MaintNotificationsConfig
 
 from parlour.dumps import json_bytes
 from parlour.store.base import (
@@ -204,7 +205,15 @@ class RedisStore:
         self.node = node
         self.lease_ms = int(lease_seconds * 1000)
         self.prefix = prefix
-        self.redis: aioredis.Redis = aioredis.Redis.from_url(url, socket_connect_timeout=2.0)
+        # redis-py checks a pooled connection (closed by the server, or holding stray bytes) before
+        # lending it, and replaces it, except while its "maintenance notifications" (a Redis Enterprise
+        # feature, on by default) are on: then each connection a Redis restart closed failed one
+        # command. A blanket retry instead would repeat commands that must not run twice.
+        self.redis: aioredis.Redis = aioredis.Redis.from_url(
+            url,
+            socket_connect_timeout=2.0,
+            maint_notifications_config=MaintNotificationsConfig(enabled=False),
+        )
         self.pipeliner = Pipeliner(url)
         """The hot path's round trips: log appends here, the bus's publishes (rooms/cluster/bus.py)."""
         self.tokens: dict[str, int] = {}

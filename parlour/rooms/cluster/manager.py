@@ -40,8 +40,7 @@ from parlour.store.redis import RedisStore, text
 log = logging.getLogger("parlour.cluster")
 
 _RETRIES = 8
-_STALE_TRIES = 4
-"""Reads of the cluster's counts before a failing Redis connection counts as Redis being down."""
+"""Tries of a forwarded command: owner lookups that fail on Redis, then owners that do not answer."""
 _QUICK_TRIES = 6
 """Rooms a quick player tries (each filled up or closed first) before being told to try again."""
 
@@ -474,8 +473,8 @@ class ClusterManager(Manager):
             try:
                 owner = await self._owner(code)
             except RedisConnectionError:
-                # Each pooled connection a Redis restart left stale fails once and is replaced: look
-                # again (a re-attach lost here left its player a move behind for good).
+                # Redis unreachable for a moment (restarting): look again (a re-attach lost here left
+                # its player a move behind for good).
                 log.warning("event=owner_lookup_failed room=%s", code)
                 await asyncio.sleep(0.05 * (attempt + 1))
                 continue
@@ -857,20 +856,7 @@ class ClusterManager(Manager):
                     room.submit(Command("disconnect", member.session, {}, sink))
 
     async def cluster_stats(self) -> dict[str, Any]:
-        """Rooms and connections of every live node (from their last heartbeat).
-
-        Read again when Redis's connection fails: each pooled connection a Redis restart left stale
-        fails once and is replaced, so a health probe just after the restart still gets an answer."""
-        tries = _STALE_TRIES
-        while True:
-            try:
-                return await self._read_stats()
-            except RedisConnectionError:
-                tries -= 1
-                if not tries:
-                    raise
-
-    async def _read_stats(self) -> dict[str, Any]:
+        """Rooms and connections of every live node (from their last heartbeat)."""
         store, redis = self.store, self.store.redis
         nodes = sorted(text(n) for n in await redis.smembers(store.key("nodes")))
         infos = await redis.mget([store.key("nodeinfo", n) for n in nodes]) if nodes else []
