@@ -1,0 +1,47 @@
+"""What a server loads to start, and the Socket.IO server it loads on the first request for it.
+
+python-socketio imports every client and message queue it has (with aiohttp and redis-py where
+installed): most of a server's start-up CPU once, paid by every restart and every server a test
+starts. The app mounts ``/socket.io/`` without it and loads it on the first request there."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import urllib.request
+from concurrent.futures import ThreadPoolExecutor
+
+_LOADED = """
+import sys
+from parlour.config import Config
+from parlour.net.app import create_app
+create_app(Config.from_env({}, data_dir=sys.argv[1]))
+print(sorted(m for m in ("socketio", "engineio", "aiohttp", "redis") if m in sys.modules))
+"""
+
+
+def test_building_the_app_loads_neither_socketio_nor_redis(tmp_path) -> None:
+    out = subprocess.run(
+        [sys.executable, "-c", _LOADED, str(tmp_path)], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert json.loads(out.stdout.strip().replace("'", '"')) == []
+
+
+def test_the_first_socketio_requests_arriving_at_once_are_all_answered(server_factory) -> None:
+    """Eight handshakes sent together to a server that has not loaded python-socketio yet: each gets a
+    session of its own (they all wait for the one load), and the native API answers meanwhile."""
+    srv = server_factory()
+
+    def handshake(_: int) -> str:
+        url = f"{srv.http}/socket.io/?EIO=4&transport=polling"
+        with urllib.request.urlopen(url, timeout=30) as r:
+            body = r.read().decode()
+        assert body.startswith("0{"), body
+        return str(json.loads(body[1:])["sid"])
+
+    with ThreadPoolExecutor(9) as pool:
+        sids = pool.map(handshake, range(8))
+        health = pool.submit(srv.get, "/healthz")
+        assert json.loads(health.result())["status"] == "ok"
+        assert len(set(sids)) == 8
