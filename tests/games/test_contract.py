@@ -23,11 +23,11 @@ refused action cannot have changed anything unseen either (the random generator 
 
 from __future__ import annotations
 
-import json
 import random
 from dataclasses import fields
 from typing import Any
 
+import orjson
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -37,6 +37,7 @@ from parlour.games.base import Event, Game, IllegalAction, InvalidSettings, Sett
 from tests.contains import contains
 
 GAMES = sorted(CATALOG)
+_SORTED = orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS
 MAX_STEPS = 150
 Step = tuple[str, int, Any]  # ("act", seat, wire action) | ("timeout", seat, None) | ("leave", seat, None)
 
@@ -60,10 +61,12 @@ def tables(draw: st.DrawFn, game: Game) -> tuple[dict[str, Any], int, int]:
 
 
 def _plain(value: Any) -> Any:
-    """``value`` as JSON gives it back; asserts it is JSON (no NaN, no tuples, string keys only)."""
-    text = json.dumps(value, allow_nan=False)
-    back = json.loads(text)
-    assert back == value and json.dumps(back) == text, value
+    """``value`` as JSON gives it back; asserts it is JSON (no NaN, no tuples, string keys only). orjson,
+    as the server encodes: it refuses keys other than strings and integers past 64 bits, writes NaN as
+    null and a tuple as an array, and each of those comes back unequal."""
+    text = orjson.dumps(value)
+    back = orjson.loads(text)
+    assert back == value and orjson.dumps(back) == text, value
     return back
 
 
@@ -71,22 +74,22 @@ def _recipients(players: int) -> list[int | None]:
     return [*range(players), None]
 
 
-def _observable(game: Game, state: Any, players: int) -> str:
+def _observable(game: Game, state: Any, players: int) -> bytes:
     """Everything anyone can learn of the state: every view, every seat's options, the clock, the end."""
     outcome = game.outcome(state)
-    return json.dumps(
+    return orjson.dumps(
         {
             "views": [game.view(state, s) for s in _recipients(players)],
             "legal": [game.legal_actions(state, s) for s in range(players)],
             "to_act": game.to_act(state),
             "outcome": None if outcome is None else repr(outcome),
         },
-        sort_keys=True,
+        option=_SORTED,
     )
 
 
-def _events(events: list[Event], players: int) -> str:
-    return json.dumps([[e.for_seat(s) for s in _recipients(players)] for e in events], sort_keys=True)
+def _events(events: list[Event], players: int) -> bytes:
+    return orjson.dumps([[e.for_seat(s) for s in _recipients(players)] for e in events], option=_SORTED)
 
 
 def _check_views(game: Game, state: Any, players: int) -> None:
@@ -171,7 +174,7 @@ def _walk(game: Game, raw: dict[str, Any], players: int, seed: int) -> None:
     rules = game.settings(raw)
     state = game.setup(rules, players, random.Random(seed))
     rng = random.Random(seed ^ 0x5EED)
-    log: list[tuple[Step, str]] = []
+    log: list[tuple[Step, bytes]] = []
     start = game.start_events(state)
     _check_events(game, state, players, start)
     for _ in range(MAX_STEPS):
