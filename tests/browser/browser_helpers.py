@@ -132,10 +132,6 @@ def click_if_still_there(locator) -> bool:
     return True
 
 
-def game_over(page) -> bool:
-    return page.locator(".game-over").count() > 0
-
-
 def seq(page) -> int:
     """The sequence number of the last game message the page has rendered."""
     return int(page.locator("#stage").get_attribute("data-seq") or -1)
@@ -153,30 +149,69 @@ def page_state(page) -> str:
     )
 
 
-def drive(pages, step, limit: int, observe=None) -> int:
-    """Call ``step(page)`` on each page in turn until the game is over; returns the moves made.
+SETTLE_JS = """([atLeast, orOver, ms]) => new Promise((resolve, reject) => {
+    const deadline = performance.now() + ms;
+    const poll = () => {
+        const seq = Number(document.querySelector('#stage')?.dataset.seq ?? -1);
+        const over = !!document.querySelector('.game-over');
+        if (seq >= atLeast || (orOver && over)) resolve([seq, over]);
+        else if (performance.now() > deadline) reject(new Error(`seq ${seq} shown, ${atLeast} awaited`));
+        else requestAnimationFrame(poll);
+    };
+    poll();
+})"""
 
-    ``step`` makes at most one move by clicking and says whether it did; after a move every page is
-    given time to render the resulting game message before anyone looks again. ``observe(moves)``
-    runs after every move (screenshots, mid-game checks).
+
+def settle(page, at_least: int, or_over: bool = False, timeout_ms: int = 30_000) -> tuple[int, bool]:
+    """Wait until the page has rendered game message ``at_least`` (or the game's end, if ``or_over``);
+    returns what it shows then: the last rendered sequence number and whether the game is over.
+
+    One round trip, where ``wait_for_function`` and a read of its result take two."""
+    seq, over = page.evaluate(SETTLE_JS, [at_least, or_over, timeout_ms])
+    return int(seq), bool(over)
+
+
+def drive(pages, step, limit: int, observe=None) -> int:
+    """Call ``step(page)`` on the pages in turn until the game is over; returns the moves made.
+
+    ``step`` makes at most one move by clicking and says whether it did. Before a page is asked it has
+    rendered the last move seen. The last mover is asked first (after a draw they play or pass; after
+    their second-last card they call UNO), then the players after them in page order: a round of looks
+    at every page per move made the four-player UNO test minutes long. ``observe(moves)`` runs after
+    a move once every page has rendered it (screenshots, mid-game checks).
     """
-    moves = 0
-    while not game_over(pages[0]):
-        assert moves < limit, f"game not over after {limit} moves"
-        before = max(seq(page) for page in pages)
-        mover = next((page for page in pages if step(page)), None)
-        if mover is None:
+    moves, first = 0, 0
+    now, over = _look(pages)
+    while not over:
+        mover = None
+        for index in [*range(first, len(pages)), *range(first)]:
+            shown, over = settle(pages[index], now)
+            if over:  # the end can show a moment after the last move's message
+                break
+            assert moves < limit, f"game not over after {limit} moves"
+            if step(pages[index]):
+                mover, first = pages[index], index
+                break
+        if over:
+            break
+        if mover is None:  # nobody could move (a bot or the clock is on turn): look again
             pages[0].wait_for_timeout(50)
+            now, over = _look(pages)
             continue
         moves += 1
-        moved = f"Number(document.querySelector('#stage').dataset.seq) > {before}"
         try:
-            mover.wait_for_function(f"{moved} || !!document.querySelector('.game-over')")
+            now, over = settle(mover, shown + 1, or_over=True)
         except Exception as err:
             raise AssertionError(f"move {moves} changed nothing; the page says: {page_state(mover)}") from err
-        now = seq(mover)
-        for page in pages:
-            wait_seq(page, now)
         if observe:
-            observe(moves)
+            for page in pages:
+                settle(page, now)
+            observe(moves)  # it may have reloaded a page or clicked: look again
+            now, over = _look(pages)
     return moves
+
+
+def _look(pages) -> tuple[int, bool]:
+    """The latest game message any of the pages has rendered, and whether one shows the game's end."""
+    shown = [settle(page, -1) for page in pages]
+    return max(seq for seq, _ in shown), any(over for _, over in shown)

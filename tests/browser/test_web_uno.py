@@ -29,6 +29,11 @@ SEEN_DIALOGS: set[str] = set()
 FIRST_OF = """(options) => options.findIndex(([sel, words]) =>
     [...document.querySelectorAll(sel)].some((e) => words === null || e.textContent.includes(words)))"""
 PLAYABLE = '[data-testid="hand"] button.playable'
+# The colour with the most cards in the hand (naming the same colour every time, whatever one holds,
+# made four-player games run to hundreds of moves of drawing).
+MOST_HELD = """() => ['red', 'yellow', 'green', 'blue']
+    .map((c) => [c, document.querySelectorAll(`[data-testid="hand"] .ucard.${c}`).length])
+    .reduce((best, next) => (next[1] > best[1] ? next : best))[0]"""
 
 
 def uno_step(page, *, calls_uno: bool, challenges: bool) -> bool:
@@ -55,7 +60,10 @@ def uno_step(page, *, calls_uno: bool, challenges: bool) -> bool:
         if title not in SEEN_DIALOGS:
             SEEN_DIALOGS.add(title)
             shot(page, "uno-dialog-" + title.split()[0].lower())
-        dialog.locator("#dialog-buttons button").first.click()
+        if title == "Choose a colour":  # the colour this player holds most, as a person would name
+            dialog.locator(f"#dialog-buttons .colour-pick.{page.evaluate(MOST_HELD)}").click()
+        else:
+            dialog.locator("#dialog-buttons button").first.click()
     return True
 
 
