@@ -211,7 +211,7 @@ function opponents(view, ctx, legal) {
         el("span", { class: "count cards", role: "img", "aria-label": `${view.counts[seat]} ${view.counts[seat] === 1 ? "card" : "cards"}` }, String(view.counts[seat])),
         view.uno_called[seat] ? el("span", { class: "badge uno" }, "UNO") : null,
         view.turn === seat ? el("span", { class: "badge turn" }, "to play") : null,
-        view.target_score ? el("span", { class: "muted score", title: "Score" }, `${view.scores[seat]} pts`) : null,
+        view.target_score ? el("span", { class: "muted score", title: "Score" }, String(view.scores[seat]), el("span", { class: "unit" }, " pts")) : null,
         catchable ? el("button", { class: "small danger", onclick: () => ctx.act({ type: "catch", target: seat }), dataset: { testid: "catch" } }, "Catch!") : null,
       );
     }),

@@ -80,6 +80,35 @@ def test_uno_table_shows_hand_and_buttons_without_scrolling_on_a_phone(open_page
     shot(ada, "uno-phone-dock")
 
 
+def test_uno_top_card_and_its_colour_stay_above_the_dock_on_small_and_short_screens(open_page, server):
+    """Four players, two with long names, seen on a 320 × 568 and a 360 × 640 phone and on short screens
+    (640 × 400, a phone held sideways): the seat chips keep to one line each, so the card to match and
+    the colour named are both above the dock; before, four chips took four rows on the phones (and two
+    on the short screen) and pushed them under it."""
+    names = ("Ada", "Bartholomew", "Cy", "Dionysia Long")
+    wires, _ = at_a_table(server, "uno", names, {"target_score": 500})
+    for width, height in ((320, 568), (360, 640), (640, 400), (844, 390)):
+        page = open_page("/", {"width": width, "height": height})
+        take_over(page, wires[0].token, "Ada")  # each page in turn takes Ada's seat
+        page.locator('[data-testid="hand"] .ucard').first.wait_for()
+        page.evaluate("window.scrollTo(0, 0)")
+        dock = page.locator('[data-testid="dock"]').bounding_box()
+        for what in ("top", "colour"):
+            box = page.locator(f'[data-testid="{what}"]').bounding_box()
+            assert box["y"] + box["height"] <= dock["y"], (width, height, what, box, dock)
+        chips = page.locator(".table-host .seats .seat").evaluate_all(
+            "cs => cs.map((c) => [c.getBoundingClientRect().height, c.scrollWidth - c.clientWidth])"
+        )
+        # Each on one line, nothing sticking out.
+        assert all(h < 50 and over <= 0 for h, over in chips), (width, height, chips)
+        # The names cut short are still whole for screen readers and in the players' list.
+        assert "Dionysia Long" in page.locator(".table-host .seats").inner_text()
+        shot(page, f"uno-four-chips-{height}")
+        page.close()
+    for wire in wires:
+        wire.close()
+
+
 def test_cheat_button_stands_apart_from_place(open_page):
     pages = [open_page("/", PHONE) for _ in range(3)]
     code = create_room(pages[0], "Ada", "cheat", capacity=3)
