@@ -82,9 +82,10 @@ def test_uno_table_shows_hand_and_buttons_without_scrolling_on_a_phone(open_page
 
 def test_uno_top_card_and_its_colour_stay_above_the_dock_on_small_and_short_screens(open_page, server):
     """Four players, two with long names, seen on a 320 × 568 and a 360 × 640 phone and on short screens
-    (640 × 400, a phone held sideways): the seat chips keep to one line each, so the card to match and
-    the colour named are both above the dock; before, four chips took four rows on the phones (and two
-    on the short screen) and pushed them under it."""
+    (640 × 400, a phone held sideways): the seat chips keep to one line each, so the card to match, the
+    colour named and the draw pile's count are all above the dock; before, four chips took four rows on
+    the phones (and two on the short screen) and pushed them under it, and at 640 × 400 the count sat
+    under the pile, under the dock."""
     names = ("Ada", "Bartholomew", "Cy", "Dionysia Long")
     wires, _ = at_a_table(server, "uno", names, {"target_score": 500})
     for width, height in ((320, 568), (360, 640), (640, 400), (844, 390)):
@@ -93,7 +94,7 @@ def test_uno_top_card_and_its_colour_stay_above_the_dock_on_small_and_short_scre
         page.locator('[data-testid="hand"] .ucard').first.wait_for()
         page.evaluate("window.scrollTo(0, 0)")
         dock = page.locator('[data-testid="dock"]').bounding_box()
-        for what in ("top", "colour"):
+        for what in ("top", "colour", "draw"):
             box = page.locator(f'[data-testid="{what}"]').bounding_box()
             assert box["y"] + box["height"] <= dock["y"], (width, height, what, box, dock)
         chips = page.locator(".table-host .seats .seat").evaluate_all(
