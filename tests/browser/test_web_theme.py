@@ -4,13 +4,29 @@ carried by an emoji (a machine without an emoji font shows boxes)."""
 from __future__ import annotations
 
 import pytest
-from browser_helpers import DESKTOP, create_room, shots
+from browser_helpers import DESKTOP, create_room, shot, shots, take_over
+from wire import at_a_table
 
 pytestmark = pytest.mark.browser
 
 LIGHTNESS = """() => {
     const hex = getComputedStyle(document.documentElement).getPropertyValue("--bg").trim().slice(1);
     return [0, 2, 4].map((i) => parseInt(hex.slice(i, i + 2), 16)).reduce((a, b) => a + b) / 3;
+}"""
+# WCAG's contrast ratio of each element's text against the felt's lightest green (#1f5a3a, the centre
+# of its gradient); the elements here have no background of their own.
+FELT_CONTRAST = """(selectors) => {
+    const lum = (rgb) => {
+        const c = rgb.map((v) => v / 255)
+            .map((v) => (v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4));
+        return 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2];
+    };
+    const felt = lum([0x1f, 0x5a, 0x3a]);
+    return selectors.map((s) => {
+        const rgb = getComputedStyle(document.querySelector(s)).color.match(/\\d+/g).slice(0, 3).map(Number);
+        const [hi, lo] = [Math.max(lum(rgb), felt), Math.min(lum(rgb), felt)];
+        return [s, Math.round(((hi + 0.05) / (lo + 0.05)) * 100) / 100];
+    });
 }"""
 EMOJI = """() => [...document.body.innerText].filter((c) => c.codePointAt(0) >= 0x1f000)"""
 
@@ -37,5 +53,35 @@ def test_theme_follows_the_system_and_the_toggle_overrides_it(browser, server, s
         assert page.evaluate(EMOJI) == []
         if scheme == "light":
             shots(page, "waiting-room-light")
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_what_is_written_on_the_felt_is_readable_in_both_themes(browser, server, scheme):
+    """The middle of the UNO and Cheat tables is dark green felt in both themes. In the light theme the
+    draw pile's count, the round, Cheat's pile count and its caption were dark text on it (contrast
+    about 2:1); they are light now, at least 4.5:1, and the direction arrow at least 3:1 (large)."""
+    tables = {
+        "uno": ["[data-testid=draw] .pile-count", ".uno-centre .match"],
+        "cheat": ["[data-testid=pile-size]", ".cheat-centre .pile .muted"],
+    }
+    context = browser.new_context(viewport=DESKTOP, color_scheme=scheme, reduced_motion="reduce")
+    try:
+        for game, texts in tables.items():
+            wires, _ = at_a_table(server, game, ("Ada", "Bo", "Cy"))
+            page = context.new_page()
+            page.goto(server + "/")
+            take_over(page, wires[0].token, "Ada")
+            page.locator(texts[0]).wait_for()
+            ratios = dict(page.evaluate(FELT_CONTRAST, texts))
+            assert all(r >= 4.5 for r in ratios.values()), (scheme, ratios)
+            if game == "uno":
+                assert page.evaluate(FELT_CONTRAST, [".uno-centre .direction"])[0][1] >= 3, scheme
+            if scheme == "light":
+                shot(page, f"{game}-felt-light")
+            page.close()
+            for wire in wires:
+                wire.close()
     finally:
         context.close()
