@@ -9,7 +9,7 @@ function showTheme() {
   if (theme === "auto") delete document.documentElement.dataset.theme;
   else document.documentElement.dataset.theme = theme;
   button.textContent = { auto: "◐ auto", light: "☀ light", dark: "☾ dark" }[theme];
-  button.setAttribute("aria-label", theme === "auto" ? "Theme: follows the system. Switch to light" : `Theme: ${theme}. Switch`);
+  button.setAttribute("aria-label", theme === "auto" ? "Theme: auto (follows the system). Switch to light" : `Theme: ${theme}. Switch`);
 }
 
 button.addEventListener("click", () => {

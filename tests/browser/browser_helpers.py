@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -55,6 +56,16 @@ def take_over(page, token: str, name: str) -> None:
         [token, name],
     )
     page.reload()
+
+
+def open_as(page, url: str, wire) -> None:
+    """Open ``url`` in a fresh page as the browser of ``wire``'s player (its token, name and guest
+    profile), stored before the client's script runs, so no session of the page's own can race it."""
+    stored = json.dumps(
+        {"parlour.token": wire.token, "parlour.name": wire.name, "parlour.profile": json.dumps(wire.profile)}
+    )
+    page.add_init_script(f"for (const [k, v] of Object.entries({stored})) localStorage.setItem(k, v);")
+    page.goto(url)
 
 
 def wait_drawn(page) -> None:

@@ -141,7 +141,7 @@ def test_waiting_room_markers_link_chat_and_host_controls(open_page, server):
     bo.locator(".settings-summary", has_text="Rank sequence: any rank").wait_for()
 
     # Transfer host: Bo gets the Start button, Ada loses it.
-    member_row(ada, "Bo").get_by_role("button", name="Make Bo host").click()
+    member_row(ada, "Bo").get_by_role("button", name="Make host: Bo").click()
     bo.get_by_role("button", name="Start game").wait_for()
     assert "♛ host" in badges(cy, "Bo")
     assert ada.get_by_role("button", name="Waiting for the host to start").is_visible()

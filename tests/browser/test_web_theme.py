@@ -4,7 +4,7 @@ carried by an emoji (a machine without an emoji font shows boxes)."""
 from __future__ import annotations
 
 import pytest
-from browser_helpers import DESKTOP, create_room, shot, shots, take_over
+from browser_helpers import DESKTOP, create_room, open_as, shot, shots
 from wire import at_a_table
 
 pytestmark = pytest.mark.browser
@@ -13,21 +13,42 @@ LIGHTNESS = """() => {
     const hex = getComputedStyle(document.documentElement).getPropertyValue("--bg").trim().slice(1);
     return [0, 2, 4].map((i) => parseInt(hex.slice(i, i + 2), 16)).reduce((a, b) => a + b) / 3;
 }"""
-# WCAG's contrast ratio of each element's text against the felt's lightest green (#1f5a3a, the centre
-# of its gradient); the elements here have no background of their own.
-FELT_CONTRAST = """(selectors) => {
-    const lum = (rgb) => {
-        const c = rgb.map((v) => v / 255)
+# WCAG's contrast ratio of two CSS colours.
+RATIO = """const ratio = (a, b) => {
+    const lum = (css) => {
+        const c = css.match(/[\\d.]+/g).slice(0, 3).map((v) => v / 255)
             .map((v) => (v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4));
         return 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2];
     };
-    const felt = lum([0x1f, 0x5a, 0x3a]);
-    return selectors.map((s) => {
-        const rgb = getComputedStyle(document.querySelector(s)).color.match(/\\d+/g).slice(0, 3).map(Number);
-        const [hi, lo] = [Math.max(lum(rgb), felt), Math.min(lum(rgb), felt)];
-        return [s, Math.round(((hi + 0.05) / (lo + 0.05)) * 100) / 100];
-    });
-}"""
+    const [hi, lo] = [Math.max(lum(a), lum(b)), Math.min(lum(a), lum(b))];
+    return Math.round(((hi + 0.05) / (lo + 0.05)) * 100) / 100;
+};"""
+# Each element's text against the felt's lightest green (#1f5a3a, the centre of its gradient, which
+# axe-core cannot judge); the elements here have no background of their own.
+FELT_CONTRAST = f"""(selectors) => {{
+    {RATIO}
+    const felt = "rgb(31, 90, 58)";
+    return selectors.map((s) => [s, ratio(getComputedStyle(document.querySelector(s)).color, felt)]);
+}}"""
+# The UNO colours as chips and buttons with text on them (the colour named, the log's cards, the
+# colour picker's buttons), each drawn on the felt and its text held against its own fill: the deal
+# shows only some of them.
+COLOUR_FILLS = f"""() => {{
+    {RATIO}
+    const out = {{}};
+    for (const kind of ["colour-chip", "log-card", "colour-pick"]) {{
+        for (const colour of ["red", "yellow", "green", "blue"]) {{
+            const probe = document.createElement(kind === "colour-pick" ? "button" : "span");
+            probe.className = `${{kind}} ${{colour}}`;
+            probe.textContent = colour;
+            document.querySelector(".uno-centre").append(probe);
+            const style = getComputedStyle(probe);
+            out[`${{kind}} ${{colour}}`] = ratio(style.color, style.backgroundColor);
+            probe.remove();
+        }}
+    }}
+    return out;
+}}"""
 EMOJI = """() => [...document.body.innerText].filter((c) => c.codePointAt(0) >= 0x1f000)"""
 
 
@@ -71,13 +92,14 @@ def test_what_is_written_on_the_felt_is_readable_in_both_themes(browser, server,
         for game, texts in tables.items():
             wires, _ = at_a_table(server, game, ("Ada", "Bo", "Cy"))
             page = context.new_page()
-            page.goto(server + "/")
-            take_over(page, wires[0].token, "Ada")
+            open_as(page, server + "/", wires[0])
             page.locator(texts[0]).wait_for()
             ratios = dict(page.evaluate(FELT_CONTRAST, texts))
             assert all(r >= 4.5 for r in ratios.values()), (scheme, ratios)
             if game == "uno":
                 assert page.evaluate(FELT_CONTRAST, [".uno-centre .direction"])[0][1] >= 3, scheme
+                fills = page.evaluate(COLOUR_FILLS)
+                assert all(r >= 4.5 for r in fills.values()), (scheme, fills)
             if scheme == "light":
                 shot(page, f"{game}-felt-light")
             page.close()

@@ -25,7 +25,11 @@ class Wire:
         self.seq = -1
         self.log: list[Message] = []
         self.messages: list[Message] = []
-        self.token = self.request("identify", name=name)["token"]
+        self.name = name
+        welcome = self.request("identify", name=name)
+        self.token: str = welcome["token"]
+        self.profile: Message = welcome["profile"]
+        """The guest profile's id and secret, as a browser keeps them."""
 
     def _track(self, m: Message) -> None:
         self.messages.append(m)

@@ -1,0 +1,121 @@
+"""Every screen passes axe-core's WCAG 2.2 A/AA and best-practice checks, in the light and the dark
+theme: the lobby, a waiting room, each game's table, a game's end, its replay, a profile and a
+leaderboard. axe-core (pinned in tests/browser/node) is the checker screen readers' and browsers'
+accessibility teams use; what it cannot judge (is the order of a screen sensible?) the keyboard and
+screen-reader tests check by hand (test_web_keyboard.py, test_web_log.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from browser_helpers import DESKTOP, create_room, open_as, shot
+from wire import Wire, at_a_table
+
+pytestmark = pytest.mark.browser
+
+AXE = Path(__file__).parent / "node" / "node_modules" / "axe-core" / "axe.min.js"
+TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practice"]
+# One exception: a card (UNO, Cheat), the UNO draw pile or a Connect Four column shows a picture of
+# itself (a card's corner index and colour initial, the logo on the card backs, discs), and its name
+# says it in words ("Red 7", "Draw pile, 84 cards", "Column 1: empty, 6 free"), as a card is read
+# aloud; axe takes the picture's letters for a visible label.
+PICTURES = ".ucard, .pcard, .pile-btn, .c4-col"
+RUN = """async ([tags, pictures]) => {
+    const result = await axe.run(document, { runOnly: { type: "tag", values: tags } });
+    for (const v of result.violations) {
+        if (v.id === "label-content-name-mismatch") {
+            v.nodes = v.nodes.filter((n) => !document.querySelector(n.target[0])?.matches(pictures));
+        }
+    }
+    return result.violations.filter((v) => v.nodes.length).map((v) => ({
+        rule: v.id,
+        help: v.help,
+        where: v.nodes.slice(0, 5).map((n) => `${n.target.join(" ")}: ${n.failureSummary}`),
+    }));
+}"""
+
+
+def violations(page) -> list[dict]:
+    """What axe-core finds wrong on the page as it is now."""
+    if not page.evaluate("typeof axe !== 'undefined'"):
+        page.add_script_tag(path=str(AXE))
+    return page.evaluate(RUN, [TAGS, PICTURES])
+
+
+def audited(page, screen: str, found: dict[str, list[dict]]) -> None:
+    found[screen] = violations(page)
+    scheme = "dark" if page.evaluate("matchMedia('(prefers-color-scheme: dark)').matches") else "light"
+    shot(page, f"axe-{screen.replace(' ', '-')}-{scheme}")
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_every_screen_passes_axe_in_both_themes(browser, server, scheme):
+    """Before this test, axe found in the light theme: the gold accent text (the brand, the room code,
+    links, the rules) at 2.4-2.9:1 on light panels; the blue and red buttons' dark text at 3.8-4.4:1;
+    in both themes white on the blue and red buttons at 3.4-3.9:1; the theme button's name without its
+    visible word ("auto"); no level-one heading on the room screen."""
+    context = browser.new_context(
+        viewport=DESKTOP, color_scheme=scheme, reduced_motion="reduce", bypass_csp=True
+    )
+    found: dict[str, list[dict]] = {}
+    wires: list[Wire] = []
+    try:
+        page = context.new_page()
+        page.goto(server + "/")
+        page.locator("#screen-start #create-form").wait_for()
+        audited(page, "lobby", found)
+
+        code = create_room(page, "Ada", "uno")
+        guest = Wire(server, "Bo")
+        wires.append(guest)
+        guest.request("join", code=code)
+        page.locator("#players .member", has_text="Bo").wait_for()
+        audited(page, "waiting room", found)
+
+        for game, names in (
+            ("uno", ("Ada", "Bo", "Cy")),
+            ("cheat", ("Ada", "Bo", "Cy")),
+            ("dots", ("Ada", "Bo")),
+            ("connect_four", ("Ada", "Bo")),
+        ):
+            seated, _ = at_a_table(server, game, names)
+            wires += seated
+            page.close()
+            page = context.new_page()
+            # Ada's browser: her seat's token and her profile (the replay of a private room's game is
+            # for the profiles that played it).
+            open_as(page, server + "/", seated[0])
+            page.locator(".table-host > *").wait_for()
+            page.locator("#game-log li").first.wait_for(state="attached")
+            audited(page, f"{game} table", found)
+
+        # Connect Four to its end (Ada, in the browser, four in the left column; Bo over the wire), seen
+        # by Ada: the results, the replay, her profile and the game's leaderboard.
+        ada, bo = seated
+        for move in range(4):
+            page.locator('.c4-col.playable[data-column="0"]').click()
+            if move < 3:
+                bo.until(lambda m: m["type"] == "game" and m["view"]["turn"] == 1)
+                bo.request("action", action={"type": "drop", "column": 1})
+        page.locator(".game-over").wait_for()
+        audited(page, "game over", found)
+        page.locator('[data-testid="watch-replay"]').click()
+        page.locator("#replay-title", has_text="Connect Four").wait_for()
+        page.locator("#game-log li").first.wait_for()
+        audited(page, "replay", found)
+        page.goto(f"{server}/p/{ada.profile['id']}")
+        page.locator(".stat-game").first.wait_for()
+        audited(page, "profile", found)
+        page.get_by_role("link", name="Connect Four leaderboard →").click()
+        page.locator("h1", has_text="Connect Four leaderboard").wait_for()
+        audited(page, "leaderboard", found)
+    finally:
+        for wire in wires:
+            wire.close()
+        context.close()
+    assert len(found) == 10
+    problems = [
+        f"{where}: {v['rule']} ({v['help']}) at {v['where']}" for where, vs in found.items() for v in vs
+    ]
+    assert not problems, "\n".join(problems)
