@@ -58,7 +58,7 @@ export function onEvent(event, names, seat) {
 
 export function render(stage, view, ctx) {
   const mine = view.hand ?? null;
-  const myTurn = view.turn === ctx.seat && mine !== null;
+  const myTurn = view.turn === ctx.seat && mine !== null && !ctx.readOnly;
   const ids = new Set((mine ?? []).map((c) => c.id));
   for (const id of local.selected) if (!ids.has(id) || !myTurn) local.selected.delete(id);
   if (!view.ranks.includes(local.rank)) local.rank = view.ranks[0] ?? null;
@@ -215,7 +215,8 @@ function handArea(view, hand, myTurn, ctx) {
     "div",
     { class: "hand-area dock", dataset: { testid: "dock" } },
     // Cheat! stands apart from Place, so a hurried thumb does not call instead of playing.
-    el("div", { class: "controls" }, rankPicker, place, el("span", { class: "spacer" }), cheat),
+    // A replay shows the hand, offers no move.
+    ctx.readOnly ? null : el("div", { class: "controls" }, rankPicker, place, el("span", { class: "spacer" }), cheat),
     el("p", { class: "muted hint" }, myTurn ? "Select 1–4 cards, then place them." : `Your hand: ${hand.length} cards`),
     el("p", { id: "hand-keys", class: "visually-hidden" }, "The arrow keys move between your cards; Space selects one."),
     el("div", { class: "hand", role: "group", "aria-label": "Your hand", "aria-describedby": "hand-keys", dataset: { testid: "hand" }, onkeydown: arrowKeys }, cards),

@@ -51,14 +51,14 @@ function status(view, ctx) {
     const winner = view.winners[0];
     return winner === ctx.seat ? "Four in a row — you win!" : `${ctx.name(winner)} wins.`;
   }
-  if (view.turn === ctx.seat) return "Your turn: pick a column.";
+  if (view.turn === ctx.seat && !ctx.readOnly) return "Your turn: pick a column.";
   return `${ctx.name(view.turn)} to play.`;
 }
 
 export function render(stage, view, ctx) {
   ensureStyle();
   const { width, height, cells } = view;
-  const myTurn = !view.over && view.turn === ctx.seat;
+  const myTurn = !view.over && view.turn === ctx.seat && !ctx.readOnly; // not in a replay
   const winning = new Set(view.line.map(([c, r]) => `${c},${r}`));
   const last = view.last ? `${view.last[0]},${view.last[1]}` : null;
   const columns = [];

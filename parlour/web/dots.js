@@ -43,10 +43,13 @@ const key = (l) => `${l.x},${l.y},${l.d}`;
 const lineEnd = (x, y, d) => (d === 0 ? [x + 1, y] : [x, y + 1]);
 const valid = ({ x, y, d }, w, h) => x >= 0 && y >= 0 && (d === 0 ? x < w - 1 && y < h : x < w && y < h - 1);
 
+/** A seat that can move on this board: not a spectator's, nor a replay's (``ctx.readOnly``). */
+const playing = (ctx) => ctx.seat !== null && !ctx.readOnly;
+
 export function render(stage, view, ctx) {
   const { width: w, height: h } = view;
   const drawn = new Set(view.lines.map(([x, y, d]) => key({ x, y, d })));
-  const myTurn = view.turn === ctx.seat && !view.over;
+  const myTurn = playing(ctx) && view.turn === ctx.seat && !view.over;
   // At tap size (48 px between dots) wider than the screen (a phone, a big board): it can be shown whole.
   const tapWidth = (48 / GAP) * ((w - 1) * GAP + 2 * PAD);
   const zoomable = tapWidth > window.innerWidth;
@@ -57,9 +60,9 @@ export function render(stage, view, ctx) {
   // A player's board holds every free line, covered while it is not their turn, so that a move
   // changes a few nodes instead of rebuilding thousands: the live board is brought up to date in place
   // and ui.morph leaves the children of a board with the same data-keep alone.
-  const shape = `${w}x${h}:${view.players}:${ctx.seat === null ? "watch" : "play"}`;
+  const shape = `${w}x${h}:${view.players}:${playing(ctx) ? "play" : "watch"}`;
   const live = document.querySelector(`#stage .dots-board[data-keep="${shape}"]`);
-  const marks = { drawn, turn: local.turn, armed: myTurn ? local.armed : null, cursor, wait: ctx.seat !== null && !myTurn };
+  const marks = { drawn, turn: local.turn, armed: myTurn ? local.armed : null, cursor, wait: playing(ctx) && !myTurn };
   const kept = live !== null && update(live, view, marks, ctx);
 
   const board = svg("svg", {
@@ -68,9 +71,10 @@ export function render(stage, view, ctx) {
     // As wide as the panel allows (and the screen's height); on a phone a big board keeps lines at
     // least 48 px apart (--min-board; a line's tap area is then 33.6 px square) and its frame scrolls, to pan.
     style: `--min-board: ${tapWidth}px; --aspect: ${((w - 1) * GAP + 2 * PAD) / ((h - 1) * GAP + 2 * PAD)}`,
-    role: "application",
-    tabindex: "0",
-    "aria-label": `Dots and Boxes board, ${w} by ${h} dots. ${myTurn ? "Your turn: arrows move, Space turns, Enter draws." : "Waiting for the other player."}`,
+    // A replay's board is a picture: its arrow keys step through the game.
+    role: ctx.readOnly ? "img" : "application",
+    tabindex: ctx.readOnly ? null : "0",
+    "aria-label": `Dots and Boxes board, ${w} by ${h} dots.${myTurn ? " Your turn: arrows move, Space turns, Enter draws." : ctx.readOnly ? "" : " Waiting for the other player."}`,
     "data-testid": "dots-board",
     // A rebuilt board gets a key of its own, so morph patches its children in.
     "data-keep": kept ? shape : `${shape}:new:${++builds}`,
@@ -83,7 +87,7 @@ export function render(stage, view, ctx) {
       const line = e.target.closest("[data-line]");
       if (line && e.currentTarget.classList.contains("mine")) tap(e, line.dataset.line, ctx);
     },
-    onkeydown: (e) => keyboard(e, e.currentTarget, view, drawn, ctx),
+    onkeydown: ctx.readOnly ? null : (e) => keyboard(e, e.currentTarget, view, drawn, ctx),
     onfocus: (e) => showCursor(e.currentTarget),
     onblur: () => showCursor(null),
   });
@@ -151,7 +155,7 @@ function build(board, view, marks, ctx) {
         if (!valid({ x, y, d }, w, h)) continue;
         const k = key({ x, y, d });
         if (marks.drawn.has(k)) board.append(drawnLine(k, marks.turn));
-        else if (ctx.seat !== null) board.append(freeLine(k, marks));
+        else if (playing(ctx)) board.append(freeLine(k, marks));
       }
     }
   }
@@ -174,7 +178,7 @@ function update(board, view, marks, ctx) {
   for (const k of shown.lines) {
     if (marks.drawn.has(k)) continue;
     const line = board.querySelector(`[data-drawn="${k}"]`);
-    if (ctx.seat !== null) line?.replaceWith(freeLine(k, marks));
+    if (playing(ctx)) line?.replaceWith(freeLine(k, marks));
     else line?.remove();
   }
   for (const b of shown.boxes) {

@@ -87,7 +87,8 @@ function context() {
   return {
     seat: viewedSeat(),
     name: names,
-    act: () => {}, // read-only: nothing is sent
+    readOnly: true, // the tables show the viewed seat's hand and offer no move
+    act: () => {}, // nothing is sent
     presence: () => null,
     absent: () => false,
     rerender: () => R.shown && draw(R.shown, true),

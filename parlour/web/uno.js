@@ -105,10 +105,10 @@ export function resultColumns(view, score) {
 }
 
 export function render(stage, view, ctx) {
-  const legal = view.legal ?? [];
+  const legal = ctx.readOnly ? [] : (view.legal ?? []); // a replay shows the hand, offers no move
   const has = (type) => legal.some((a) => a.type === type);
   const playsFor = (id) => legal.filter((a) => a.type === "play" && a.card === id);
-  const myTurn = view.turn === ctx.seat && ctx.seat !== null;
+  const myTurn = view.turn === ctx.seat && ctx.seat !== null && !ctx.readOnly;
   const pending = view.pending;
 
   const drawPile = el(
@@ -139,7 +139,7 @@ export function render(stage, view, ctx) {
     has("accept") ? el("button", { class: "big", onclick: () => ctx.act({ type: "accept" }) }, `Accept +${pending.draw_stack}`) : null,
     has("draw") ? el("button", { class: "big", onclick: () => ctx.act({ type: "draw" }) }, pending.draw_stack ? `Draw ${pending.draw_stack}` : "Draw") : null,
     has("pass") ? el("button", { class: "big", onclick: () => ctx.act({ type: "pass" }), dataset: { testid: "pass" } }, "Keep & pass") : null,
-    ctx.seat !== null ? unoButton(view, has, playsFor, ctx) : null,
+    ctx.seat !== null && !ctx.readOnly ? unoButton(view, has, playsFor, ctx) : null,
   );
 
   const hand = view.hand ? handArea(view, ctx, playsFor, myTurn, hint(view, has, playsFor, myTurn)) : null;

@@ -103,6 +103,8 @@ def test_every_screen_passes_axe_in_both_themes(browser, server, scheme):
         page.locator('[data-testid="watch-replay"]').click()
         page.locator("#replay-title", has_text="Connect Four").wait_for()
         page.locator("#game-log li").first.wait_for()
+        # Ada's seat, her turn at the start: a replay says whose turn it was, not "Your turn".
+        assert page.locator(".c4-status").inner_text() == "Ada to play."
         audited(page, "replay", found)
         page.goto(f"{server}/p/{ada.profile['id']}")
         page.locator(".stat-game").first.wait_for()

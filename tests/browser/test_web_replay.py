@@ -13,6 +13,17 @@ from test_web_dots import click_free_line
 pytestmark = pytest.mark.browser
 
 
+# What the replay's table offers the seat it shows: words saying it is their turn, and controls that
+# would take a move (a replay takes none: it shows that seat's hand, nothing more).
+OFFERS = """() => {
+    const stage = document.querySelector('[data-testid="replay-stage"]');
+    const live = [...stage.querySelectorAll('button, select, [role="application"]')]
+        .filter((c) => !c.disabled && c.offsetParent !== null && !c.classList.contains("zoom-toggle"));
+    const controls = live.map((c) => c.outerHTML.slice(0, 90));
+    return { yourTurn: /your turn/i.test(stage.innerText), controls };
+}"""
+
+
 def position(page) -> str:
     return page.locator('[data-testid="replay-position"]').inner_text()
 
@@ -32,6 +43,14 @@ def test_open_the_replay_from_the_results_and_step_to_the_end(open_page):
     wait_drawn(ada)
     assert ada.locator("#replay-title").inner_text() == "Replay: Dots & Boxes"
     assert position(ada) == "Deal · 12 moves"
+    # Ada's seat is shown, and it is her turn at the deal: the board is a picture of the game (before,
+    # a keyboard application whose arrow keys moved a cursor instead of stepping the replay).
+    assert ada.evaluate(OFFERS) == {"yourTurn": False, "controls": []}
+    # No line of the log is marked at the deal (the table's "newest line" mark was left on the last).
+    backgrounds = ada.locator("#game-log .log-entry").evaluate_all(
+        "es => es.map((e) => getComputedStyle(e).backgroundColor)"
+    )
+    assert set(backgrounds) == {"rgba(0, 0, 0, 0)"}
     # The player sees their own seat by default; a fresh 3×3 board has no line drawn.
     assert "(you)" in ada.locator('[data-testid="replay-seat"] option:checked').inner_text()
     assert ada.locator("line.drawn").count() == 0
@@ -138,6 +157,15 @@ def test_a_watched_bots_game_replays_with_every_hand(open_page, tmp_path, monkey
         held = [int(n) for n in re.findall(r"\((\d+)\)", " ".join(rows.all_inner_texts()))]
         assert len(held) == bots and all(n > 0 for n in held)
         assert [rows.nth(i).locator(".hand-cards > *").count() for i in range(bots)] == held
+        # Every step, Bot 2's seat shown: its hand, no "your turn", no control that would take a move.
+        last = int(ada.locator("#slider").get_attribute("max"))
+        offered = []
+        for step in range(2, last + 1):
+            ada.keyboard.press("ArrowRight")
+            ada.wait_for_function(f"document.querySelector('#slider').value === '{step}'")
+            offered.append(ada.evaluate(OFFERS))
+        assert offered == [{"yourTurn": False, "controls": []}] * (last - 1)
+        assert rows.count() == bots
         # The checkbox keeps focus and its space; End still goes to the last move.
         # The slider moves at once; the caption once the last step has been fetched and drawn.
         ada.keyboard.press("End")
