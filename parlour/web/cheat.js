@@ -219,7 +219,8 @@ function handArea(view, hand, myTurn, ctx) {
     ctx.readOnly ? null : el("div", { class: "controls" }, rankPicker, place, el("span", { class: "spacer" }), cheat),
     el("p", { class: "muted hint" }, myTurn ? "Select 1–4 cards, then place them." : `Your hand: ${hand.length} cards`),
     el("p", { id: "hand-keys", class: "visually-hidden" }, "The arrow keys move between your cards; Space selects one."),
-    el("div", { class: "hand", role: "group", "aria-label": "Your hand", "aria-describedby": "hand-keys", dataset: { testid: "hand" }, onkeydown: arrowKeys }, cards),
+    // Off turn every card is disabled: the hand itself takes focus, so a keyboard can scroll it.
+    el("div", { class: "hand", role: "group", tabindex: myTurn ? null : "0", "aria-label": "Your hand", "aria-describedby": "hand-keys", dataset: { testid: "hand" }, onkeydown: arrowKeys }, cards),
   );
 }
 

@@ -241,7 +241,8 @@ function handArea(view, ctx, playsFor, myTurn, hintText) {
     el("p", { class: "muted hint" }, hintText),
     el(
       "div",
-      { class: `hand uno-hand ${myTurn ? "my-turn" : ""}`, role: "group", "aria-label": "Your hand", dataset: { testid: "hand" } },
+      // With no card to play every card is disabled: the hand itself takes focus, so a keyboard can scroll it.
+      { class: `hand uno-hand ${myTurn ? "my-turn" : ""}`, role: "group", tabindex: view.hand.some((c) => playsFor(c.id).length) ? null : "0", "aria-label": "Your hand", dataset: { testid: "hand" } },
       [...groups].map(([colour, cards]) =>
         el(
           "div",

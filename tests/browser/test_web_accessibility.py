@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from browser_helpers import DESKTOP, create_room, open_as, shot
+from browser_helpers import DESKTOP, PHONE, create_room, open_as, shot
 from wire import Wire, at_a_table
 
 pytestmark = pytest.mark.browser
@@ -117,6 +117,54 @@ def test_every_screen_passes_axe_in_both_themes(browser, server, scheme):
             wire.close()
         context.close()
     assert len(found) == 10
+    problems = [
+        f"{where}: {v['rule']} ({v['help']}) at {v['where']}" for where, vs in found.items() for v in vs
+    ]
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_phone_screens_pass_axe_in_both_themes(browser, server, scheme):
+    """At 390 × 844: the lobby, and the UNO and Cheat tables of a player waiting for their turn (every
+    card disabled, the hand docked and scrolled sideways), with the log opened. Before: the lobby's
+    heading was display:none on phones (no level-one heading), and a waiting Cheat player's hand
+    scrolled with nothing in it a keyboard could reach."""
+    context = browser.new_context(
+        viewport=PHONE, color_scheme=scheme, reduced_motion="reduce", bypass_csp=True
+    )
+    found: dict[str, list[dict]] = {}
+    wires: list[Wire] = []
+    try:
+        page = context.new_page()
+        page.goto(server + "/")
+        page.locator("#screen-start #create-form").wait_for()
+        audited(page, "lobby", found)
+        for game in ("uno", "cheat"):
+            seated, _ = at_a_table(server, game, ("Ada", "Bo", "Cy"))
+            wires += seated
+            waiting = next(w for w in seated if w.view["turn"] != w.view["seat"])
+            page.close()
+            page = context.new_page()
+            open_as(page, server + "/", waiting)
+            page.locator('[data-testid="hand"]').wait_for()
+            audited(page, f"{game} table", found)
+            # The keyboard reaches the hand (to scroll it) though no card in it can be played now.
+            page.locator("#leave").focus()
+            reached = False
+            for _ in range(60):
+                page.keyboard.press("Tab")
+                if page.evaluate("!!document.activeElement.closest('[data-testid=\"hand\"]')"):
+                    reached = True
+                    break
+            assert reached, game
+            page.locator("#log-toggle").click()
+            page.locator("#game-log li").first.wait_for()
+            audited(page, f"{game} table, log open", found)
+    finally:
+        for wire in wires:
+            wire.close()
+        context.close()
+    assert len(found) == 5
     problems = [
         f"{where}: {v['rule']} ({v['help']}) at {v['where']}" for where, vs in found.items() for v in vs
     ]
