@@ -31,8 +31,8 @@ FELT_CONTRAST = f"""(selectors) => {{
     return selectors.map((s) => [s, ratio(getComputedStyle(document.querySelector(s)).color, felt)]);
 }}"""
 # The UNO colours as chips and buttons with text on them (the colour named, the log's cards, the
-# colour picker's buttons), each drawn on the felt and its text held against its own fill: the deal
-# shows only some of them.
+# colour picker's buttons), each drawn on the page (the picker is a dialog, off the felt) and its text
+# held against its own fill: the deal shows only some of them.
 COLOUR_FILLS = f"""() => {{
     {RATIO}
     const out = {{}};
@@ -41,7 +41,7 @@ COLOUR_FILLS = f"""() => {{
             const probe = document.createElement(kind === "colour-pick" ? "button" : "span");
             probe.className = `${{kind}} ${{colour}}`;
             probe.textContent = colour;
-            document.querySelector(".uno-centre").append(probe);
+            document.body.append(probe);
             const style = getComputedStyle(probe);
             out[`${{kind}} ${{colour}}`] = ratio(style.color, style.backgroundColor);
             probe.remove();
