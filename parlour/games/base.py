@@ -330,9 +330,7 @@ class Game(Protocol):
         them once per action, not once per recipient)."""
 
     def seat_view(self, state: Any, seat: int | None) -> dict[str, Any]:
-        """The keys of ``view`` that depend on ``seat``; none of them is in ``public_view``. Each key's
-        value keeps its JSON type from call to call (never ``1`` once and ``true`` the next): the server
-        reuses a seat's encoded part while its view compares equal, and ``1 == True`` in Python."""
+        """The keys of ``view`` that depend on ``seat``; none of them is in ``public_view``."""
 
     def on_leave(self, state: Any, seat: int) -> list[Event]:
         """Apply the rules for a player leaving mid-game."""

@@ -122,7 +122,6 @@ class GameFlow(RoomState):
         """Leave ``playing`` and keep the game's record (saved with this command's log entry); the
         room lists it among its recent games (for their replays)."""
         self.state, self.turn = FINISHED, None
-        self._seat_parts = {}  # only a running game's messages reuse them: an idle room holds none
         players = [{**s, "session": sess} for s, sess in zip(self.seats, self.seat_sessions, strict=True)]
         for seat, tags in self.seat_tags.items():
             players[seat].update(tags)

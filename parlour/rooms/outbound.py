@@ -111,8 +111,9 @@ class Outbound(RoomState):
         seats = self.seats if kind == "game_started" else None
         # The log's entries are written for the first recipient that takes them (``Sink.log``).
         entries: list[Message] | None = None
-        # What JSON sinks get is encoded once per action, and once per seat whose view changed
-        # (``_seat_parts``; rooms/encoding.py).
+        # What JSON sinks get is encoded once per action, and once per seat (rooms/encoding.py). A seat's
+        # view is encoded again even when unchanged: comparing it with the last one read memory that the
+        # other rooms had pushed out of the caches, and cost more CPU than it saved (benchmarks.md).
         frames: GameFrames | None = None
         encoded: dict[int | None, tuple[bytes, bytes]] = {}  # seat → its encoded events and seat view
         whole: dict[int | None, bytes] = {}  # seat → its whole encoded message
@@ -120,7 +121,6 @@ class Outbound(RoomState):
         brief: dict[int | None, tuple[list[Message], Message | LazyView]] = {}  # the same without ``legal``
         without_legal = getattr(engine, "seat_view_without_legal", None)
         table, taken = self.seats, len(self.seats)
-        seat_parts = self._seat_parts
         for member in self.members.values():
             sink = member.sink
             if sink is None or not getattr(sink, "games", True):
@@ -163,14 +163,7 @@ class Outbound(RoomState):
             parts = encoded.get(seat)
             if parts is None:
                 told = json_bytes([e.for_seat(seat) for e in events]) if seat in private else frames.events
-                view_now = engine.seat_view(game, seat)
-                last = seat_parts.get(seat)
-                if last is not None and last[0] == view_now:
-                    part = last[1]
-                else:
-                    part = json_bytes(view_now)
-                    seat_parts[seat] = (view_now, part)
-                parts = encoded[seat] = (told, part)
+                parts = encoded[seat] = (told, json_bytes(engine.seat_view(game, seat)))
             send_json = getattr(sink, "send_json", None)
             if send_json is not None:
                 data = whole.get(seat)

@@ -157,10 +157,6 @@ class RoomState:
         self.started_at = 0.0
         self.game_log: list[dict[str, Any]] = []
         self._new_table_log()
-        self._seat_parts: dict[int | None, tuple[Message, bytes]] = {}
-        """Each seat's last ``seat_view`` and its encoding while a game runs (``Outbound.broadcast_game``;
-        ``GameFlow.end_game`` lets them go): most actions change few seats' views (the mover's, the
-        next seat's), and comparing a view costs a fifth of encoding it."""
         self.scoreboard: scoreboard.Scoreboard = {}
         self.recent_games: deque[Message] = deque(maxlen=RECENT_GAMES)
         self.outcome: Message | None = None
