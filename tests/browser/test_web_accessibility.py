@@ -6,6 +6,8 @@ screen-reader tests check by hand (test_web_keyboard.py, test_web_log.py)."""
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -49,14 +51,13 @@ def audited(page, screen: str, found: dict[str, list[dict]]) -> None:
     shot(page, f"axe-{screen.replace(' ', '-')}-{scheme}")
 
 
-@pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_every_screen_passes_axe_in_both_themes(browser, server, scheme):
-    """Before this test, axe found in the light theme: the gold accent text (the brand, the room code,
-    links, the rules) at 2.4-2.9:1 on light panels; the blue and red buttons' dark text at 3.8-4.4:1;
-    in both themes white on the blue and red buttons at 3.4-3.9:1; the theme button's name without its
-    visible word ("auto"); no level-one heading on the room screen."""
+@contextlib.contextmanager
+def auditing(browser, server: str, viewport: dict[str, int], scheme: str) -> Iterator[tuple]:
+    """A visitor in ``scheme`` at ``viewport`` whose first page is on the lobby, audited. Yields its
+    browser context, that page, what axe found per screen and a list of wire clients to close; then
+    checks that no screen had a problem."""
     context = browser.new_context(
-        viewport=DESKTOP, color_scheme=scheme, reduced_motion="reduce", bypass_csp=True
+        viewport=viewport, color_scheme=scheme, reduced_motion="reduce", bypass_csp=True
     )
     found: dict[str, list[dict]] = {}
     wires: list[Wire] = []
@@ -65,7 +66,24 @@ def test_every_screen_passes_axe_in_both_themes(browser, server, scheme):
         page.goto(server + "/")
         page.locator("#screen-start #create-form").wait_for()
         audited(page, "lobby", found)
+        yield context, page, found, wires
+    finally:
+        for wire in wires:
+            wire.close()
+        context.close()
+    problems = [
+        f"{where}: {v['rule']} ({v['help']}) at {v['where']}" for where, vs in found.items() for v in vs
+    ]
+    assert not problems, "\n".join(problems)
 
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_every_screen_passes_axe_in_both_themes(browser, server, scheme):
+    """Before this test, axe found in the light theme: the gold accent text (the brand, the room code,
+    links, the rules) at 2.4-2.9:1 on light panels; the blue and red buttons' dark text at 3.8-4.4:1;
+    in both themes white on the blue and red buttons at 3.4-3.9:1; the theme button's name without its
+    visible word ("auto"); no level-one heading on the room screen."""
+    with auditing(browser, server, DESKTOP, scheme) as (context, page, found, wires):
         code = create_room(page, "Ada", "uno")
         guest = Wire(server, "Bo")
         wires.append(guest)
@@ -112,15 +130,7 @@ def test_every_screen_passes_axe_in_both_themes(browser, server, scheme):
         page.get_by_role("link", name="Connect Four leaderboard →").click()
         page.locator("h1", has_text="Connect Four leaderboard").wait_for()
         audited(page, "leaderboard", found)
-    finally:
-        for wire in wires:
-            wire.close()
-        context.close()
     assert len(found) == 10
-    problems = [
-        f"{where}: {v['rule']} ({v['help']}) at {v['where']}" for where, vs in found.items() for v in vs
-    ]
-    assert not problems, "\n".join(problems)
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
@@ -129,16 +139,7 @@ def test_the_phone_screens_pass_axe_in_both_themes(browser, server, scheme):
     card disabled, the hand docked and scrolled sideways), with the log opened. Before: the lobby's
     heading was display:none on phones (no level-one heading), and a waiting Cheat player's hand
     scrolled with nothing in it a keyboard could reach."""
-    context = browser.new_context(
-        viewport=PHONE, color_scheme=scheme, reduced_motion="reduce", bypass_csp=True
-    )
-    found: dict[str, list[dict]] = {}
-    wires: list[Wire] = []
-    try:
-        page = context.new_page()
-        page.goto(server + "/")
-        page.locator("#screen-start #create-form").wait_for()
-        audited(page, "lobby", found)
+    with auditing(browser, server, PHONE, scheme) as (context, page, found, wires):
         for game in ("uno", "cheat"):
             seated, _ = at_a_table(server, game, ("Ada", "Bo", "Cy"))
             wires += seated
@@ -160,12 +161,4 @@ def test_the_phone_screens_pass_axe_in_both_themes(browser, server, scheme):
             page.locator("#log-toggle").click()
             page.locator("#game-log li").first.wait_for()
             audited(page, f"{game} table, log open", found)
-    finally:
-        for wire in wires:
-            wire.close()
-        context.close()
     assert len(found) == 5
-    problems = [
-        f"{where}: {v['rule']} ({v['help']}) at {v['where']}" for where, vs in found.items() for v in vs
-    ]
-    assert not problems, "\n".join(problems)
