@@ -215,8 +215,7 @@ function handArea(view, hand, myTurn, ctx) {
     "div",
     { class: "hand-area dock", dataset: { testid: "dock" } },
     // Cheat! stands apart from Place, so a hurried thumb does not call instead of playing.
-    // A replay shows the hand, offers no move.
-    ctx.readOnly ? null : el("div", { class: "controls" }, rankPicker, place, el("span", { class: "spacer" }), cheat),
+    el("div", { class: "controls" }, rankPicker, place, el("span", { class: "spacer" }), cheat),
     el("p", { class: "muted hint" }, myTurn ? "Select 1–4 cards, then place them." : `Your hand: ${hand.length} cards`),
     el("p", { id: "hand-keys", class: "visually-hidden" }, "The arrow keys move between your cards; Space selects one."),
     // Off turn every card is disabled: the hand itself takes focus, so a keyboard can scroll it.

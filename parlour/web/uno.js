@@ -139,7 +139,7 @@ export function render(stage, view, ctx) {
     has("accept") ? el("button", { class: "big", onclick: () => ctx.act({ type: "accept" }) }, `Accept +${pending.draw_stack}`) : null,
     has("draw") ? el("button", { class: "big", onclick: () => ctx.act({ type: "draw" }) }, pending.draw_stack ? `Draw ${pending.draw_stack}` : "Draw") : null,
     has("pass") ? el("button", { class: "big", onclick: () => ctx.act({ type: "pass" }), dataset: { testid: "pass" } }, "Keep & pass") : null,
-    ctx.seat !== null && !ctx.readOnly ? unoButton(view, has, playsFor, ctx) : null,
+    ctx.seat !== null ? unoButton(view, has, playsFor, ctx) : null,
   );
 
   const hand = view.hand ? handArea(view, ctx, playsFor, myTurn, hint(view, has, playsFor, myTurn)) : null;
