@@ -112,6 +112,9 @@ def test_every_screen_passes_axe_in_both_themes(browser, server, scheme):
         # by Ada: the results, the replay, her profile and the game's leaderboard.
         ada, bo = seated
         for move in range(4):
+            # Bo's wire may move before Ada's page has drawn her last disc: a click on its stale
+            # "playable" column would be dropped (her move still on its way). Wait for Bo's disc.
+            page.wait_for_function(f"() => document.querySelectorAll('.c4-cell.disc').length === {2 * move}")
             page.locator('.c4-col.playable[data-column="0"]').click()
             if move < 3:
                 bo.until(lambda m: m["type"] == "game" and m["view"]["turn"] == 1)
