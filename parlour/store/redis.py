@@ -250,6 +250,24 @@ class RedisStore:
             await self.redis.ping()
         except Exception as exc:
             raise SystemExit(f"cannot reach Redis at {self.url}: {exc}") from None
+        await self._check_durability()
+
+    async def _check_durability(self) -> None:
+        """Rooms, their logs and the sessions live in Redis alone: without AOF a Redis restart loses
+        them (with RDB snapshots only, it brings back logs minutes old). Say so once, at start, where
+        the operator looks; a managed Redis may refuse ``CONFIG``, and then nothing can be told."""
+        try:
+            found = await self.redis.config_get("appendonly")
+        except ResponseError:
+            log.info("event=redis_durability_unknown reason=config_get_refused")
+            return
+        appendonly = found.get("appendonly", "")  # redis-py decodes CONFIG GET's reply
+        if appendonly != "yes":
+            log.warning(
+                "event=redis_not_durable appendonly=%s; a Redis restart loses every room: run Redis"
+                " with appendonly yes (docs/scaling.md, Durability)",
+                appendonly or "unknown",
+            )
 
     async def close(self) -> None:
         if self._pending:

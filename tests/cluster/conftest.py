@@ -22,11 +22,13 @@ LEASE = "2"
 
 
 class RedisProcess:
-    """``redis-server`` with AOF in a temp dir; ``restart()`` stops it (SIGTERM) and starts it again."""
+    """``redis-server`` with AOF in a temp dir; ``restart()`` stops it (SIGTERM) and starts it again.
+    ``options``: more of its command-line options, after (so overriding) the defaults."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, *options: str) -> None:
         self.dir = root
         self.port = free_port()
+        self.options = options
         self.proc: subprocess.Popen[bytes] | None = None
 
     @property
@@ -52,6 +54,7 @@ class RedisProcess:
                 "",
                 "--protected-mode",
                 "no",
+                *self.options,
             ],
             stdout=(self.dir / "redis.log").open("ab"),
             stderr=subprocess.STDOUT,
