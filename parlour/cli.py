@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import functools
 import gc
 import socket
@@ -65,12 +66,33 @@ def main(argv: Sequence[str] | None = None) -> int:
             redis_url=args.redis_url,
             workers=args.workers,
         )
+        if not config.reuse_port:  # a worker binds beside its siblings: its supervisor looked
+            _require_free_port(config)
         if config.workers > 1:
             from parlour.net.workers import supervise
 
             return supervise(config)
         serve(config)
     return 0
+
+
+def _require_free_port(config: Config) -> None:
+    """Stop at once, in words, when the address cannot be listened on: uvicorn says so only after the
+    start-up work (every room recovered), in a log line under a banner that claims the server runs."""
+    family = socket.AF_INET6 if ":" in config.host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds
+        try:
+            probe.bind((config.host, config.port))
+        except OSError as exc:
+            if exc.errno == errno.EADDRINUSE:
+                raise SystemExit(
+                    f"parlour: port {config.port} is already in use on {config.host} (another Parlour, or "
+                    f"another program): stop it, or start with --port {config.port + 1}"
+                ) from None
+            raise SystemExit(
+                f"parlour: cannot listen on {config.host}:{config.port}: {exc.strerror or exc}"
+            ) from None
 
 
 def _say_where(config: Config) -> None:

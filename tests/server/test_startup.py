@@ -7,6 +7,7 @@ starts. The app mounts ``/socket.io/`` without it and loads it on the first requ
 from __future__ import annotations
 
 import json
+import socket
 import subprocess
 import sys
 import urllib.request
@@ -46,3 +47,24 @@ def test_the_first_socketio_requests_arriving_at_once_are_all_answered(server_fa
         health = pool.submit(srv.get, "/healthz")
         assert json.loads(health.result())["status"] == "ok"
         assert len(set(sids)) == 8
+
+
+def test_a_port_in_use_stops_the_server_at_once_saying_why(tmp_path) -> None:
+    """Before: a banner said the server ran at that address, the store was opened and every room
+    recovered, and only then a log line said the port was taken (exit 3)."""
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        command = ["serve", "--host", "127.0.0.1", "--port", str(port), "--data-dir", str(tmp_path)]
+        out = subprocess.run(
+            [sys.executable, "-m", "parlour", *command],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    assert out.returncode == 1
+    assert f"port {port} is already in use on 127.0.0.1" in out.stderr
+    assert f"--port {port + 1}" in out.stderr
+    assert "Parlour: http" not in out.stdout  # no banner saying it runs
+    assert not (tmp_path / "parlour.db").exists()  # no start-up work done
