@@ -46,6 +46,18 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument(
         "--workers", type=int, help="processes sharing the port, cluster mode only (env PARLOUR_WORKERS)"
     )
+    backup = sub.add_parser(
+        "backup",
+        help="copy the SQLite database while the server runs",
+        description="Write a consistent copy of the data directory's database (what the running "
+        "server has committed, at one moment) to DEST, a new file. To restore: stop the server and "
+        "put the copy in an empty data directory as parlour.db. In cluster mode the data is Redis's: "
+        "back Redis up instead (docs/scaling.md).",
+    )
+    backup.add_argument("dest", help="the new file to write, e.g. backups/parlour-2026-12-02.db")
+    backup.add_argument(
+        "--data-dir", help="the server's data directory (default ./data, env PARLOUR_DATA_DIR)"
+    )
     from parlour.bots.simulate import add_simulate_parser  # engines only: still instant
 
     add_simulate_parser(sub)
@@ -56,6 +68,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "simulate":
         return args.func(args)
+    if args.command == "backup":
+        from parlour.store.backup import backup
+
+        print(backup(Config.from_env(data_dir=args.data_dir).data_dir, args.dest).report())
+        return 0
     if args.command == "serve":
         config = Config.from_env(
             host=args.host,

@@ -41,6 +41,9 @@ from parlour.store.base import (
 
 log = logging.getLogger("parlour.store")
 
+DB_FILE = "parlour.db"
+"""The database's name in the data directory (with its ``-wal`` and ``-shm`` files beside it)."""
+
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS sessions (
     id TEXT PRIMARY KEY, name TEXT NOT NULL, token_hash TEXT NOT NULL UNIQUE, created_at REAL NOT NULL,
@@ -150,7 +153,7 @@ class SQLiteStore:
     ) -> None:
         """``checkpoint_every``: seconds between checkpoints; ``wal_limit``: the WAL's size in bytes
         past which a checkpoint also empties it (``_Checkpointer``)."""
-        self.path = Path(data_dir) / "parlour.db"
+        self.path = Path(data_dir) / DB_FILE
         self._checkpoint_every, self._wal_limit = checkpoint_every, wal_limit
         self._checkpointer: _Checkpointer | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
