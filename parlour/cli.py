@@ -71,7 +71,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "backup":
         from parlour.store.backup import backup
 
-        print(backup(Config.from_env(data_dir=args.data_dir).data_dir, args.dest).report())
+        config = Config.from_env(data_dir=args.data_dir)
+        if config.redis_url:
+            raise SystemExit(
+                "parlour: PARLOUR_REDIS_URL is set: in cluster mode rooms and games live in Redis, "
+                "so back Redis up instead (its AOF file; docs/scaling.md, Durability)"
+            )
+        print(backup(config.data_dir, args.dest).report())
         return 0
     if args.command == "serve":
         config = Config.from_env(

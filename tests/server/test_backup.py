@@ -3,10 +3,12 @@ players last saw it, with the moves still in the write-ahead log) and every fini
 
 from __future__ import annotations
 
+import os
 import shutil
 import sqlite3
 import subprocess
 import sys
+from pathlib import Path
 
 from tests.server.client import Client, close_all, first_legal, open_table
 from tests.server.conftest import FAST_ENV, ServerProcess
@@ -14,10 +16,19 @@ from tests.server.history import fetch, finished_game
 from tests.server.test_recovery import _stable
 
 
-def _backup(*args: str) -> subprocess.CompletedProcess[str]:
+def _backup(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "parlour", "backup", *args], capture_output=True, text=True, timeout=60
+        [sys.executable, "-m", "parlour", "backup", *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "PARLOUR_REDIS_URL": "", **(env or {})},
     )
+
+
+def _a_database(data_dir: Path) -> None:
+    data_dir.mkdir()
+    sqlite3.connect(data_dir / "parlour.db").execute("CREATE TABLE t (x)").connection.close()
 
 
 async def test_a_backup_taken_while_the_server_runs_restores_every_room_and_game(server_factory, tmp_path):
@@ -72,8 +83,20 @@ def test_a_backup_never_overwrites_and_says_when_there_is_no_database(tmp_path):
     assert out.returncode == 1 and "no database at" in out.stderr
     taken = tmp_path / "taken.db"
     taken.write_bytes(b"precious")
-    (tmp_path / "data").mkdir()
-    sqlite3.connect(tmp_path / "data" / "parlour.db").execute("CREATE TABLE t (x)").connection.close()
+    _a_database(tmp_path / "data")
     out = _backup("--data-dir", str(tmp_path / "data"), str(taken))
     assert out.returncode == 1 and "already exists" in out.stderr
     assert taken.read_bytes() == b"precious"
+
+
+def test_a_backup_in_cluster_mode_points_at_redis(tmp_path):
+    """A node's data directory holds nothing of the cluster's: copying it would back up nothing."""
+    _a_database(tmp_path / "data")
+    out = _backup(
+        "--data-dir",
+        str(tmp_path / "data"),
+        str(tmp_path / "copy.db"),
+        env={"PARLOUR_REDIS_URL": "redis://h:6379/0"},
+    )
+    assert out.returncode == 1 and "back Redis up instead" in out.stderr
+    assert not (tmp_path / "copy.db").exists()
