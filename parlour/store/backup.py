@@ -46,6 +46,20 @@ def backup(data_dir: str | Path, dest: str | Path) -> BackupSummary:
     target.parent.mkdir(parents=True, exist_ok=True)
     partial = target.with_name(target.name + ".part")
     partial.unlink(missing_ok=True)
+    try:
+        rooms, games, profiles = _copy(source, partial)
+    except sqlite3.DatabaseError as exc:  # not SQLite, or not Parlour's (no rooms table)
+        partial.unlink(missing_ok=True)
+        raise SystemExit(f"parlour: cannot back up {source}: {exc}") from None
+    except BaseException:
+        partial.unlink(missing_ok=True)  # never a half copy left to be taken for a backup
+        raise
+    os.replace(partial, target)
+    return BackupSummary(target, target.stat().st_size, rooms, games, profiles)
+
+
+def _copy(source: Path, partial: Path) -> tuple[int, int, int]:
+    """Copy and check; the copy's open rooms, finished games and profiles."""
     src = sqlite3.connect(f"{source.resolve().as_uri()}?mode=ro", uri=True)
     try:
         dst = sqlite3.connect(partial)
@@ -55,12 +69,12 @@ def backup(data_dir: str | Path, dest: str | Path) -> BackupSummary:
             check = dst.execute("PRAGMA quick_check").fetchone()[0]
             if check != "ok":
                 raise SystemExit(f"parlour: the copy failed SQLite's check ({check}); {source} is unchanged")
-            rooms = dst.execute("SELECT count(*) FROM rooms WHERE closed_at IS NULL").fetchone()[0]
-            games = dst.execute("SELECT count(*) FROM games").fetchone()[0]
-            profiles = dst.execute("SELECT count(*) FROM profiles").fetchone()[0]
+            return (
+                dst.execute("SELECT count(*) FROM rooms WHERE closed_at IS NULL").fetchone()[0],
+                dst.execute("SELECT count(*) FROM games").fetchone()[0],
+                dst.execute("SELECT count(*) FROM profiles").fetchone()[0],
+            )
         finally:
             dst.close()
     finally:
         src.close()
-    os.replace(partial, target)
-    return BackupSummary(target, target.stat().st_size, rooms, games, profiles)

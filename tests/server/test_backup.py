@@ -100,3 +100,12 @@ def test_a_backup_in_cluster_mode_points_at_redis(tmp_path):
     )
     assert out.returncode == 1 and "back Redis up instead" in out.stderr
     assert not (tmp_path / "copy.db").exists()
+
+
+def test_a_database_that_is_not_parlours_is_refused_and_leaves_nothing(tmp_path):
+    _a_database(tmp_path / "data")  # SQLite, but no rooms in it
+    dest = tmp_path / "copy.db"
+    out = _backup("--data-dir", str(tmp_path / "data"), str(dest))
+    assert out.returncode == 1 and "cannot back up" in out.stderr and "no such table: rooms" in out.stderr
+    assert "Traceback" not in out.stderr
+    assert list(tmp_path.iterdir()) == [tmp_path / "data"]  # neither the copy nor a part of it
