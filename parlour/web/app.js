@@ -282,12 +282,14 @@ const handlers = {
     for (const table of Object.values(TABLES)) table.reset();
     // What a table marks from the latest events (Dots' last turn) comes back from the log.
     TABLES[S.room.kind]?.resume?.(S.room.log.map((entry) => entry.event).filter(Boolean));
-    fill($("#chat-log"));
-    for (const message of msg.chat ?? []) appendChat(message, S.room);
     history.replaceState(null, "", `/r/${S.room.code}`);
     document.title = `Parlour — ${S.room.code}`;
     showScreen("screen-room");
     render();
+    // Once the room is on screen: a list still hidden has no height to scroll, so the chat used to
+    // open at its oldest line after a reload.
+    fill($("#chat-log"));
+    for (const message of msg.chat ?? []) appendChat(message, S.room);
   },
   member_joined({ member }) {
     upsertMember(member);

@@ -192,11 +192,21 @@ def test_a_moves_popup_words_the_card_as_its_log_line_does(open_page):
     assert lines[2] == "Bo played Wild Draw Four and named green"
 
 
+def _lines_shown(page, selector: str) -> float:
+    """How many of the list's shortest (one-line) items its visible height holds."""
+    return page.locator(selector).evaluate(
+        "list => list.clientHeight / Math.min(...[...list.children].map(e => e.offsetHeight))"
+    )
+
+
 def test_log_and_chat_both_fit_a_laptop_screen_mid_game(open_page, server):
-    """Four players, a spectator and a long log: at 1280×800 the newest log line, the chat's input and
-    the hand are all on the first screen, with no scrolling to talk mid-game."""
+    """Four players, a spectator, a long log and a chat: at 1280×800 the newest log lines, the last
+    chat lines, the chat's input and the hand are all on the first screen, with no scrolling to talk
+    mid-game. Before, the chat got what the log left (a third): one line showed, cut in half."""
     players, code = at_a_table(server, "uno", ("Ada", "Bo", "Cy", "Di"), {"target_score": 2000})
     Wire(server, "Ed").request("spectate", code=code)
+    for n, player in enumerate(players * 2):
+        player.request("chat", text=f"line {n}")
     _play(players, 30)
     page = open_page("/")  # Ada's page takes her session over
     take_over(page, players[0].token, "Ada")
@@ -212,9 +222,10 @@ def test_log_and_chat_both_fit_a_laptop_screen_mid_game(open_page, server):
         assert on_screen(page, selector), f"{selector} is below the first screen"
     # Not just the newest line: the last few moves can be read without scrolling the log (four lines
     # of one line each; a long entry takes two).
-    line, shown = page.locator("#game-log").evaluate(
-        """list => [Math.min(...[...list.children].map(e => e.getBoundingClientRect().height)),
-                    list.clientHeight]"""
-    )
-    assert shown >= 4 * line, (shown, line)
+    assert _lines_shown(page, "#game-log") >= 4
+    page.locator("#chat-log li", has_text="line 7").wait_for()
+    assert _lines_shown(page, "#chat-log") >= 3
+    # The chat opens at its newest line (it opened at its oldest: sent before this page loaded).
+    newest = "l => l.lastElementChild.getBoundingClientRect().bottom - l.getBoundingClientRect().bottom"
+    assert page.locator("#chat-log").evaluate(newest) <= 1
     shots(page, "log-chat-laptop")
