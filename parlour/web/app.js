@@ -5,7 +5,7 @@ import "./theme.js"; // first: the page takes its theme before anything waits
 import { GAMES, TABLES, loadCatalog } from "./catalog.js";
 import { noteEntries, personal, resetLog, toggleLog } from "./gamelog.js";
 import { keepProfile, profileField } from "./identity.js";
-import { initLobby, presetCode, renderRooms } from "./lobby.js";
+import { clearInvite, initLobby, presetCode, renderRooms, showInvite } from "./lobby.js";
 import { Connection } from "./net.js";
 import { appendChat, renderRoom, tableContext, updateTimers } from "./room.js";
 import { beep, isMuted, setMuted } from "./sound.js";
@@ -246,7 +246,7 @@ async function openLink(code) {
   S.wantedCode = null;
   presetCode(code);
   if (!S.session) {
-    toast(`Choose a name, then join room ${code}`, "info");
+    showInvite(code); // says it where the visitor looks (a toast here covered the name's label)
     $("#name").focus();
     return;
   }
@@ -532,6 +532,7 @@ function keepFocus() {
 
 function leftRoom() {
   S.room = null;
+  clearInvite();
   closeDialog();
   history.replaceState(null, "", "/");
   document.title = "Parlour";

@@ -75,6 +75,21 @@ export function presetCode(code) {
   $("#join-code").value = code;
 }
 
+/** An invite link opened before the visitor has a name: its room's Join, named, comes first (on a
+ * phone it stood below the whole Create panel, whose big button was the first one offered). */
+export function showInvite(code) {
+  const form = $("#join-form");
+  form.classList.add("invited");
+  form.querySelector("h2").textContent = `Join room ${code}`;
+}
+
+/** Back to the plain start page (the visitor left the room the link led to). */
+export function clearInvite() {
+  const form = $("#join-form");
+  form.classList.remove("invited");
+  form.querySelector("h2").textContent = "Join a game";
+}
+
 export function renderRooms(rooms, app) {
   const list = $("#public-rooms");
   const sorted = [...rooms.values()].sort((a, b) => a.game.localeCompare(b.game) || b.players - a.players);

@@ -37,6 +37,30 @@ def test_start_page_main_actions_fit_the_first_phone_screen(open_page):
     shot(page, "start-phone-first")
 
 
+def test_an_invite_link_on_a_phone_offers_its_room_before_create(open_page, server):
+    """A friend opening /r/CODE with no name yet: the join form, named for the room, comes right under
+    the name. It stood below the whole Create panel, whose big blue button was the first one offered."""
+    host = Wire(server, "Ada")
+    code = host.request("create_room", game="uno")["code"]
+    page = open_page(f"/r/{code}", PHONE)
+    join = page.locator("#join-form")
+    join.get_by_role("heading", name=f"Join room {code}").wait_for()
+    assert join.bounding_box()["y"] < page.locator("#create-form").bounding_box()["y"]
+    assert on_screen(page, '#join-form button[type="submit"]')
+    assert page.locator("#join-code").input_value() == code
+    shots(page, "invite-landing")
+    page.set_viewport_size(PHONE)
+    page.fill("#name", "Bo")
+    join.get_by_role("button", name="Join", exact=True).click()
+    page.locator("#players .member", has_text="Bo").wait_for()
+    # Leaving the room: the plain start page again, Create first.
+    page.locator("#leave").click()
+    page.locator("dialog[open]").get_by_role("button", name="Leave").click()
+    page.locator("#join-form").get_by_role("heading", name="Join a game").wait_for()
+    assert page.locator("#create-form").bounding_box()["y"] < join.bounding_box()["y"]
+    host.close()
+
+
 def test_focus_stays_on_a_control_after_create_room(open_page):
     page = open_page()
     page.fill("#name", "Ada")
