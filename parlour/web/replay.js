@@ -33,6 +33,7 @@ const R = {
   timer: null,
   logFrom: 0, // the slice of the game's log the list shows
   logTo: 0,
+  shownEntry: null, // the log's last line up to the move shown (null at the deal)
 };
 
 // --- Fetching ---------------------------------------------------------------------
@@ -230,15 +231,24 @@ function markLog(n) {
     renderLog({ play: {}, log: log.slice(R.logFrom, R.logTo) }, { ...context(), seat: R.info.you ?? null }, TABLES[R.info.game]);
   }
   const list = $("#game-log");
-  let target = null;
+  R.shownEntry = null;
   [...list.children].forEach((item, i) => {
     const entry = log[R.logFrom + i];
     if (!entry) return;
     item.classList.toggle("future", entry.step > n);
     item.classList.toggle("current", entry.step === n);
-    if (entry.step <= n) target = item;
+    if (entry.step <= n) R.shownEntry = item;
   });
-  if (target && list.clientHeight) list.scrollTop = target.offsetTop - list.offsetTop - list.clientHeight / 2;
+  scrollToShown();
+}
+
+/** Bring the log's line for the move shown to the middle of the list (the deal: its top). Never its
+ * end: a replay's last lines say who won. */
+function scrollToShown() {
+  const list = $("#game-log");
+  if (!list.clientHeight) return; // a phone's closed drawer: done when it opens
+  const target = R.shownEntry;
+  list.scrollTop = target ? target.offsetTop - list.offsetTop - list.clientHeight / 2 : 0;
 }
 
 // --- Controls ---------------------------------------------------------------------
@@ -299,7 +309,10 @@ function wireControls() {
     R.all = e.target.checked;
     changeViewer();
   });
-  $("#log-toggle").onclick = () => toggleLog();
+  $("#log-toggle").onclick = () => {
+    toggleLog(); // which shows a live table's newest lines
+    scrollToShown();
+  };
   document.addEventListener("keydown", (e) => {
     const target = e.target;
     if (e.altKey || e.ctrlKey || e.metaKey || target.closest?.("select, textarea, dialog")) return;

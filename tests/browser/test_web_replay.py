@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from browser_helpers import create_room, drive, shots, start_game, wait_drawn
+from browser_helpers import DESKTOP, PHONE, create_room, drive, shots, start_game, wait_drawn
 from conftest import Server
 from test_web_dots import click_free_line
 
@@ -89,6 +89,13 @@ def test_open_the_replay_from_the_results_and_step_to_the_end(open_page):
     # Home goes back to the deal; a click on a log line jumps to its move.
     ada.keyboard.press("Home")
     ada.wait_for_function("document.querySelectorAll('line.drawn').length === 0")
+    # On a phone the play button keeps its whole label while playing (it read "❚❚ Paus").
+    ada.set_viewport_size(PHONE)
+    ada.locator("#play").click()
+    ada.locator("#play", has_text="Pause").wait_for()
+    assert ada.locator("#play").evaluate("b => b.scrollWidth <= b.clientWidth")
+    ada.locator("#play").click()
+    ada.set_viewport_size(DESKTOP)
     ada.locator("#game-log .log-entry").nth(4).click()
     ada.wait_for_function("document.querySelectorAll('line.drawn').length > 0")
     jumped = int(re.search(r"Move (\d+)", position(ada)).group(1))
@@ -176,5 +183,17 @@ def test_a_watched_bots_game_replays_with_every_hand(open_page, tmp_path, monkey
         ada.locator('[data-testid="replay-seat"]').select_option("spectator")
         ada.wait_for_function("document.querySelector('[data-testid=\"hand-row\"].me') === null")
         shots(ada, f"replay-{game}-all-hands")
+        # On a phone, the log drawer opened at move 3 shows the moves so far, never the end and its
+        # result (it scrolled to the end, as a live table's log does: a spoiler).
+        ada.set_viewport_size(PHONE)
+        ada.locator('[data-testid="replay-slider"]').fill("3")
+        ada.locator("#game-log .log-entry.current").first.wait_for(state="attached")
+        ada.locator("#log-toggle").click()
+        ada.locator("#log-panel.open").wait_for()
+        in_view = """e => { const l = e.closest('#game-log').getBoundingClientRect();
+                            const r = e.getBoundingClientRect();
+                            return r.bottom > l.top && r.top < l.bottom; }"""
+        assert ada.locator("#game-log .log-entry.current").first.evaluate(in_view)
+        assert not ada.locator("#game-log .log-entry").last.evaluate(in_view)
     finally:
         server.stop()
