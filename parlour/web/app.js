@@ -9,7 +9,7 @@ import { clearInvite, initLobby, presetCode, renderRooms, showInvite } from "./l
 import { Connection } from "./net.js";
 import { appendChat, renderRoom, tableContext, updateTimers } from "./room.js";
 import { beep, isMuted, setMuted } from "./sound.js";
-import { $, clearToasts, closeDialog, confirmDialog, fill, showScreen, toast } from "./ui.js";
+import { $, $$, clearToasts, closeDialog, confirmDialog, fill, markOverflow, showScreen, toast } from "./ui.js";
 
 await loadCatalog(); // the games, their settings schemas and their tables, before anything is drawn
 
@@ -590,6 +590,9 @@ $("#chat-form").addEventListener("submit", async (e) => {
 });
 
 $("#copy-link").addEventListener("click", () => app.copyLink());
+// A docked hand scrolled, or the screen turned: which of its edges have cards beyond them.
+document.addEventListener("scroll", (e) => e.target.matches?.("#stage .dock .hand") && markOverflow(e.target), true);
+addEventListener("resize", () => $$("#stage .dock .hand").forEach(markOverflow));
 
 $("#log-toggle").addEventListener("click", () => {
   toggleLog();

@@ -5,7 +5,7 @@ import { GAMES, TABLES, endReason, title } from "./catalog.js";
 import { renderLog } from "./gamelog.js";
 import { capacityField, catchDelayField, describeSettings, readCatchDelay, readSettings, settingsFields } from "./settings.js";
 import { gone } from "./stats.js";
-import { $, choose, confirmDialog, el, fill, morph } from "./ui.js";
+import { $, $$, choose, confirmDialog, el, fill, markOverflow, morph } from "./ui.js";
 
 const STATE_TEXT = { waiting: "Waiting for players", countdown: "Starting soon", playing: "Playing", finished: "Game over" };
 
@@ -138,6 +138,7 @@ export function renderStage(room, app) {
   } else {
     morph(stage, waiting(room, app));
   }
+  for (const hand of $$("#stage .dock .hand")) markOverflow(hand); // a render resets their classes
   updateTimers();
 }
 

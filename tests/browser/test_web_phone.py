@@ -61,6 +61,32 @@ def test_an_invite_link_on_a_phone_offers_its_room_before_create(open_page, serv
     host.close()
 
 
+def test_a_hand_wider_than_the_phone_fades_at_the_edge_with_more_cards(open_page, server):
+    """Cheat deals 17-18 cards; a phone's docked hand shows about 7 and scrolls sideways. The edge with
+    cards beyond it fades (before: the 7th card ended flush at the screen's edge, nothing said more)."""
+    seated, _ = at_a_table(server, "cheat", ("Ada", "Bo", "Cy"))
+    page = open_page("/", PHONE)
+    take_over(page, seated[0].token, "Ada")
+    hand = page.locator('[data-testid="hand"]')
+    hand.locator(".pcard").nth(16).wait_for()
+    classes = "h => [h.classList.contains('more-left'), h.classList.contains('more-right')]"
+    assert hand.evaluate(classes) == [False, True]
+    assert hand.evaluate("h => getComputedStyle(h).maskImage") != "none"
+    shot(page, "cheat-hand-more")
+    hand.evaluate("h => h.scrollTo({left: h.scrollWidth / 2})")
+    page.wait_for_function(
+        "() => document.querySelector('[data-testid=\"hand\"]').classList.contains('more-left')"
+    )
+    assert hand.evaluate(classes) == [True, True]
+    hand.evaluate("h => h.scrollTo({left: h.scrollWidth})")
+    page.wait_for_function(
+        "() => !document.querySelector('[data-testid=\"hand\"]').classList.contains('more-right')"
+    )
+    shot(page, "cheat-hand-scrolled")
+    for wire in seated:
+        wire.close()
+
+
 def test_focus_stays_on_a_control_after_create_room(open_page):
     page = open_page()
     page.fill("#name", "Ada")
