@@ -142,6 +142,14 @@ export function renderStage(room, app) {
   updateTimers();
 }
 
+/** The host may start before everyone is ready (the countdown starts the game by itself once they
+ * are): the button says who is not, so that nobody is started on by surprise. */
+function startLabel(players, you) {
+  const unready = players.filter((m) => !m.ready && m !== you);
+  if (!unready.length) return "Start game";
+  return `Start game (${unready.length === 1 ? `${unready[0].name} isn't ready` : `${unready.length} not ready`})`;
+}
+
 function waiting(room, app) {
   const host = isHost(room);
   const you = room.members.find((m) => m.id === room.you?.member);
@@ -167,7 +175,7 @@ function waiting(room, app) {
         ? el("button", { class: `big ${you.ready ? "" : "primary"}`, "aria-pressed": String(you.ready), onclick: () => app.send("ready", { ready: !you.ready }) }, you.ready ? "✓ Ready — click to unready" : "I'm ready")
         : null,
       host
-        ? el("button", { class: "big primary", disabled: !enough, onclick: () => app.send("start"), title: enough ? "" : `Needs ${game.min_players} players` }, "Start game")
+        ? el("button", { class: "big primary", disabled: !enough, onclick: () => app.send("start"), title: enough ? "" : `Needs ${game.min_players} players` }, startLabel(players, you))
         : el("button", { class: "big", disabled: true }, "Waiting for the host to start"),
     ),
     enough ? null : el("p", { class: "muted" }, `${game.title} needs at least ${game.min_players} players.`),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from browser_helpers import PHONE, create_room, join_room, no_horizontal_scroll, shots, wait_room
+from browser_helpers import PHONE, create_room, join_room, no_horizontal_scroll, ready_up, shots, wait_room
 from wire import Wire
 
 pytestmark = pytest.mark.browser
@@ -102,7 +102,10 @@ def test_waiting_room_markers_link_chat_and_host_controls(open_page, server):
     assert "host" not in " ".join(badges(bo, "Bo"))
     assert "you" in badges(bo, "Bo")
     assert "not ready" in badges(ada, "Bo")
-    assert ada.get_by_role("button", name="Start game").is_visible()
+    # The host may start before everyone is ready; the button says who is not (it did not say).
+    assert ada.get_by_role("button", name="Start game").inner_text() == "Start game (2 not ready)"
+    ready_up(cy)
+    ada.get_by_role("button", name="Start game (Bo isn't ready)").wait_for()
     assert bo.get_by_role("button", name="Waiting for the host to start").is_disabled()
 
     ada.click("#copy-link")
