@@ -276,8 +276,10 @@ const handlers = {
     S.room = normalise(msg);
     S.room.invite = invite;
     if (!invite) loadInvite(S.room.code);
-    // The results stay on screen until this player leaves them, whoever asked for a rematch.
-    S.room.results = msg.state === "finished" && msg.outcome && S.room.play ? resultsOf(S.room) : results;
+    // The results stay on screen until this player leaves them, whoever asked for a rematch; someone
+    // who only now joins is there for the next game, not for the results of one they did not see.
+    const over = msg.state === "finished" && msg.outcome && S.room.play && resumed;
+    S.room.results = over ? resultsOf(S.room) : results;
     resetLog(S.room.log, resumed && msg.state === "playing", S.room.code);
     for (const table of Object.values(TABLES)) table.reset();
     // What a table marks from the latest events (Dots' last turn) comes back from the log.

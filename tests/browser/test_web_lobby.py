@@ -6,7 +6,7 @@ import re
 
 import pytest
 from browser_helpers import PHONE, create_room, join_room, no_horizontal_scroll, ready_up, shots, wait_room
-from wire import Wire
+from wire import Wire, at_a_table
 
 pytestmark = pytest.mark.browser
 
@@ -358,5 +358,26 @@ def test_a_spectator_takes_a_free_seat_from_the_results(open_page, server):
     watcher.get_by_role("button", name="Rematch").wait_for()  # a player now
     assert watcher.locator("#players .member", has_text="Watcher").count() == 1
     shots(watcher, "results-spectator-seated")
+    ada.close()
+    bo.close()
+
+
+def test_someone_joining_after_a_game_ended_lands_in_the_waiting_room(open_page, server):
+    """A friend who opens the link once a game is over takes the seat a player left, for the next game:
+    the waiting room, not the results of a game they did not play with a Rematch button (before)."""
+    (ada, bo), code = at_a_table(server, "connect_four", ("Ada", "Bo"), {})
+    first, second = (ada, bo) if ada.view["turn"] == 0 else (bo, ada)
+    for move in range(7):  # four in column 0 against three in column 1
+        mover = first if move % 2 == 0 else second
+        mover.request("action", action={"type": "drop", "column": move % 2})
+    assert first.view["over"], "four in a row"
+    bo.request("leave")  # a seat for Cy
+    cy = open_page(f"/r/{code}")
+    cy.fill("#name", "Cy")
+    cy.press("#name", "Enter")
+    wait_room(cy)
+    cy.get_by_role("button", name="I'm ready").wait_for()
+    assert cy.locator(".game-over").count() == 0
+    assert cy.get_by_role("button", name="Rematch").count() == 0
     ada.close()
     bo.close()
