@@ -12,6 +12,9 @@ const SUITS = [
 
 const RANK_WORDS = ["Ace", "2", "3", "4", "5", "6", "7", "8", "9", "10", "Jack", "Queen", "King"];
 const rankWord = (rank, count = 1) => (count === 1 ? RANK_WORDS[rank] : `${RANK_WORDS[rank]}s`);
+/** What Place will do, in words: "Place 1 card as an Ace", "Place 3 as Kings". */
+const placeWords = (rank, count) =>
+  count === 1 ? `Place 1 card as ${["Ace", "8"].includes(RANK_WORDS[rank]) ? "an" : "a"} ${RANK_WORDS[rank]}` : `Place ${count} as ${rankWord(rank, count)}`;
 
 // Local UI state that survives re-renders: the selected cards, the chosen rank
 // and the last reveal (the `called` event), shown until the next reveal or, at the earliest,
@@ -181,7 +184,7 @@ function handArea(view, hand, myTurn, ctx) {
         local.selected.clear();
       },
     },
-    !myTurn ? "Wait for your turn" : count ? `Place ${count} as ${rankWord(local.rank, count)}` : "Select cards to place",
+    !myTurn ? "Wait for your turn" : count ? placeWords(local.rank, count) : "Select cards to place",
   );
   const cheat = el(
     "button",
