@@ -136,9 +136,12 @@ function draw(step, again) {
   markLog(step.n);
 }
 
+/** Step 0's name: a card game's deal; a board game (nothing hidden, nothing dealt) just starts. */
+const startWord = () => (R.info.secret_fields?.length ? "Deal" : "Start");
+
 function caption(step) {
   const lines = step.log.map((e) => e.text);
-  if (step.kind === "deal") return ["The deal", ...lines].join(" — ");
+  if (step.kind === "deal") return [`The ${startWord().toLowerCase()}`, ...lines].join(" — ");
   if (lines.length) return lines.join(" · ");
   const who = step.actor === null ? "Somebody" : names(step.actor);
   return { timeout: `${who} ran out of time`, leave: `${who} left`, action: `${who} moved` }[step.kind] ?? step.kind;
@@ -174,7 +177,7 @@ function drawHands(step) {
 
 function showPosition(n) {
   $("#slider").value = String(n);
-  fill($("#position"), n === 0 ? `Deal · ${R.total - 1} moves` : `Move ${n} of ${R.total - 1}`);
+  fill($("#position"), n === 0 ? `${startWord()} · ${R.total - 1} moves` : `Move ${n} of ${R.total - 1}`);
   $("#first").disabled = $("#prev").disabled = n === 0;
   $("#last").disabled = $("#next").disabled = n === R.total - 1;
 }

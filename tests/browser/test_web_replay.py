@@ -42,7 +42,7 @@ def test_open_the_replay_from_the_results_and_step_to_the_end(open_page):
     ada.wait_for_url(re.compile(r"/g/[a-z2-7]+$"))
     wait_drawn(ada)
     assert ada.locator("#replay-title").inner_text() == "Replay: Dots & Boxes"
-    assert position(ada) == "Deal · 12 moves"
+    assert position(ada) == "Start · 12 moves"  # nothing is dealt in Dots & Boxes ("Deal · 12 moves")
     # Ada's seat is shown, and it is her turn at the deal: the board is a picture of the game (before,
     # a keyboard application whose arrow keys moved a cursor instead of stepping the replay).
     assert ada.evaluate(OFFERS) == {"yourTurn": False, "controls": []}
@@ -151,6 +151,7 @@ def test_a_watched_bots_game_replays_with_every_hand(open_page, tmp_path, monkey
         ada.wait_for_url(re.compile(r"/g/[a-z2-7]+$"))
         wait_drawn(ada)
         assert ada.locator('[data-testid="replay-seat"] option:checked').inner_text() == "Bot 2"
+        assert position(ada).startswith("Deal · ")  # a card game's step 0 is its deal
         assert "(you)" not in ada.locator('[data-testid="replay-seat"]').inner_text()
         ada.keyboard.press("ArrowRight")
         ada.wait_for_function(
