@@ -196,6 +196,10 @@ function waiting(room, app) {
         : null,
       you?.role === "player" ? el("button", { onclick: () => app.send("become_spectator") }, "Just watch") : null,
     ),
+    // The bot buttons go when the seats are full: say where more seats are (a two-seat Dots room).
+    host && game.bots.length && players.length >= room.capacity && room.capacity < game.max_players
+      ? el("p", { class: "muted", dataset: { testid: "bots-need-seats" } }, "Every seat is taken: add seats in Settings… to add a bot.")
+      : null,
     you?.role === "spectator" && seatNeedsPassword(room)
       ? el("p", { class: "muted", dataset: { testid: "seat-password" } }, "Watching needs no password here, but playing does: leave and join again with the room's password to take a seat.")
       : null,

@@ -219,6 +219,10 @@ def test_dots_against_a_bot(open_page):
     bot = ada.locator("#players .member", has=ada.locator(".badge.bot"))
     bot.wait_for()
     assert "✓ ready" in bot.inner_text(), "bots are always ready"
+    # Both seats taken: no more bot buttons, and where more seats are is said (the buttons just went).
+    assert ada.get_by_role("button", name="Add hard bot").count() == 0
+    hint = ada.locator('[data-testid="bots-need-seats"]')
+    assert hint.inner_text() == "Every seat is taken: add seats in Settings… to add a bot."
     start_game(ada, [ada])
     drive([ada], click_free_line, limit=12)
     ada.locator(".game-over").wait_for()
