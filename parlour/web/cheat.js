@@ -216,7 +216,7 @@ function handArea(view, hand, myTurn, ctx) {
   );
   return el(
     "div",
-    { class: "hand-area dock", dataset: { testid: "dock" } },
+    { class: `hand-area dock ${myTurn ? "my-turn" : ""}`, dataset: { testid: "dock" } },
     // Cheat! stands apart from Place, so a hurried thumb does not call instead of playing.
     el("div", { class: "controls" }, rankPicker, place, el("span", { class: "spacer" }), cheat),
     el("p", { class: "muted hint" }, myTurn ? "Select 1–4 cards, then place them." : `Your hand: ${hand.length} cards`),

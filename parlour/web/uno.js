@@ -159,7 +159,7 @@ export function render(stage, view, ctx) {
       ),
       alerts,
       // The dock: buttons and hand, kept at the bottom of a phone's screen (styles.css).
-      hand ? el("div", { class: "dock", dataset: { testid: "dock" } }, controls, hand) : null,
+      hand ? el("div", { class: `dock ${myTurn ? "my-turn" : ""}`, dataset: { testid: "dock" } }, controls, hand) : null,
     ),
   );
 }

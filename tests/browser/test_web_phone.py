@@ -87,6 +87,27 @@ def test_a_hand_wider_than_the_phone_fades_at_the_edge_with_more_cards(open_page
         wire.close()
 
 
+@pytest.mark.parametrize("game", ["uno", "cheat"])
+def test_on_a_phone_the_dock_shows_whose_turn_it_is(open_page, server, game):
+    """The hint line ("Your turn — …") is hidden on phones for room: the dock itself marks the turn
+    (before, only a small badge in the seat chips and the players' list did)."""
+    seated, _ = at_a_table(server, game, ("Ada", "Bo", "Cy"))
+    on_turn = next(w for w in seated if w.view["turn"] == w.view["seat"])
+    waiting = next(w for w in seated if w.view["turn"] != w.view["seat"])
+    widths = []
+    for wire in (on_turn, waiting):
+        page = open_page("/", PHONE)
+        take_over(page, wire.token, wire.name)
+        dock = page.locator('[data-testid="dock"]')
+        dock.wait_for()
+        widths.append(dock.evaluate("d => getComputedStyle(d).borderTopWidth"))
+        if wire is on_turn:
+            shot(page, f"{game}-phone-dock-my-turn")
+    assert widths == ["3px", "1px"]
+    for wire in seated:
+        wire.close()
+
+
 def test_focus_stays_on_a_control_after_create_room(open_page):
     page = open_page()
     page.fill("#name", "Ada")
