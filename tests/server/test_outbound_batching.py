@@ -123,8 +123,7 @@ async def test_what_the_socket_cannot_take_goes_through_asgi_in_order() -> None:
 
 def _writes(pid: int) -> int:
     """The write system calls process ``pid``'s main thread (its event loop) has made, as the kernel
-    counts them. Not the whole process: the SQLite checkpoint thread copies pages every second, and
-    one such copy landing in one phase of a CI run counted as 6 writes the replies made (36, 36, 42, 36)."""
+    counts them: not the SQLite checkpoint thread's page copies, once a second."""
     for line in Path(f"/proc/{pid}/task/{pid}/io").read_text().splitlines():
         if line.startswith("syscw:"):
             return int(line.split()[1])
@@ -162,8 +161,12 @@ async def test_the_actors_game_frame_and_ok_share_a_write(server) -> None:
             for client in seated:
                 await client.wait_seq(seq + 1)
         counts.append(_writes(server.proc.pid) - before)
-    extra = (counts[0] + counts[2]) - (counts[1] + counts[3])  # what the ok replies cost in writes
-    assert extra < per_mode / 2, counts
+    # What the ok replies cost in writes: the cheaper phase with ids against the dearer one without.
+    # (Twice in CI one phase of the four counted one write more per action, (36, 36, 42, 36), and passed
+    # when run again: a write the rest of the server made then, not the replies, which were shared in
+    # the other phase. A reply with a write of its own costs one per action in every phase.)
+    extra = min(counts[0], counts[2]) - max(counts[1], counts[3])
+    assert extra < per_mode / 4, counts
     await close_all(seated, watchers)
 
 
