@@ -116,10 +116,8 @@ export function arrowKeys(event) {
 /** Mark the edges of a sideways-scrolling list with more beyond them (`more-left`, `more-right`; the
  * stylesheet fades them): a phone's docked hand shows 7 of Cheat's 17 cards and had no scrollbar. */
 export function markOverflow(list) {
-  const left = list.scrollLeft > 1;
-  const right = list.scrollLeft + list.clientWidth < list.scrollWidth - 1;
-  if (list.classList.contains("more-left") !== left) list.classList.toggle("more-left", left);
-  if (list.classList.contains("more-right") !== right) list.classList.toggle("more-right", right);
+  list.classList.toggle("more-left", list.scrollLeft > 1);
+  list.classList.toggle("more-right", list.scrollLeft + list.clientWidth < list.scrollWidth - 1);
 }
 
 /** Replace all children of `node`. */
