@@ -188,7 +188,9 @@ def test_a_watched_bots_game_replays_with_every_hand(open_page, tmp_path, monkey
         # result (it scrolled to the end, as a live table's log does: a spoiler).
         ada.set_viewport_size(PHONE)
         ada.locator('[data-testid="replay-slider"]').fill("3")
-        ada.locator("#game-log .log-entry.current").first.wait_for(state="attached")
+        # Drawn once later lines are marked still to come (at the end none were; the end's last line was
+        # "current", so waiting for a current line would not wait for move 3).
+        ada.locator("#game-log .log-entry.future").first.wait_for(state="attached")
         ada.locator("#log-toggle").click()
         ada.locator("#log-panel.open").wait_for()
         in_view = """e => { const l = e.closest('#game-log').getBoundingClientRect();
