@@ -44,6 +44,19 @@ def on_screen(page, selector: str) -> bool:
     )
 
 
+def heading_lines(page) -> int:
+    """How many lines the room's heading (code, game, state, Log, Exit) is laid out on."""
+    return page.evaluate(
+        """() => {
+            const middles = [...document.querySelectorAll('.room-head > :not(.code-box), .code-box > *')]
+                .filter((e) => e.getClientRects().length)
+                .map((e) => { const r = e.getBoundingClientRect(); return (r.top + r.bottom) / 2; })
+                .sort((a, b) => a - b);
+            return middles.filter((m, i) => i === 0 || m - middles[i - 1] > 12).length;
+        }"""
+    )
+
+
 def no_horizontal_scroll(page) -> bool:
     return page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
 

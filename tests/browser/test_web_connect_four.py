@@ -6,7 +6,15 @@ from __future__ import annotations
 import re
 
 import pytest
-from browser_helpers import click_if_still_there, create_room, drive, shots, start_game, wait_room
+from browser_helpers import (
+    click_if_still_there,
+    create_room,
+    drive,
+    heading_lines,
+    shots,
+    start_game,
+    wait_room,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -65,5 +73,10 @@ def test_connect_four_against_a_bot_to_the_result_with_a_spectator(open_page):
     assert all(column.fullmatch(n) for n in names), names
     # A finished board (no column takes a disc) keeps its colours: not faded as a disabled button is.
     assert ada.locator(".c4-col").first.evaluate("c => getComputedStyle(c).opacity") == "1"
+    # On a phone the room's heading takes two lines, however long the game's name: the code with its
+    # button, then the game, its state, Log and Exit (Exit fell to a line of its own at 390 px).
+    for width in (320, 360, 390, 430):
+        ada.set_viewport_size({"width": width, "height": 800})
+        assert heading_lines(ada) == 2, f"the room's heading takes {heading_lines(ada)} lines at {width} px"
     shots(ada, "connect-four-over")
     shots(watcher, "connect-four-spectator")
