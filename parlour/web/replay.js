@@ -130,6 +130,7 @@ function draw(step, again) {
   const host = el("div", { class: "table-host replay-table", inert: true });
   table.render(host, view, ctx);
   morph($("#stage"), host);
+  $("#stage").dataset.step = step.n; // which move is drawn (the slider moves before it is fetched)
   R.shown = step;
   fill($("#caption"), caption(step));
   drawHands(step);

@@ -239,3 +239,28 @@ def _look(pages) -> tuple[int, bool]:
     """The latest game message any of the pages has rendered, and whether one shows the game's end."""
     shown = [settle(page, -1) for page in pages]
     return max(seq for seq, _ in shown), any(over for _, over in shown)
+
+
+RECORD_TOASTS = """() => {
+    window.seenToasts = [];
+    const box = document.querySelector('#toasts');
+    new MutationObserver(() => {
+        const shown = box.querySelector('.toast:not(.gone)');
+        const text = shown ? shown.textContent : null;
+        if (text && window.seenToasts.at(-1)?.text !== text) {
+            window.seenToasts.push({text, at: performance.now()});
+        }
+    }).observe(box, {childList: true, subtree: true});
+}"""
+
+
+def record_toasts(page) -> None:
+    """From now on the page keeps each toast it shows, in order, in ``window.seenToasts``: a toast
+    waits in a queue behind the one shown, so counting the shown ones cannot say one never came."""
+    page.evaluate(RECORD_TOASTS)
+
+
+def toasts_once_quiet(page) -> list[str]:
+    """The toasts shown since :func:`record_toasts`, once none is shown (the queue ran dry)."""
+    page.wait_for_function("!document.querySelector('#toasts .toast:not(.gone)')", timeout=20_000)
+    return [t["text"] for t in page.evaluate("window.seenToasts")]

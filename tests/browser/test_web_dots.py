@@ -34,14 +34,15 @@ def test_dots_game_to_the_end_with_spectator_and_rematch(open_page):
     watcher.fill("#name", "Watcher")
     watcher.click("#spectate-btn")
     wait_room(watcher)
-    assert "nobody watching" not in ada.locator("#spectators").inner_text()
+    ada.locator("#spectators .member", has_text="Watcher").wait_for()  # Ada's page draws it in its own time
 
     start_game(ada, [ada, bo])
     board = ada.locator('[data-testid="dots-board"]')
     board.wait_for()
     timer = ada.locator(".turn-timer")
     assert timer.get_attribute("data-level") == "ok"
-    assert re.fullmatch(r"(59|60) s", timer.inner_text())
+    left = re.fullmatch(r"(\d+) s", timer.inner_text())
+    assert left and 50 <= int(left[1]) <= 60  # a minute's timer, counting (a loaded machine reads late)
     # The board offers every free line to the player on turn; the other's wait for their turn.
     assert ada.locator(".dots-board.mine g.free").count() == 12
     assert bo.locator(".dots-board.mine").count() == 0 and bo.locator("g.free").count() == 12
@@ -240,10 +241,13 @@ def test_server_crash_mid_game_and_the_pages_resume(open_page, own_server):
     own_server.kill()
     for page in (ada, bo):
         page.locator("#conn", has_text="reconnecting").wait_for()
+        # The board drawn before the crash is still on the page: marked, so the check below reads the
+        # one the restarted server sends (the status is "online" as soon as the socket opens, before it).
+        page.evaluate("document.querySelector('#stage').dataset.seq = 'before the crash'")
     own_server.start()
     for page in (ada, bo):
         page.locator('#conn[data-status="online"]').wait_for(timeout=15_000)
-        page.locator('[data-testid="dots-board"]').wait_for()
+        page.locator('#stage:not([data-seq="before the crash"]) [data-testid="dots-board"]').wait_for()
         assert page.locator("line.drawn").count() == 1, "the board came back as it was"
         assert page.url.endswith(f"/r/{code}")
 

@@ -170,12 +170,15 @@ def test_a_watched_bots_game_replays_with_every_hand(open_page, tmp_path, monkey
         offered = []
         for step in range(2, last + 1):
             ada.keyboard.press("ArrowRight")
-            ada.wait_for_function(f"document.querySelector('#slider').value === '{step}'")
+            ada.locator(f'#stage[data-step="{step}"]').wait_for(state="attached")  # drawn, not just chosen
             offered.append(ada.evaluate(OFFERS))
         assert offered == [{"yourTurn": False, "controls": []}] * (last - 1)
         assert rows.count() == bots
         # The checkbox keeps focus and its space; End still goes to the last move.
-        # The slider moves at once; the caption once the last step has been fetched and drawn.
+        # The slider moves at once; the caption once the last step has been fetched and drawn. (From the
+        # deal: the steps above ended at the last.)
+        ada.keyboard.press("Home")
+        ada.locator('#stage[data-step="0"]').wait_for(state="attached")
         ada.keyboard.press("End")
         ada.wait_for_function(
             "document.querySelector('#slider').value === document.querySelector('#slider').max"

@@ -5,22 +5,10 @@ visitor asked for reduced motion."""
 from __future__ import annotations
 
 import pytest
-from browser_helpers import DESKTOP, shots, wait_drawn, wait_room
+from browser_helpers import DESKTOP, record_toasts, shots, wait_drawn, wait_room
 from wire import Wire, two_at_a_table
 
 pytestmark = pytest.mark.browser
-
-RECORD_TOASTS = """() => {
-    window.seenToasts = [];
-    const box = document.querySelector('#toasts');
-    new MutationObserver(() => {
-        const shown = box.querySelector('.toast:not(.gone)');
-        const text = shown ? shown.textContent : null;
-        if (text && window.seenToasts.at(-1)?.text !== text) {
-            window.seenToasts.push({text, at: performance.now()});
-        }
-    }).observe(box, {childList: true, subtree: true});
-}"""
 
 
 def _uno(server: str) -> tuple[str, list[Wire]]:
@@ -69,7 +57,7 @@ def test_two_events_in_one_message_show_two_toasts_in_order(open_page, server):
     mover, victim = ("Ada", "Bo") if actor is players[0] else ("Bo", "Ada")
     watcher = open_page()
     _watch(watcher, code)
-    watcher.evaluate(RECORD_TOASTS)
+    record_toasts(watcher)
     actor.request("action", action=draw_two)  # one message: the play, the draw of two, the skip
     watcher.wait_for_function("window.seenToasts.length >= 2")
     seen = watcher.evaluate("window.seenToasts")

@@ -72,7 +72,9 @@ def test_cheat_reveal_outlives_the_next_play_and_reopens_from_the_log(open_page,
     caller = next(p for p in players if p.view.get("can_call"))
     caller.request("action", action={"type": "call"})
     play()  # at once: the reveal must still be readable
-    watcher.wait_for_function(f"Number(document.querySelector('#stage').dataset.seq) >= {players[0].seq}")
+    # The next play drawn: its player's wire has read it (not Ada's: after the call Bo plays).
+    seq = max(p.seq for p in players)
+    watcher.wait_for_function(f"Number(document.querySelector('#stage').dataset.seq) >= {seq}")
     assert watcher.locator('[data-testid="reveal"]').is_visible()
     watcher.get_by_role("button", name="Show the revealed cards").click()
     again = watcher.locator('dialog[open] [data-testid="reveal-again"]')

@@ -76,7 +76,9 @@ def test_armed_or_prompt_uno_is_never_caught_by_a_bot(open_page, quick_bot_serve
                 done["armed"] = True
             else:
                 _play_one(ada)  # not armed: press UNO! right after the card lands
-                ada.locator('[data-testid="uno"]:not([disabled])').click()
+                # Once the play is drawn: before, the button is the armer (aria-pressed), and a click
+                # there would only arm it.
+                ada.locator('[data-testid="uno"]:not([disabled]):not([aria-pressed])').click()
                 ada.locator("#game-log .log-text", has_text="You called UNO").first.wait_for()
                 done["prompt"] = True
                 ours = 2
@@ -144,6 +146,8 @@ def test_a_target_score_the_presets_do_not_name_survives_the_settings_dialog(ope
     dialog.get_by_role("button", name="Save").click()
     saved = bo.until(lambda m: m["type"] == "settings_changed")
     assert saved["settings"]["target_score"] == 250
+    # The page has the saved settings (the summary read 250 before the save too).
+    page.locator("#toasts .toast", has_text="Room settings changed").wait_for()
     page.locator(".settings-summary", has_text="Target score: 250").wait_for()
     bo.close()
     ada.close()
@@ -163,5 +167,7 @@ def test_saving_settings_unreadies_the_others_and_says_so(open_page, server):
     bo.locator("#toasts .toast", has_text="Room settings changed — ready up again").wait_for()
     bo.get_by_role("button", name="I'm ready").wait_for()
     shots(bo, "settings-saved-guest")
+    # Ada's page has the change too (Bo unreadied there), and she is still ready.
+    ada.locator("#players .member", has_text="Bo").locator(".badge", has_text="not ready").wait_for()
     assert ada.get_by_role("button", name="✓ Ready — click to unready").count() == 1
     cy.close()

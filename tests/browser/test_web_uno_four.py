@@ -49,7 +49,8 @@ def test_uno_four_players_and_spectator_to_the_end(open_page):
     pages[0].get_by_role("button", name="Rematch").click()
     for page in pages[1:]:
         page.get_by_role("button", name="Accept rematch").click()
-    pages[0].get_by_role("button", name="Start game").click()  # everyone is ready: no countdown wait
+    # Once the host's page has every acceptance (until then it reads "Start game (2 not ready)").
+    pages[0].get_by_role("button", name="Start game", exact=True).click()
     for page in pages:
         page.locator('[data-testid="hand"]').wait_for()
     drive(pages, lambda page: uno_step(page, calls_uno=True, challenges=False), limit=800)
