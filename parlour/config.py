@@ -16,6 +16,9 @@ class Config:
     host: str = "127.0.0.1"
     port: int = 8000
     data_dir: str = "./data"
+    log_retention_days: float = 7.0
+    """How long the room log's records are kept once no open room needs them to recover (an audit
+    trail; finished games keep their own logs for replays). ``inf`` keeps them all."""
     log_level: str = "info"
     grace_seconds: float = 60.0
     empty_room_seconds: float = 600.0
@@ -61,6 +64,10 @@ class Config:
                 )
             object.__setattr__(self, "public_url", url)
         _protocol_rates(self.protocol_rates)  # refuse a malformed value at startup
+        if not self.log_retention_days >= 0:  # NaN too: it would make every record look old
+            raise SystemExit(
+                f"log retention {self.log_retention_days!r}: give a number of days, 0 or more (inf: all)"
+            )
 
     def rate_for(self, protocol: str) -> tuple[float, int]:
         """The (messages per second, burst) of a connection speaking ``protocol``: ``native``,

@@ -105,7 +105,7 @@ def create_app(config: Config, store: Store | None = None) -> Starlette:
         failures = FailureCounter(metrics.failures)
         logging.getLogger("parlour").addHandler(failures)
         holder["store"] = manager.store = store or await open_store(
-            config.data_dir, config.redis_url, config.lease_seconds
+            config.data_dir, config.redis_url, config.lease_seconds, config.log_retention_days
         )
         app.state.names = names_for(holder["store"])
         await manager.recover()

@@ -26,8 +26,11 @@ __all__ = [
 ]
 
 
-async def open_store(data_dir: str, redis_url: str = "", lease_seconds: float = 3.0) -> Store:
-    """The default store: SQLite (WAL) in ``data_dir``; Redis when ``redis_url`` is set (cluster mode)."""
+async def open_store(
+    data_dir: str, redis_url: str = "", lease_seconds: float = 3.0, log_retention_days: float = 7.0
+) -> Store:
+    """The default store: SQLite (WAL) in ``data_dir``; Redis when ``redis_url`` is set (cluster mode,
+    where a closed room's log goes at once)."""
     if redis_url:
         from parlour.store.redis import RedisStore, node_name
 
@@ -36,6 +39,6 @@ async def open_store(data_dir: str, redis_url: str = "", lease_seconds: float = 
         return redis_store
     from parlour.store.sqlite import SQLiteStore
 
-    store = SQLiteStore(data_dir)
+    store = SQLiteStore(data_dir, log_retention=log_retention_days * 86400)
     await store.open()
     return store

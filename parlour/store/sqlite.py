@@ -29,6 +29,7 @@ import orjson
 
 from parlour.dumps import json_bytes
 from parlour.store import sqlite_history as history
+from parlour.store import sqlite_retention as retention
 from parlour.store.base import (
     GameQuery,
     GameRecord,
@@ -95,8 +96,17 @@ class _Checkpointer:
     own restarting checkpoint takes the write lock instead, and a commit that meets it sleeps in
     SQLite's busy handler, on the loop."""
 
-    def __init__(self, path: Path, every: float, limit: int, resume: Callable[[], object]) -> None:
+    def __init__(
+        self,
+        path: Path,
+        every: float,
+        limit: int,
+        resume: Callable[[], object],
+        keep: float,
+        prune_every: float,
+    ) -> None:
         self._path, self._every, self._limit, self._resume = path, every, limit, resume
+        self._keep, self._prune_every = keep, prune_every
         self.commits = threading.Lock()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="parlour-checkpoint", daemon=True)
@@ -106,6 +116,7 @@ class _Checkpointer:
         db = sqlite3.connect(self._path, isolation_level=None, check_same_thread=False)
         try:
             frame = db.execute("PRAGMA page_size").fetchone()[0] + 24  # a WAL frame: header and page
+            prune_at = time.monotonic() + self._prune_every
             while not self._stop.wait(self._every):
                 try:
                     _, frames, _ = db.execute(_PASSIVE).fetchone()
@@ -113,6 +124,12 @@ class _Checkpointer:
                         self._empty(db, frames)
                 except (sqlite3.Error, OSError):  # busy or full disk: the WAL keeps the data; try again later
                     log.warning("event=checkpoint_failed", exc_info=True)
+                if time.monotonic() >= prune_at:
+                    prune_at = time.monotonic() + self._prune_every
+                    try:
+                        self._prune(db)
+                    except (sqlite3.Error, OSError):
+                        log.warning("event=room_log_prune_failed", exc_info=True)
         except RuntimeError:  # the loop closed without closing the store: nothing left to write
             pass
         finally:
@@ -140,6 +157,26 @@ class _Checkpointer:
         finally:  # a batch the loop kept while ``commits`` was held waits for this, even if the copy failed
             self._resume()
 
+    def _prune(self, db: sqlite3.Connection) -> None:
+        """Delete the room log's records past their retention (``sqlite_retention``), a chunk at a
+        time, each with ``commits`` held (the loop keeps its batch meanwhile, as for ``_empty``)."""
+        bound, gone = retention.prune_bound(db, time.time() - self._keep), 0
+        while not self._stop.is_set():
+            began = time.monotonic()
+            try:
+                with self.commits:
+                    deleted = retention.prune_chunk(db, bound)
+            finally:
+                self._resume()
+            if not deleted:
+                break
+            gone += deleted
+            # As long again without ``commits``: the loop's kept batch commits before the next chunk
+            # (taken at once, the lock would keep every commit waiting for the whole run).
+            self._stop.wait(time.monotonic() - began)
+        if gone:
+            log.info("event=room_log_pruned rows=%d below=%d", gone, bound)
+
     def stop(self) -> None:
         self._stop.set()
         self._thread.join()
@@ -149,12 +186,20 @@ class SQLiteStore:
     """The embedded default ``Store``."""
 
     def __init__(
-        self, data_dir: str | Path, checkpoint_every: float = 1.0, wal_limit: int = 64 << 20
+        self,
+        data_dir: str | Path,
+        checkpoint_every: float = 1.0,
+        wal_limit: int = 64 << 20,
+        log_retention: float = 7 * 86400.0,
+        prune_every: float = 60.0,
     ) -> None:
         """``checkpoint_every``: seconds between checkpoints; ``wal_limit``: the WAL's size in bytes
-        past which a checkpoint also empties it (``_Checkpointer``)."""
+        past which a checkpoint also empties it (``_Checkpointer``); ``log_retention``: seconds the
+        room log's records are kept once no open room needs them (``sqlite_retention``), looked at
+        every ``prune_every`` seconds."""
         self.path = Path(data_dir) / DB_FILE
         self._checkpoint_every, self._wal_limit = checkpoint_every, wal_limit
+        self._log_retention, self._prune_every = log_retention, prune_every
         self._checkpointer: _Checkpointer | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._db: sqlite3.Connection | None = None
@@ -178,7 +223,9 @@ class SQLiteStore:
         db.executescript(history.SCHEMA)
         self._db = db
         resume = partial(self._loop.call_soon_threadsafe, self._resume)
-        self._checkpointer = _Checkpointer(self.path, self._checkpoint_every, self._wal_limit, resume)
+        self._checkpointer = _Checkpointer(
+            self.path, self._checkpoint_every, self._wal_limit, resume, self._log_retention, self._prune_every
+        )
 
     def _lock(self) -> None:
         """One server per data directory: two would interleave their logs. The OS drops the lock
@@ -366,9 +413,10 @@ class SQLiteStore:
                 record.config = orjson.loads(config)
             except orjson.JSONDecodeError:  # one unreadable room is quarantined, never the server
                 record.broken = "unreadable config"
-        # Each open room's log from its latest checkpoint on (earlier records are kept for audit). The log
-        # has no index by room (it would cost every append a second B-tree write): read it from the
-        # earliest place an open room starts, by id, and keep each open room's rows from its own start.
+        # Each open room's log from its latest checkpoint on (earlier records are audit only:
+        # sqlite_retention). The log has no index by room (it would cost every append a second B-tree
+        # write): read it from the earliest place an open room starts, by id, and keep each open room's
+        # rows from its own start.
         starts = dict(
             db.execute(
                 "SELECT r.code, COALESCE(c.log_id, r.log_from + 1) FROM rooms r"
