@@ -59,10 +59,13 @@ async def viewer(manager: Manager, request: Request) -> str | None:
 def totals_json(totals: PlayerTotals) -> dict[str, Any]:
     """A player's totals of one game, with their win rate and the game's own rates."""
     engine = get_game(totals.game)
-    rates = {"win_rate": round(totals.won / totals.played, 4) if totals.played else 0.0}
+    # A rate of nothing (no calls made) is no rate: null, shown as "—", not 0%.
+    rates: dict[str, float | None] = {
+        "win_rate": round(totals.won / totals.played, 4) if totals.played else None
+    }
     for key, _, numerator, denominator in engine.stat_rates:
         below = totals.stats.get(denominator, 0)
-        rates[key] = round(totals.stats.get(numerator, 0) / below, 4) if below else 0.0
+        rates[key] = round(totals.stats.get(numerator, 0) / below, 4) if below else None
     return {
         "game": totals.game,
         "played": totals.played,

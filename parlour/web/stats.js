@@ -13,7 +13,7 @@ export async function getJson(path) {
 
 export const myProfile = () => storedProfile()?.id ?? null;
 
-export const percent = (rate) => `${Math.round(rate * 100)}%`;
+export const percent = (rate) => (rate == null ? "—" : `${Math.round(rate * 100)}%`); // null: nothing to rate
 
 /** A player's name linking to their page (bots to their level's), marked when it is this browser. */
 export function playerLink(player) {
