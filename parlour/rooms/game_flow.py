@@ -144,6 +144,7 @@ class GameFlow(RoomState):
                 "id": record.id,
                 "game": self.game_name,
                 "winners": [names[w] for w in result["winners"] if w in names],
+                "tie": bool(result.get("tie")),
                 "reason": result["reason"],
                 "ended_at": at,
             }

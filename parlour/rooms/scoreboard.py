@@ -16,12 +16,13 @@ Scoreboard = dict[str, dict[str, Any]]
 def record(board: Scoreboard, points: bool, seats: list[dict[str, Any]], outcome: dict[str, Any]) -> None:
     """Add one game its rules finished with a winner (a game the room ended, ``EndReason``, or that
     nobody won never comes here): every seat played it, the winners won it; ``points``: the game's
-    scores add up (``Game.scores_add_up``, UNO's points; not Dots' boxes)."""
+    scores add up (``Game.scores_add_up``, UNO's points; not Dots' boxes). A tie counts as played, won by
+    none of its tied seats."""
     for seat in seats:
         line = board.setdefault(seat["member"], {"name": seat["name"], "games": 0, "wins": 0, "points": 0})
         line["name"] = seat["name"]
         line["games"] += 1
-        if seat["seat"] in outcome["winners"]:
+        if seat["seat"] in outcome["winners"] and not outcome.get("tie"):  # a tie is nobody's win
             line["wins"] += 1
         if points:
             line["points"] += int(outcome["scores"].get(str(seat["seat"]), 0))

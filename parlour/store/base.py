@@ -105,7 +105,8 @@ class PlayerGame:
 def player_games(record: GameRecord) -> list[PlayerGame]:
     """The seats of ``record`` that belong to a profile (a guest's, or a bot level's pseudo-profile);
     players of the seed protocols have none and are not counted."""
-    winners = set(record.result.get("winners") or ())
+    # A tie (Dots' equal boxes, Connect Four's full board) names every tied seat a winner; nobody won it.
+    winners = set() if record.result.get("tie") else set(record.result.get("winners") or ())
     rows = []
     for p in record.players:
         level = p.get("bot")

@@ -317,8 +317,8 @@ function gameOver(room, app) {
         seats.map((seat) =>
           el(
             "tr",
-            { class: outcome.winners.includes(seat) ? "winner" : "" },
-            el("td", {}, ctx.name(seat), outcome.winners.includes(seat) ? " ★ winner" : "", left.has(seat) ? el("span", { class: "muted" }, left.get(seat)) : null),
+            { class: outcome.winners.includes(seat) && !outcome.tie ? "winner" : "" },
+            el("td", {}, ctx.name(seat), outcome.winners.includes(seat) ? (outcome.tie ? " (tie)" : " ★ winner") : "", left.has(seat) ? el("span", { class: "muted" }, left.get(seat)) : null),
             columns.map(([, value]) => el("td", {}, value(seat))),
           ),
         ),
@@ -345,7 +345,7 @@ function recentGames(games) {
           { class: "recent-game" },
           el("a", { href: `/g/${g.id}` }, title(g.game)),
           " · ",
-          g.winners.length ? `${g.winners.join(" & ")} won` : (endReason(GAMES[g.game], g.reason) ?? "No winner"),
+          g.winners.length ? `${g.winners.join(" & ")} ${g.tie ? "tied" : "won"}` : (endReason(GAMES[g.game], g.reason) ?? "No winner"),
           g.ended_at ? el("span", { class: "muted" }, ` · ${new Date(g.ended_at * 1000).toLocaleTimeString()}`) : null,
         ),
       ),

@@ -120,7 +120,7 @@ async def test_lists_players_and_leaderboards(server_factory: ServerFactory) -> 
     status, me = get(f"/api/players/{ada_profile['id']}", ada_profile)
     assert status == 200 and me["name"] == "Ada"
     (dots,) = me["games"]
-    wins = sum(0 in r["winners"] for r in results)
+    wins = sum(0 in r["winners"] and not r["tie"] for r in results)
     assert dots["played"] == 7 and dots["title"] == "Dots & Boxes"
     assert dots["labels"] == {"stats": [["boxes", "Boxes"]], "rates": [["win_rate", "Win rate"]]}
     assert dots["won"] >= wins and dots["stats"]["boxes"] >= sum(r["scores"].get("0", 0) for r in results)
@@ -129,8 +129,8 @@ async def test_lists_players_and_leaderboards(server_factory: ServerFactory) -> 
     status, stranger_view = get(f"/api/players/{ada_profile['id']}")
     assert [g["id"] for g in stranger_view["recent"]] == public_ids[::-1]
     status, bot = get("/api/players/bot-dots-hard")
-    # A tie (two boxes each) is a win for both: the bot's wins are counted, not taken from Ada's.
-    bot_wins = sum(1 in r["winners"] for r in results)
+    # A tie (two boxes each) names both seats but is nobody's win: played, not won.
+    bot_wins = sum(1 in r["winners"] and not r["tie"] for r in results)
     assert bot["bot"] == "hard" and bot["games"][0]["played"] == 5 and bot["games"][0]["won"] == bot_wins
 
     # The leaderboard: five games or more (the bot and Ada), by wins.
