@@ -9,7 +9,7 @@ import { clearInvite, initLobby, presetCode, renderRooms, showInvite } from "./l
 import { Connection } from "./net.js";
 import { appendChat, renderRoom, tableContext, updateTimers } from "./room.js";
 import { beep, isMuted, setMuted } from "./sound.js";
-import { $, $$, clearToasts, closeDialog, confirmDialog, fill, markOverflow, showScreen, toast } from "./ui.js";
+import { $, $$, answer, clearToasts, closeDialog, confirmDialog, fill, markOverflow, showScreen, toast } from "./ui.js";
 
 await loadCatalog(); // the games, their settings schemas and their tables, before anything is drawn
 
@@ -78,7 +78,7 @@ const app = {
       return await conn.request(type, fields);
     } catch (err) {
       // The engine names seats by number ("it is seat 0's turn"); the table already shows whose turn it is.
-      toast(err.code === "not_your_turn" ? "It's not your turn." : (err.message ?? "Something went wrong"), "bad");
+      answer(err.code === "not_your_turn" ? "It's not your turn." : (err.message ?? "Something went wrong"));
       beep("bad");
       return null;
     }
@@ -108,13 +108,15 @@ const app = {
       await conn.request(type, fields);
     } catch (err) {
       if (err.code === "wrong_password") {
-        toast(fields.password ? "That password is wrong — check it and try again." : "This room has a password — type it under “Join a game”.", "bad");
+        answer(fields.password ? "That password is wrong — check it and try again." : "This room has a password — type it under “Join a game”.");
         presetCode(fields.code);
         $("#join-password").focus();
       } else if (err.code === "room_full" && type === "join") {
         if (await confirmDialog("This room is full", "All seats are taken. Watch the game instead?", "Watch")) await app.send("spectate", fields);
       } else if (err.code === "invalid_code" || err.code === "room_not_found") {
-        toast(`No room with the code “${String(fields.code ?? "").trim().toUpperCase()}” — check its 5 characters.`, "bad");
+        const code = String(fields.code ?? "").trim().toUpperCase();
+        // A private room's code is longer than a public one's; a code that was right may be of a closed room.
+        answer(err.code === "invalid_code" ? `“${code}” is not a room code — check it.` : `No open room has the code “${code}” — check it; a room that closed is gone.`);
         $("#join-code").focus();
       } else if (err.code === "game_in_progress" && type === "join") {
         toast("A game is running — you are watching until it ends.", "info");
@@ -123,7 +125,7 @@ const app = {
         await app.send("leave");
         await app.send(type, fields);
       } else {
-        toast(err.message, "bad");
+        answer(err.message);
         beep("bad");
       }
     }
@@ -161,7 +163,7 @@ async function identify() {
   const input = $("#name");
   const name = input.value.trim();
   if (!name) {
-    toast("Choose a display name first", "bad");
+    answer("Choose a display name first");
     input.focus();
     return false;
   }
@@ -182,7 +184,7 @@ async function identifyAs(name) {
     onWelcome(await conn.request("identify", { name, ...profileField() }));
     return true;
   } catch (err) {
-    toast(err.message, "bad");
+    answer(err.message);
     $("#name").focus();
     return false;
   }

@@ -158,6 +158,16 @@ export function toast(text, kind = "info", ms = 3000, droppable = false) {
   if (!toastShown) nextToast();
 }
 
+/** An error answering what this person just did: shown at once, over whatever toast is up, and in
+ * place of an earlier answer still waiting (a dozen quick wrong passwords showed their errors one after
+ * another for 20 s, the last answer long after its click). The server's words start with a capital. */
+export function answer(text) {
+  for (let i = toastQueue.length - 1; i >= 0; i--) if (toastQueue[i].answer) toastQueue.splice(i, 1);
+  toastQueue.unshift({ text: text.charAt(0).toUpperCase() + text.slice(1), kind: "bad", ms: 4000, droppable: false, answer: true });
+  if (toastShown) toastShown.end();
+  else nextToast();
+}
+
 function nextToast() {
   const box = $("#toasts");
   const next = toastQueue.shift();
@@ -169,12 +179,12 @@ function nextToast() {
   const item = el("div", { class: `toast ${next.kind}`, ...voice }, next.text);
   box.replaceChildren(item);
   const shown = (toastShown = { item, since: Date.now() });
-  const end = () => {
+  const end = (shown.end = () => {
     if (toastShown !== shown) return;
     item.classList.add("gone");
     setTimeout(() => item.remove(), 400);
     nextToast();
-  };
+  });
   // Leave early (after READ_MS) only when another toast is waiting.
   const check = () => {
     if (toastShown !== shown) return;

@@ -5,7 +5,16 @@ from __future__ import annotations
 import re
 
 import pytest
-from browser_helpers import PHONE, create_room, join_room, no_horizontal_scroll, ready_up, shots, wait_room
+from browser_helpers import (
+    PHONE,
+    create_room,
+    join_room,
+    no_horizontal_scroll,
+    ready_up,
+    record_toasts,
+    shots,
+    wait_room,
+)
 from wire import Wire, at_a_table
 
 pytestmark = pytest.mark.browser
@@ -183,15 +192,21 @@ def test_join_errors_and_passwords(open_page):
     bo.fill("#name", "Bo")
     bo.fill("#join-code", "ZZZZZ")
     bo.click('#join-form button[type="submit"]')
-    bo.locator(".toast.bad", has_text="No room with the code “ZZZZZ” — check its 5 characters").wait_for()
+    bo.locator(".toast.bad", has_text="No open room has the code “ZZZZZ” — check it").wait_for()
     assert bo.locator("#screen-start").is_visible()
 
     bo.fill("#join-code", f"  {code.lower()} ")
+    record_toasts(bo)
     bo.click('#join-form button[type="submit"]')
     bo.locator(".toast.bad", has_text="This room has a password").first.wait_for(state="attached")
     bo.fill("#join-password", "nope")
     bo.click('#join-form button[type="submit"]')
-    bo.locator(".toast.bad", has_text="That password is wrong").first.wait_for(state="attached")
+    bo.locator(".toast.bad:not(.gone)", has_text="That password is wrong").wait_for()
+    # Each answer shows at once, in place of the one before (they queued: a dozen quick wrong passwords
+    # were still being answered 20 s later).
+    asked, wrong = bo.evaluate("window.seenToasts")[-2:]
+    assert asked["text"].startswith("This room has a password") and wrong["text"].startswith("That password")
+    assert wrong["at"] - asked["at"] < 1500, "the answer waited behind the toast before it"
     bo.fill("#join-password", "sesame")
     bo.click('#join-form button[type="submit"]')
     assert wait_room(bo) == code
