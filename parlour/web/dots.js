@@ -50,9 +50,13 @@ export function render(stage, view, ctx) {
   const { width: w, height: h } = view;
   const drawn = new Set(view.lines.map(([x, y, d]) => key({ x, y, d })));
   const myTurn = playing(ctx) && view.turn === ctx.seat && !view.over;
-  // At tap size (48 px between dots) wider than the screen (a phone, a big board): it can be shown whole.
+  // At tap size (48 px between dots) wider than its frame (a phone, a big board): it pans, and can be
+  // shown whole. One up to a sixth too wide is drawn to fit instead (40 px between dots still takes a
+  // thumb): 8 × 8 dots on a 390-px phone overflowed its frame by a few pixels, its last dots cut off
+  // with nothing to say the board scrolls.
   const tapWidth = (48 / GAP) * ((w - 1) * GAP + 2 * PAD);
-  const zoomable = tapWidth > window.innerWidth;
+  const frame = (document.querySelector("#stage")?.clientWidth || window.innerWidth - 16) - 18; // less its padding and border
+  const zoomable = tapWidth * (5 / 6) > frame;
   const whole = local.whole && zoomable;
   if (!valid(local.cursor, w, h)) local.cursor = { x: 0, y: 0, d: 0 };
   // The board element survives re-renders (ui.morph), and with it the keyboard focus and cursor.
@@ -70,7 +74,7 @@ export function render(stage, view, ctx) {
     class: `dots-board ${myTurn ? "mine" : ""}`,
     // As wide as the panel allows (and the screen's height); on a phone a big board keeps lines at
     // least 48 px apart (--min-board; a line's tap area is then 33.6 px square) and its frame scrolls, to pan.
-    style: `--min-board: ${tapWidth}px; --aspect: ${((w - 1) * GAP + 2 * PAD) / ((h - 1) * GAP + 2 * PAD)}`,
+    style: `--min-board: ${zoomable ? tapWidth : 0}px; --aspect: ${((w - 1) * GAP + 2 * PAD) / ((h - 1) * GAP + 2 * PAD)}`,
     // A replay's board is a picture: its arrow keys step through the game.
     role: ctx.readOnly ? "img" : "application",
     tabindex: ctx.readOnly ? null : "0",

@@ -213,6 +213,28 @@ def test_dots_large_board_fits_a_phone(open_page):
     shots(ada, "player-offline")
 
 
+@pytest.mark.parametrize("viewport", [PHONE, {"width": 360, "height": 740}], ids=["390", "360"])
+def test_a_board_a_little_wider_than_a_phone_is_drawn_to_fit_not_cut_off(open_page, viewport):
+    """8 × 8 dots at 48 px between dots is a few pixels wider than a phone's frame: its last column was
+    cut off, the frame scrolled by a few pixels, and no "Whole board" was offered. Drawn to fit, its
+    lines are still a thumb's width apart."""
+    ada = open_page(viewport=viewport)
+    create_room(ada, "Ada", "dots", {"width": 8, "height": 8}, capacity=2)
+    ada.get_by_role("button", name="Add easy bot").click()
+    ada.locator("#players .member .badge.bot").wait_for()
+    start_game(ada, [ada])
+    board = ada.locator('[data-testid="dots-board"]')
+    board.wait_for()
+    wrap = ada.locator(".board-wrap")
+    assert wrap.evaluate("w => w.scrollWidth <= w.clientWidth"), "the frame scrolls sideways"
+    box, frame = board.bounding_box(), wrap.bounding_box()
+    assert frame["x"] <= box["x"] and box["x"] + box["width"] <= frame["x"] + frame["width"]
+    assert box["width"] / 7 >= 38, "dots a thumb's width apart"
+    assert ada.get_by_role("button", name="Whole board").is_hidden()
+    assert no_horizontal_scroll(ada)
+    shot(ada, "dots-8x8-phone")
+
+
 def test_dots_against_a_bot(open_page):
     ada = open_page()
     create_room(ada, "Ada", "dots", {"width": 3, "height": 3}, capacity=2)
