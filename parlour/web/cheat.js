@@ -77,7 +77,7 @@ export function render(stage, view, ctx) {
       el(
         "div",
         { class: "pile", "aria-label": `Pile: ${view.pile_size} cards` },
-        el("div", { class: "pcard back", "aria-hidden": "true" }),
+        el("div", { class: `pcard ${view.pile_size ? "back" : "empty"}`, "aria-hidden": "true" }),
         el("strong", { class: "pile-count", dataset: { testid: "pile-size" } }, String(view.pile_size)),
         el("span", { class: "muted" }, "on the pile"),
       ),
@@ -90,6 +90,7 @@ export function render(stage, view, ctx) {
             el("strong", {}, `${play.count} × ${rankWord(play.rank, play.count)}`),
           )
           : el("p", { class: "just-placed muted" }, "No cards placed yet"),
+        lastCard(view, ctx),
         view.over ? null : el("p", { class: "next-rank" },
           el("span", { class: "muted" }, "Next: "),
           el("strong", {}, view.ranks.length === 13 ? "any rank" : view.ranks.map((r) => rankWord(r)).join(" or ")),
@@ -101,6 +102,20 @@ export function render(stage, view, ctx) {
 
   if (mine) table.append(handArea(view, mine, myTurn, ctx));
   fill(stage, table);
+}
+
+/** A last card placed wins once the next player plays, unless someone calls first: said to everyone,
+ * since the table otherwise just went on ("Dave to play") with that player at 0 cards. */
+function lastCard(view, ctx) {
+  const play = view.last_play;
+  if (view.over || !play?.callable || view.hand_sizes[play.seat] !== 0) return null;
+  const who = ctx.name(play.seat);
+  const next = view.turn === ctx.seat ? "you play" : `${ctx.name(view.turn)} plays`;
+  const text =
+    play.seat === ctx.seat
+      ? `Your last card is down: you win when ${next}, unless someone calls Cheat! first.`
+      : `${who} placed their last card: call Cheat! now, or ${who} wins when ${next}.`;
+  return el("p", { class: "alert last-card", role: "status", dataset: { testid: "last-card" } }, text);
 }
 
 function seatsRow(view, ctx) {

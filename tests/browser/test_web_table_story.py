@@ -83,3 +83,48 @@ def test_cheat_reveal_outlives_the_next_play_and_reopens_from_the_log(open_page,
     shots(watcher, "cheat-reveal-again")
     for p in players:
         p.close()
+
+
+def test_cheat_says_a_last_card_wins_once_the_next_player_plays(open_page, server):
+    """A player's last card went down and the table just went on ("Cy to play"): everyone is now told
+    it is the last moment to call Cheat!, and who wins when."""
+    players = [Wire(server, name) for name in ("Ada", "Bo", "Cy")]
+    code = players[0].request("create_room", game="cheat", capacity=3)["code"]
+    for p in players[1:]:
+        p.request("join", code=code)
+    players[0].request("start")
+    for p in players[1:]:
+        p.until(lambda m: m["type"] == "game_started")
+    watcher = _watch(open_page, code)
+    banner = watcher.locator('[data-testid="last-card"]')
+    while True:  # everyone places one card a turn and nobody calls, until a hand is empty
+        p = _on_turn(players)
+        seat = p.view["seat"]
+        p.request(
+            "action", action={"type": "play", "cards": [p.view["hand"][0]["id"]], "rank": p.view["ranks"][0]}
+        )
+        if not p.view["hand_sizes"][seat]:
+            break
+        assert banner.count() == 0
+    names = ["Ada", "Bo", "Cy"]
+    following = _on_turn(players)
+    watcher.wait_for_function(f"Number(document.querySelector('#stage').dataset.seq) >= {p.seq}")
+    who, then = names[seat], names[following.view["seat"]]
+    assert (
+        banner.inner_text()
+        == f"{who} placed their last card: call Cheat! now, or {who} wins when {then} plays."
+    )
+    shots(watcher, "cheat-last-card")
+    following.request(
+        "action",
+        action={
+            "type": "play",
+            "cards": [following.view["hand"][0]["id"]],
+            "rank": following.view["ranks"][0],
+        },
+    )
+    watcher.locator(".game-over").wait_for()
+    assert watcher.locator("#over-title").inner_text() == f"★ {who} wins!"
+    assert banner.count() == 0
+    for p in players:
+        p.close()
