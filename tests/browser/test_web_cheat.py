@@ -69,6 +69,15 @@ def test_cheat_game_with_calls_to_the_end(open_page):
     assert placer.locator('[data-testid="hand"] .pcard.selected').count() == 4
     assert placer.locator('[data-testid="place"]').inner_text() == "Place 4 as Aces"
     shots(placer, "cheat-selecting")
+    # A mouse over a card raises it; on a touch screen (its :hover stays on the card last tapped) none is.
+    lifted = "c => getComputedStyle(c).transform"
+    cards.nth(6).hover()
+    assert cards.nth(6).evaluate(lifted) != "none"
+    touch = placer.context.new_cdp_session(placer)
+    touch.send("Emulation.setTouchEmulationEnabled", {"enabled": True, "maxTouchPoints": 5})
+    assert placer.evaluate("matchMedia('(hover: none)').matches")
+    assert cards.nth(6).evaluate(lifted) == "none"
+    touch.send("Emulation.setTouchEmulationEnabled", {"enabled": False})
     cards.nth(3).click()  # unselect one
     before = seq(placer)
     placer.locator('[data-testid="place"]').click()
