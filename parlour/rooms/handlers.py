@@ -96,7 +96,8 @@ def join(room: Room, cmd: Command) -> bool | None:
 def reconnect(room: Room, cmd: Command) -> bool | None:
     """A dropped member is back (resume): re-attach its sink and send a full snapshot."""
     member = room.require_member(cmd)
-    if member.replaced:
+    taken_back = member.replaced
+    if taken_back:
         room.hand_back(member)
     member.sink = cmd.sink
     changed = not member.connected
@@ -105,7 +106,10 @@ def reconnect(room: Room, cmd: Command) -> bool | None:
     if changed:
         room.broadcast(messages.member_updated(member, room.host), exclude=member)
         room.update_idle(cmd.at)
-    room.reply(room.snapshot(member))
+    snapshot = room.snapshot(member)
+    if taken_back:  # the player is told a bot kept their seat (its moves are in the log, marked)
+        snapshot["taken_back"] = True
+    room.reply(snapshot)
     return changed
 
 

@@ -294,6 +294,7 @@ const handlers = {
     // open at its oldest line after a reload.
     fill($("#chat-log"));
     for (const message of msg.chat ?? []) appendChat(message, S.room);
+    if (msg.taken_back) toast("A bot kept your seat while you were away — it's yours again", "info", 6000);
   },
   member_joined({ member }) {
     upsertMember(member);

@@ -108,3 +108,24 @@ def test_dots_turn_of_an_absent_player_says_it_waits_for_them(open_page, server)
     hint.filter(has_text="Waiting for Bo to come back…").wait_for()
     _chip(page, "Bo").locator(".badge.off", has_text=re.compile(r"^offline · \d+ s$")).wait_for()
     shots(page, "away-dots-waiting")
+
+
+def test_a_player_back_after_a_bot_kept_their_seat_is_told_so(open_page, grace_server):
+    """The seat's score had moved on with nothing said: the returning player now hears that a bot kept
+    their seat, and that it is theirs again; the same page reloaded afterwards hears nothing of the kind."""
+    ada, bo, _ = two_at_a_table(grace_server, "dots", {"width": 4, "height": 4})
+    bo.close()
+    ada.until(lambda m: m["type"] == "member_updated" and m["member"]["replaced"], timeout=20)
+    back = open_page(base=grace_server)
+    take_over(back, bo.token, "Bo")
+    told = "A bot kept your seat while you were away — it's yours again"
+    back.locator("#toasts .toast", has_text=told).wait_for()
+    ada.until(
+        lambda m: m["type"] == "member_updated" and m["member"]["connected"] and not m["member"]["replaced"]
+    )
+    shots(back, "away-seat-taken-back")
+    back.reload()
+    back.locator('[data-testid="dots-board"]').wait_for()
+    back.locator('#conn[data-status="online"]').wait_for()
+    assert back.locator("#toasts .toast", has_text=told).count() == 0
+    ada.close()
