@@ -2,7 +2,7 @@
 
 import "./theme.js";
 import { getJson, myProfile, percent, playerLink, showError } from "./stats.js";
-import { $, el } from "./ui.js";
+import { $, el, markOverflow } from "./ui.js";
 
 const main = $("#stats");
 
@@ -41,6 +41,13 @@ async function show() {
       el("p", { class: "muted" }, `Players with at least ${body.min_games} finished games; bots are listed by level.`),
     ),
   );
+  const scroll = $(".board-scroll");
+  if (scroll) {
+    const mark = () => markOverflow(scroll);
+    scroll.addEventListener("scroll", mark);
+    addEventListener("resize", mark);
+    mark();
+  }
 }
 
 show();

@@ -3,11 +3,17 @@ lobby's "Your stats" link) shows it, and the bot's level has a page of its own."
 
 from __future__ import annotations
 
+import asyncio
 import re
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from browser_helpers import create_room, drive, shots, start_game
+from browser_helpers import create_room, drive, shot, shots, start_game
+from conftest import Server
 from test_web_connect_four import drop_in_a_column
+
+from parlour.store import GameRecord, ProfileRecord
+from parlour.store.sqlite import SQLiteStore
 
 pytestmark = pytest.mark.browser
 
@@ -52,3 +58,64 @@ def test_the_profile_page_shows_a_finished_game_against_a_bot(open_page, own_ser
     assert "Nobody has finished 5 games" in ada.locator(".board").inner_text()
     assert ada.locator(".board-tabs a").count() == 4
     shots(ada, "leaderboard-empty")
+
+
+def _seed_games(data) -> None:
+    """Five finished games of Dots & Boxes and of Cheat between Ada and Bartholomew, stored as the
+    server stores them: enough for both to be on each leaderboard."""
+
+    async def fill() -> None:
+        store = SQLiteStore(data)
+        await store.open()
+        for profile, name in (("p_ada", "Ada"), ("p_bartholomew", "Bartholomew")):
+            await store.save_profile(ProfileRecord(profile, name, "not-a-secret", 0.0))
+        for n in range(10):
+            game = "dots" if n % 2 else "cheat"
+            stats = [{"boxes": 3}, {"boxes": 1}] if game == "dots" else [{"calls": 2, "calls_right": 1}, {}]
+            players = [
+                {"seat": seat, "name": name, "profile": profile, "stats": stats[seat]}
+                for seat, (profile, name) in enumerate((("p_ada", "Ada"), ("p_bartholomew", "Bartholomew")))
+            ]
+            result = {
+                "winners": [n % 3 and 1],
+                "scores": {"0": 3, "1": 1},
+                "reason": "finished",
+                "tie": False,
+            }
+            record = GameRecord(
+                "SEEDS", n + 1, game, {}, n, players, result, 1000.0 + n, 1100.0 + n, [], False
+            )
+            await store.append("SEEDS", {"k": "action", "s": None, "p": {}, "t": 0.0}, record)
+        await store.close()
+
+    with ThreadPoolExecutor(1) as thread:  # the sync Playwright API holds this thread's event loop
+        thread.submit(asyncio.run, fill()).result()
+
+
+def test_a_leaderboard_on_a_small_phone_fits_or_says_it_scrolls(open_page, tmp_path):
+    """At 360 px Dots' five columns were cut off at "Win rat" with nothing to say the table scrolls:
+    they now fit; Cheat's eight cannot, and the edge with more beyond it fades until scrolled there."""
+    _seed_games(tmp_path)
+    server = Server(tmp_path).start()
+    try:
+        page = open_page("/leaderboard/dots", {"width": 360, "height": 740}, base=server.base)
+        page.locator(".board-table tbody tr").nth(1).wait_for()
+        scroll = page.locator(".board-scroll")
+        assert scroll.evaluate("s => s.scrollWidth <= s.clientWidth"), "Dots' table fits"
+        assert "more-right" not in scroll.get_attribute("class")
+        shots(page, "leaderboard-dots")
+        page.get_by_role("link", name="Cheat").click()
+        page.locator("h1", has_text="Cheat leaderboard").wait_for()
+        page.set_viewport_size({"width": 360, "height": 740})
+        page.locator(".board-table tbody tr").nth(1).wait_for()
+        scroll = page.locator(".board-scroll.more-right")
+        scroll.wait_for()
+        assert "more-left" not in scroll.get_attribute("class")
+        shot(page, "leaderboard-cheat-scrolls")
+        scroll.evaluate("s => s.scrollTo({ left: s.scrollWidth })")
+        page.locator(".board-scroll.more-left:not(.more-right)").wait_for()
+        assert page.evaluate("document.documentElement.scrollWidth <= innerWidth"), (
+            "the page never scrolls sideways"
+        )
+    finally:
+        server.stop()
