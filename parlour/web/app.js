@@ -530,8 +530,11 @@ function keepFocus() {
   const active = document.activeElement;
   if (active && active !== document.body && active.isConnected && active.offsetParent !== null && !active.disabled) return;
   if ($("#dialog").open) return;
-  // Last, the table itself (tabindex -1): the next Tab goes on from there, not from the top of the page.
-  const next = $('#stage [data-testid="hand"] button:not([disabled])') ?? $("#stage button:not([disabled])") ?? $("#stage");
+  // Your hand first (a card, else the hand itself, focusable while no card plays: after your play, the
+  // focus went to the whole table, which shows no ring of its own); last, the table itself (tabindex
+  // -1): the next Tab goes on from there, not from the top of the page.
+  const hand = '#stage [data-testid="hand"]';
+  const next = $(`${hand} button:not([disabled])`) ?? $(`${hand}[tabindex="0"]`) ?? $("#stage button:not([disabled])") ?? $("#stage");
   next?.focus({ preventScroll: true });
 }
 

@@ -145,4 +145,7 @@ def test_uno_by_keyboard(open_page, server):
     if playable and page.locator("dialog[open]").count():  # a Wild: its colour by keyboard too
         page.keyboard.press("Enter")
     _moved(page, before)
+    # Still in the hand (a card, or the hand itself while none plays), with its ring: not the whole table.
+    assert page.evaluate("document.activeElement.closest('[data-testid=\"hand\"]') !== null")
+    assert page.evaluate("document.activeElement.matches(':focus-visible')")
     bo.close()
