@@ -88,7 +88,8 @@ def simulated_records(count: int, seed: int = 0) -> tuple[list[GameRecord], Expe
                 continue
             key = (profile, name)
             expected.played[key] = expected.played.get(key, 0) + 1
-            expected.won[key] = expected.won.get(key, 0) + (entry["seat"] in result["winners"])
+            won = entry["seat"] in result["winners"] and not result["tie"]  # a tie is nobody's win
+            expected.won[key] = expected.won.get(key, 0) + won
             totals = expected.stats.setdefault(key, {})
             if name == "uno":
                 totals["points"] = totals.get("points", 0) + outcome.scores[entry["seat"]]
