@@ -107,7 +107,7 @@ export function render(stage, view, ctx) {
       el("div", { class: `board-wrap ${whole ? "whole" : ""}` }, board),
       // Where the keyboard cursor is, for screen readers (``keyboard``): a line has no focus of its own.
       el("p", { class: "visually-hidden", "aria-live": "polite", dataset: { testid: "dots-cursor" } }),
-      el("p", { class: "muted hint" }, whole ? "Tap the board where you want to play to zoom in." : myTurn ? "Your turn — draw a line. On touch screens, tap a line twice." : view.over ? "" : ctx.absent(view.turn) ? `Waiting for ${ctx.name(view.turn)} to come back…` : `${ctx.name(view.turn)} is thinking…`),
+      el("p", { class: "muted hint" }, whole ? "Tap the board where you want to play to zoom in." : myTurn ? yourTurnHint() : view.over ? "" : ctx.absent(view.turn) ? `Waiting for ${ctx.name(view.turn)} to come back…` : `${ctx.name(view.turn)} is thinking…`),
     ),
   );
   // Once morph has run (before the next paint): key the board in place so the next render can update
@@ -121,6 +121,10 @@ export function render(stage, view, ctx) {
     placed.shown = { lines: marks.drawn, boxes: new Set(view.captures.map(([x, y]) => `${x},${y}`)) };
   });
 }
+
+/** How to draw, for the pointer this screen has; the keys were told to screen readers only. */
+const yourTurnHint = () =>
+  matchMedia("(hover: none)").matches ? "Your turn — tap a line twice to draw it." : "Your turn — click a line. Keys: arrows move, Space turns, Enter draws.";
 
 /** On a phone, a board wider than the screen at tap size can be shown whole (styles.css hides this elsewhere). */
 function zoomToggle(zoomable, ctx) {

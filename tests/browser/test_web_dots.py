@@ -278,6 +278,15 @@ def test_server_crash_mid_game_and_the_pages_resume(open_page, own_server):
         page.locator(".game-over").wait_for()
 
 
+CURSOR_SEEN = """b => {
+    const c = b.querySelector('.cursor');
+    if (!c) return false;
+    if (c.matches('line.drawn')) return getComputedStyle(c).filter !== 'none';
+    const stroke = getComputedStyle(c.querySelector('.preview')).stroke;
+    return stroke !== 'none' && stroke !== 'rgba(0, 0, 0, 0)' && stroke !== 'transparent';
+}"""
+
+
 def test_the_board_shows_a_focus_ring_to_keyboard_users_only(open_page):
     """A click gives the board focus (it is in the tab order for keyboard play); Chromium then drew its
     own dark ring around the whole board for mouse players too. Keyboard focus keeps the accent ring."""
@@ -287,7 +296,16 @@ def test_the_board_shows_a_focus_ring_to_keyboard_users_only(open_page):
     start_game(ada, [ada, bo])
     board = ada.locator('[data-testid="dots-board"]')
     board.wait_for()
+    # The keys are on screen too, not only told to screen readers (a mouse and keyboard here).
+    assert (
+        ada.locator("#stage .hint").inner_text()
+        == "Your turn — click a line. Keys: arrows move, Space turns, Enter draws."
+    )
     ring = "b => [b.matches(':focus'), getComputedStyle(b).outlineStyle]"
+    # Nor does a click show the keyboard's cursor (left on the first line, it looked like a tapped line).
+    board.click(position={"x": 3, "y": 3})  # the board's corner: focused, no line drawn
+    assert board.evaluate(ring) == [True, "none"]
+    assert board.locator(".free.cursor").count() == 1 and board.evaluate(CURSOR_SEEN) is False
     assert click_free_line(ada)
     assert board.evaluate(ring) == [True, "none"]
     ada.locator("#chat-input").focus()
@@ -296,6 +314,10 @@ def test_the_board_shows_a_focus_ring_to_keyboard_users_only(open_page):
         if board.evaluate("b => b.matches(':focus')"):
             break
     assert board.evaluate(ring) == [True, "solid"]
+    assert board.evaluate(CURSOR_SEEN) is True  # on the line drawn: a glow, the line keeping its colour
+    ada.keyboard.press("ArrowRight")
+    assert board.evaluate(CURSOR_SEEN) is True  # a free line: dashed, in the accent
+    shots(ada, "dots-keyboard-cursor")
 
 
 def test_a_player_who_leaves_mid_game_is_told_the_rule_and_marked_in_the_results(open_page):
