@@ -151,6 +151,13 @@ const app = {
     }
   },
 
+  /** Handing the host over cannot be taken back by the one who gave it: asked first, as Kick is. */
+  async makeHost(member) {
+    if (await confirmDialog(`Make ${member.name} the host?`, "They will start games, change the settings and can kick players. Only they can hand it back.", "Make host")) {
+      app.send("transfer_host", { member: member.id });
+    }
+  },
+
   async kick(member) {
     if (await confirmDialog(`Kick ${member.name}?`, "They will not be able to rejoin this room.", "Kick")) {
       app.send("kick", { member: member.id });

@@ -99,7 +99,7 @@ function renderMembers(room, app) {
       ? el(
         "span",
         { class: "member-controls" },
-        m.bot ? null : el("button", { class: "small", onclick: () => app.send("transfer_host", { member: m.id }), "aria-label": `Make host: ${m.name}` }, "Make host"),
+        m.bot ? null : el("button", { class: "small", onclick: () => app.makeHost(m), "aria-label": `Make host: ${m.name}` }, "Make host"),
         el("button", { class: "small danger", onclick: () => app.kick(m), "aria-label": `Kick ${m.name}` }, "Kick"),
       )
       : null;

@@ -221,11 +221,11 @@ export function choose(title, body, buttons) {
 }
 
 export async function confirmDialog(title, text, yes = "Yes", no = "Cancel") {
-  const answer = await choose(title, text, [
+  const chosen = await choose(title, text, [
     { label: no, value: "no" },
     { label: yes, value: "yes", class: "danger" },
   ]);
-  return answer === "yes";
+  return chosen === "yes";
 }
 
 /** Close the modal if one is open (e.g. when the state it asked about moved on). */

@@ -152,9 +152,17 @@ def test_waiting_room_markers_link_chat_and_host_controls(open_page, server):
     ada.click('#dialog button[value="save"]')
     bo.locator(".settings-summary", has_text="Rank sequence: any rank").wait_for()
 
-    # Transfer host: Bo gets the Start button, Ada loses it.
+    # Transfer host, after confirming (the giver cannot take it back): Bo gets the Start button, Ada
+    # loses it; both are told.
     member_row(ada, "Bo").get_by_role("button", name="Make host: Bo").click()
+    asked = ada.locator("dialog[open]")
+    assert asked.locator("#dialog-title").inner_text() == "Make Bo the host?"
+    asked.get_by_role("button", name="Cancel").click()
+    assert "♛ host" in badges(ada, "Ada")
+    member_row(ada, "Bo").get_by_role("button", name="Make host: Bo").click()
+    ada.locator("dialog[open]").get_by_role("button", name="Make host").click()
     bo.get_by_role("button", name="Start game").wait_for()
+    bo.locator("#toasts .toast", has_text="You are the host now").wait_for()
     # Each page draws the change when its own message arrives: waited for on each.
     member_row(cy, "Bo").locator(".badge", has_text="♛ host").wait_for()
     assert "♛ host" not in badges(cy, "Ada")
