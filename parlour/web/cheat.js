@@ -20,7 +20,7 @@ const placeWords = (rank, count) =>
 // and the last reveal (the `called` event), shown until the next reveal or, at the earliest,
 // the first play that comes REVEAL_MS after it (bots play fast; people need time to read it).
 // `focus` is the card that is the hand's one tab stop (the arrow keys move between the others).
-const local = { selected: new Set(), rank: null, reveal: null, revealAt: 0, focus: null };
+const local = { selected: new Set(), rank: null, reveal: null, revealAt: 0, bringReveal: false, focus: null };
 const REVEAL_MS = 4000;
 
 export function reset() {
@@ -46,6 +46,7 @@ export function onEvent(event, names, seat) {
   if (event.type === "called") {
     local.reveal = event;
     local.revealAt = Date.now();
+    local.bringReveal = true;
     const who = names(event.picked_up_by);
     const verdict = event.truthful ? `${names(event.placer)} told the truth` : `${names(event.placer)} was cheating`;
     return { text: `${names(event.caller)} called Cheat! ${verdict} — ${who} picks up ${event.pile_count}.`, kind: event.truthful ? "info" : "good", sound: "bad" };
@@ -102,6 +103,14 @@ export function render(stage, view, ctx) {
 
   if (mine) table.append(handArea(view, mine, myTurn, ctx));
   fill(stage, table);
+  if (local.bringReveal) {
+    local.bringReveal = false;
+    // A call's reveal comes into sight (on a short screen it was under the hand's bar, and only a toast
+    // said what the call found), unless the player is typing in the chat.
+    if (!ctx.readOnly && document.activeElement?.id !== "chat-input") {
+      requestAnimationFrame(() => document.querySelector('#stage [data-testid="reveal"]')?.scrollIntoView({ block: "nearest" }));
+    }
+  }
 }
 
 /** A last card placed wins once the next player plays, unless someone calls first: said to everyone,

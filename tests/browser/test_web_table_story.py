@@ -4,7 +4,7 @@ next play and can be reopened from the game log."""
 from __future__ import annotations
 
 import pytest
-from browser_helpers import shots, wait_room
+from browser_helpers import shot, shots, take_over, wait_room
 from wire import Wire, two_at_a_table
 
 pytestmark = pytest.mark.browser
@@ -128,3 +128,36 @@ def test_cheat_says_a_last_card_wins_once_the_next_player_plays(open_page, serve
     assert banner.count() == 0
     for p in players:
         p.close()
+
+
+def test_a_call_on_a_landscape_phone_brings_its_reveal_into_sight(open_page, server):
+    """On a phone held sideways the hand's bar covers the lower half of the screen: the reveal of a call
+    sat under it, and only a toast said what the call found. It now comes into sight, clear of the bar."""
+    players = [Wire(server, name) for name in ("Ada", "Bo", "Cy", "Di")]
+    code = players[0].request("create_room", game="cheat", capacity=4)["code"]
+    for p in players[1:]:
+        p.request("join", code=code)
+    players[0].request("start")
+    for p in players[1:]:
+        p.until(lambda m: m["type"] == "game_started")
+    placer = _on_turn(players)
+    placer.request("action", action={"type": "play", "cards": [placer.view["hand"][0]["id"]], "rank": 0})
+    _on_turn(players)  # everyone has seen the play
+    caller = next(p for p in players if p is not placer and p.view.get("can_call"))
+    # A third player's phone: their own wire is done with (the page takes their session over).
+    third = next(p for p in players if p not in (placer, caller))
+    page = open_page("/", {"width": 844, "height": 390})
+    take_over(page, third.token, third.name)
+    page.locator('[data-testid="hand"]').wait_for()
+    page.evaluate("window.scrollTo(0, document.body.scrollHeight)")  # down at the chat
+    caller.request("action", action={"type": "call"})
+    page.locator('[data-testid="reveal"]').wait_for()
+    page.wait_for_function(
+        """() => { const r = document.querySelector('[data-testid="reveal"]').getBoundingClientRect();
+                   const dock = document.querySelector('[data-testid="dock"]').getBoundingClientRect();
+                   return r.top >= 0 && r.bottom <= dock.top + 1; }"""
+    )
+    shot(page, "cheat-landscape-reveal")
+    for p in players:
+        if p is not third:
+            p.close()
