@@ -372,6 +372,11 @@ const handlers = {
     const seat = tableContext(S.room, app).seat;
     announce(msg.log ?? [], seat !== null && S.room.play.turn?.seat === seat); // a first turn is said too
     render();
+    // The table from its top: the waiting room's Start or Ready had left a short screen scrolled past the
+    // new table (a landscape phone showed the hand, the pile off-screen above). Not while typing a chat line.
+    if ($("#stage").getBoundingClientRect().top < 0 && document.activeElement?.id !== "chat-input") {
+      $("#stage").scrollIntoView({ block: "start" });
+    }
   },
   game(msg) {
     const play = S.room.play;

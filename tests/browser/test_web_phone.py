@@ -468,3 +468,22 @@ def test_a_turn_that_comes_while_the_hand_is_out_of_sight_shows_as_a_toast(open_
             assert not [t for t in toasts_once_quiet(page) if "Your turn" in t]  # not even queued
         for wire in (ada, bo, *watchers):
             wire.close()
+
+
+def test_a_game_starts_with_its_table_in_sight_on_a_landscape_phone(open_page, server):
+    """A guest scrolled down the waiting room to ready up; the new table was drawn with the page still
+    scrolled there, its hand at the top and the pile above the screen."""
+    ada = Wire(server, "Ada")
+    code = ada.request("create_room", game="uno", settings={"target_score": 0}, capacity=3)["code"]
+    page = open_page("/", {"width": 844, "height": 390})
+    join_room(page, "Bo", code)
+    page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
+    page.get_by_role("button", name="I'm ready").click()
+    page.evaluate("window.scrollTo(0, document.body.scrollHeight)")  # reading the chat, as people do
+    ada.request("start")
+    page.locator('[data-testid="hand"]').wait_for()
+    page.evaluate("() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))")
+    assert page.evaluate("document.querySelector('#stage').getBoundingClientRect().top") >= 0
+    assert on_screen(page, ".uno-centre")
+    shot(page, "uno-landscape-start")
+    ada.close()
