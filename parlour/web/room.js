@@ -21,7 +21,7 @@ export function tableContext(room, app) {
     seat: mine ? mine.seat : null, // null: watching (spectator, or seated after this game began)
     name: (seat) => seats.find((s) => s.seat === seat)?.name ?? `Seat ${seat + 1}`,
     act: (action) => app.act(action),
-    /** "bot", "offline · 12 s" (the seconds the seat still waits), "bot playing" or "left" on a seat
+    /** "bot", "offline · bot in 12 s" (the seconds the seat still waits), "bot playing" or "left" on a seat
      * chip, so nobody has to look at the side panel to know why a seat does not move. */
     presence: (seat) => {
       const m = memberAt(seat);
@@ -113,11 +113,13 @@ function renderMembers(room, app) {
 function offline(m, room) {
   const deadline = m.replaced ? null : room.grace?.[m.id];
   if (!deadline) return el("span", { class: "badge off" }, "offline");
-  const after = room.state === "playing" && room.bots_take_over !== false && m.role === "player" ? "a bot takes over" : "they leave the room";
+  const bot = room.state === "playing" && room.bots_take_over !== false && m.role === "player";
+  const after = bot ? "a bot takes over" : "they leave the room";
   return el(
     "span",
     { class: "badge off", dataset: { deadline }, title: `Their seat is kept until the countdown ends; then ${after}.` },
-    "offline · ",
+    // What the countdown is for, said on the badge too (a phone shows no title).
+    bot ? "offline · bot in " : "offline · ",
     el("span", { class: "timer-text" }, String(Math.ceil((deadline - Date.now()) / 1000))),
     " s",
   );

@@ -59,7 +59,7 @@ def test_uno_seat_goes_away_then_a_bot_plays_it_to_the_end(open_page, grace_serv
     watcher.locator("#game-log .log-entry").first.wait_for()
     taken_at = int(watcher.locator("#game-log .log-entry").last.get_attribute("data-id")[4:])
     cy.close()  # Cy's tab closes mid-game
-    waits = re.compile(r"^offline · \d+ s$")  # and the seconds the seat still waits for Cy
+    waits = re.compile(r"^offline · bot in \d+ s$")  # and the seconds the seat still waits for Cy
     for page in others:
         _chip(page, "Cy").locator(".badge.off", has_text=waits).wait_for()
         _member(page, "Cy").locator(".badge.off", has_text=waits).wait_for()
@@ -106,7 +106,7 @@ def test_dots_turn_of_an_absent_player_says_it_waits_for_them(open_page, server)
     hint.filter(has_text="Bo is thinking…").wait_for()
     bo.close()
     hint.filter(has_text="Waiting for Bo to come back…").wait_for()
-    _chip(page, "Bo").locator(".badge.off", has_text=re.compile(r"^offline · \d+ s$")).wait_for()
+    _chip(page, "Bo").locator(".badge.off", has_text=re.compile(r"^offline · bot in \d+ s$")).wait_for()
     shots(page, "away-dots-waiting")
 
 

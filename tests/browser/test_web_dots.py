@@ -206,7 +206,7 @@ def test_dots_large_board_fits_a_phone(open_page):
     # Bo's tab closes: Ada sees him offline, with the seconds his seat still waits for him.
     bo.close()
     away = ada.locator("#players .member", has_text="Bo").locator(".badge.off")
-    away.filter(has_text=re.compile(r"^offline · \d+ s$")).wait_for()
+    away.filter(has_text=re.compile(r"^offline · bot in \d+ s$")).wait_for()
     first = int(re.search(r"\d+", away.inner_text())[0])
     assert 50 <= first <= 60, "the server's 60 s grace, counting down"
     assert "a bot takes over" in away.get_attribute("title")
