@@ -284,6 +284,7 @@ function gameOver(room, app) {
   const label = GAMES[room.kind]?.score_label ?? "score";
   const columns = TABLES[room.kind]?.resultColumns?.(view, score) ?? [[label[0].toUpperCase() + label.slice(1), score]];
   const left = new Map(results.play.seats.filter(gone).map((s) => [s.seat, ` (${gone(s)})`]));
+  const helped = new Set((room.log ?? []).filter((entry) => entry.by_bot).map((entry) => entry.seat));
   const why = endReason(GAMES[room.kind], outcome.reason);
   const offer = room.rematch && room.rematch.member !== room.you?.member ? room.rematch : null;
   const leave = () => {
@@ -320,7 +321,15 @@ function gameOver(room, app) {
           el(
             "tr",
             { class: outcome.winners.includes(seat) && !outcome.tie ? "winner" : "" },
-            el("td", {}, ctx.name(seat), outcome.winners.includes(seat) ? (outcome.tie ? " (tie)" : " ★ winner") : "", left.has(seat) ? el("span", { class: "muted" }, left.get(seat)) : null),
+            el(
+              "td",
+              {},
+              ctx.name(seat),
+              outcome.winners.includes(seat) ? (outcome.tie ? " (tie)" : " ★ winner") : "",
+              left.has(seat) ? el("span", { class: "muted" }, left.get(seat)) : null,
+              // Their score is partly a bot's: said here, as the log marks its moves.
+              helped.has(seat) ? el("span", { class: "muted", dataset: { testid: "stood-in" } }, " (a bot stood in)") : null,
+            ),
             columns.map(([, value]) => el("td", {}, value(seat))),
           ),
         ),

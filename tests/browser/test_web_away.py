@@ -80,6 +80,11 @@ def test_uno_seat_goes_away_then_a_bot_plays_it_to_the_end(open_page, grace_serv
     for page in others:
         page.locator(".game-over").wait_for()
     assert watcher.locator('[data-testid="results"] tbody tr').count() == 3
+    # The results say whose score a bot played part of (Cy's), and nobody else's.
+    for page in others:
+        stood_in = page.locator('[data-testid="results"] tbody tr:has([data-testid="stood-in"])')
+        assert stood_in.count() == 1 and stood_in.inner_text().startswith("Cy")
+    shots(watcher, "away-results-stood-in")
     cy_moves = [
         text
         for entry in watcher.locator("#game-log .log-entry").all()
