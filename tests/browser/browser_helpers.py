@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from urllib.parse import urljoin
 
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
@@ -63,12 +64,17 @@ def no_horizontal_scroll(page) -> bool:
 
 def take_over(page, token: str, name: str) -> None:
     """The page becomes the session of ``token`` (a wire client's), as the same browser coming back:
-    the reload brings that session's room and table."""
+    opened again, it brings that session's room and table. The token is stored from a page of the same
+    origin that runs no client: stored under the running client, it was read by that client's own
+    first connection when it opened late, which resumed the session once before the page was opened
+    again (and what that resume showed was lost with the page)."""
+    url = page.url
+    page.goto(urljoin(url, "/favicon.svg"))
     page.evaluate(
         "([t, n]) => { localStorage.setItem('parlour.token', t); localStorage.setItem('parlour.name', n); }",
         [token, name],
     )
-    page.reload()
+    page.goto(url)
 
 
 def open_as(page, url: str, wire) -> None:

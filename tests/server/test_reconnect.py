@@ -31,6 +31,7 @@ async def test_drop_and_resume_mid_turn(server) -> None:
     assert snap["table"]["view"]["hand"] == hand
     assert snap["table"]["turn"]["seat"] == on_turn.seat
     assert on_turn.member not in snap["timers"]["grace"]
+    assert "taken_back" not in snap  # back within the grace: nobody played the seat
     again = await other.expect("member_updated")
     assert again["member"]["connected"] is True
     seated[seated.index(on_turn)] = back
@@ -163,6 +164,7 @@ async def test_resuming_before_the_end_takes_the_seat_back(server_factory) -> No
     assert snap["you"]["member"] == gone.member and snap["state"] == "playing"
     mine = next(m for m in snap["members"] if m["id"] == gone.member)
     assert mine["connected"] is True and mine["replaced"] is False
+    assert snap["taken_back"] is True  # the page says a bot kept the seat
     await me.wait_for(_replaced(gone.member, replaced=False), from_start=True)
     # From here on every move of that seat is the resumed human's: play_game asserts each is accepted,
     # and the seat's turns only ever pass when its player acts.
