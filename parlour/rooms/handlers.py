@@ -355,6 +355,7 @@ def reset(room: Room, cmd: Command) -> bool | None:
     room.to_waiting()
     room.broadcast_snapshots()
     room.broadcast(messages.state_changed(WAITING))
+    room.update_countdown(cmd.at)  # quick play's clock starts again: its players never ready up
     return True
 
 

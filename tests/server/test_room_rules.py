@@ -340,6 +340,23 @@ async def test_quick_play_countdown_restarts_on_join(server_factory) -> None:
     await close_all(clients)
 
 
+async def test_a_quick_play_game_the_host_ends_starts_again_on_its_clock(server_factory) -> None:
+    """Back in the waiting room after End game, a quick-play room sat still: nobody readies up there
+    (its clock starts the game), and nothing started the clock again."""
+    srv = server_factory({"PARLOUR_QUICKPLAY_COUNTDOWN": "0.5"})
+    clients = [await Client.open(srv.ws, f"Q{i}") for i in range(2)]
+    for client in clients:
+        await client.ok("quick_play", game="uno")
+    await clients[0].expect("game_started", timeout=5)
+    host = clients[0]  # the first one in
+    await host.ok("reset")
+    await clients[1].expect("state_changed", state="waiting")
+    await clients[1].expect("countdown", kind="quick_play")
+    again = await clients[1].expect("game_started", timeout=5)
+    assert len(again["seats"]) == 2
+    await close_all(clients)
+
+
 @pytest.mark.parametrize("path", ["/", "/r/ABCDE"])
 def test_client_pages(server, path: str) -> None:
     assert b"<html" in server.get(path).lower() or b"parlour" in server.get(path).lower()
