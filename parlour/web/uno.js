@@ -129,7 +129,8 @@ export function render(stage, view, ctx) {
   const alerts = [
     pending.draw_stack && !challenge ? el("p", { class: "alert" }, `+${pending.draw_stack} pending for ${ctx.name(view.turn)}`) : null,
     challenge ? el("p", { class: "alert" }, `${ctx.name(challenge.offender)} played Wild Draw Four — ${ctx.name(challenge.challenger)} may challenge`) : null,
-    pending.drawn_card_playable && myTurn ? el("p", { class: "alert" }, "You drew a playable card: play it or pass.") : null,
+    // Forced play leaves no pass: the card drawn must be played.
+    pending.drawn_card_playable && myTurn ? el("p", { class: "alert" }, has("pass") ? "You drew a playable card: play it or pass." : "You drew a playable card: play it (forced play).") : null,
   ];
 
   const controls = el(
@@ -226,7 +227,8 @@ function hint(view, has, playsFor, myTurn) {
   if (has("challenge")) return `Challenge the Wild Draw Four, or accept the +${stack}.`;
   if (stack) return playable ? `Stack a draw card, or take the +${stack}.` : `Take the +${stack}.`;
   if (has("pass")) return "Play the card you drew, or keep it and pass.";
-  return playable ? "Your turn — highlighted cards can be played." : "Your turn — no card fits: draw one.";
+  if (playable) return "Your turn — highlighted cards can be played.";
+  return view.settings?.draw_until_playable ? "Your turn — no card fits: draw until one does." : "Your turn — no card fits: draw one.";
 }
 
 function handArea(view, ctx, playsFor, myTurn, hintText) {
