@@ -88,7 +88,11 @@ def join(room: Room, cmd: Command) -> bool | None:
     room.broadcast(messages.member_joined(member, room.host), exclude=member)
     room.update_countdown(cmd.at, joined=role == PLAYER)
     room.update_idle(cmd.at)
-    room.reply(room.snapshot(member))
+    snapshot = room.snapshot(member)
+    if room.state == PLAYING and cmd.session in room.seat_sessions:
+        # They had a seat in this game and lost it while away (their grace ran out): told so.
+        snapshot["seat_lost"] = True
+    room.reply(snapshot)
     return True
 
 

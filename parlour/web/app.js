@@ -302,6 +302,7 @@ const handlers = {
     fill($("#chat-log"));
     for (const message of msg.chat ?? []) appendChat(message, S.room);
     if (msg.taken_back) toast("A bot kept your seat while you were away — it's yours again", "info", 6000);
+    if (msg.seat_lost) toast("Your seat was given up while you were away — you're watching until this game ends", "info", 6000);
   },
   member_joined({ member }) {
     upsertMember(member);

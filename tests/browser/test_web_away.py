@@ -8,10 +8,20 @@ import re
 from collections.abc import Iterator
 
 import pytest
-from browser_helpers import PHONE, create_room, drive, join_room, shots, start_game, take_over, wait_room
+from browser_helpers import (
+    PHONE,
+    create_room,
+    drive,
+    join_room,
+    open_as,
+    shots,
+    start_game,
+    take_over,
+    wait_room,
+)
 from conftest import Server
 from test_web_uno import uno_step
-from wire import two_at_a_table
+from wire import Wire, two_at_a_table
 
 pytestmark = pytest.mark.browser
 
@@ -134,3 +144,25 @@ def test_a_player_back_after_a_bot_kept_their_seat_is_told_so(open_page, grace_s
     back.locator('#conn[data-status="online"]').wait_for()
     assert back.locator("#toasts .toast", has_text=told).count() == 0
     ada.close()
+
+
+def test_a_player_back_after_their_seat_was_given_up_is_told_so(open_page, grace_server):
+    """No bot takes seats in this room: Cy's ran out while away. Back by the room's link, Cy is seated
+    as a spectator; the page says why (it only showed Cy's seat as left)."""
+    ada, bo, cy = (Wire(grace_server, name) for name in ("Ada", "Bo", "Cy"))
+    settings = {"width": 3, "height": 3, "max_players": 3}
+    code = ada.request("create_room", game="dots", settings=settings, capacity=3, bots_take_over=False)[
+        "code"
+    ]
+    for guest in (bo, cy):
+        guest.request("join", code=code)
+    ada.request("start")
+    cy.close()
+    ada.until(lambda m: m["type"] == "member_left" and m["reason"] == "timeout", timeout=20)
+    page = open_page(base=grace_server)
+    open_as(page, f"{grace_server}/r/{code}", cy)
+    page.locator("#toasts .toast", has_text="Your seat was given up while you were away").wait_for()
+    page.locator("#spectators .member", has_text="Cy").wait_for()
+    shots(page, "away-seat-lost")
+    ada.close()
+    bo.close()

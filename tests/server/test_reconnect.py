@@ -60,7 +60,7 @@ async def test_resume_elsewhere_replaces_connection(server) -> None:
 
 async def test_grace_expiry_applies_leave_rule(server_factory) -> None:
     srv = server_factory({"PARLOUR_GRACE_SECONDS": "0.5"})
-    seated, watchers, _ = await open_table(
+    seated, watchers, code = await open_table(
         srv.ws, "dots", 3, {"width": 3, "height": 3, "max_players": 3}, bots_take_over=False
     )
     gone = seated[2]
@@ -76,6 +76,10 @@ async def test_grace_expiry_applies_leave_rule(server_factory) -> None:
     back = await Client.open(srv.ws)
     await back.ok("resume", token=gone.token)
     assert (await back.request("chat", text="hi"))["code"] == "not_in_room"
+    # Back in as a spectator, they are told the seat went (a watcher who never played is not).
+    await back.ok("spectate", code=code)
+    assert (await back.expect("room"))["seat_lost"] is True
+    assert "seat_lost" not in (await watcher.wait_for(lambda m: m.get("type") == "room", from_start=True))
     await play_game(seated[:2])
     await close_all(seated[:2], watchers, [back])
 
