@@ -100,7 +100,9 @@ export function renderLog(room, ctx, table) {
   if (atBottom) list.scrollTop = list.scrollHeight;
   const toggle = $("#log-toggle");
   toggle.hidden = !shown;
-  morph(toggle, "Log", local.unread && !local.open ? el("span", { class: "unread", "aria-label": `${local.unread} new` }, String(local.unread)) : null);
+  // A long match's count ran into the thousands: past 99 the badge says only that there is more.
+  const count = local.unread > 99 ? "99+" : String(local.unread);
+  morph(toggle, "Log", local.unread && !local.open ? el("span", { class: "unread", "aria-label": `${count} new` }, count) : null);
   toggle.setAttribute("aria-expanded", String(local.open));
 }
 
@@ -109,6 +111,7 @@ export function toggleLog() {
   local.open = !local.open;
   local.unread = 0;
   $("#log-panel").classList.toggle("open", local.open);
+  $("#log-toggle").setAttribute("aria-expanded", String(local.open)); // a replay draws no log to set it
   const list = $("#game-log");
   list.scrollTop = list.scrollHeight;
 }

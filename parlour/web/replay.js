@@ -206,6 +206,7 @@ function drawLog() {
     if (entry) {
       pause();
       go(entry.step);
+      if ($("#log-panel").classList.contains("open")) toggleLog(); // a phone's drawer: the board, at that move
     }
   });
 }

@@ -9,8 +9,13 @@ function showTheme() {
   if (theme === "auto") delete document.documentElement.dataset.theme;
   else document.documentElement.dataset.theme = theme;
   button.textContent = { auto: "◐ auto", light: "☀ light", dark: "☾ dark" }[theme];
-  button.setAttribute("aria-label", theme === "auto" ? "Theme: auto (follows the system). Switch to light" : `Theme: ${theme}. Switch`);
+  const next = THEMES[(THEMES.indexOf(theme) + 1) % THEMES.length];
+  const said = (t) => (t === "auto" ? "auto (follows the system)" : t);
+  button.setAttribute("aria-label", `Theme: ${said(theme)}. Switch to ${said(next)}`);
 }
+
+// A theme picked in another tab of this browser applies here too.
+addEventListener("storage", (e) => e.key === "parlour.theme" && showTheme());
 
 button.addEventListener("click", () => {
   const now = localStorage.getItem("parlour.theme") ?? "auto";

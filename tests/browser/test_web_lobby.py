@@ -406,3 +406,22 @@ def test_someone_joining_after_a_game_ended_lands_in_the_waiting_room(open_page,
     assert cy.get_by_role("button", name="Rematch").count() == 0
     ada.close()
     bo.close()
+
+
+def test_the_theme_button_says_what_it_switches_to_and_other_tabs_follow(open_page):
+    page = open_page()
+    other = page.context.new_page()
+    other.goto(page.url)
+    theme = page.locator("#theme")
+    said = []
+    for _ in range(3):
+        said.append(theme.get_attribute("aria-label"))
+        theme.click()
+    assert said == [
+        "Theme: auto (follows the system). Switch to light",
+        "Theme: light. Switch to dark",
+        "Theme: dark. Switch to auto (follows the system)",
+    ]
+    theme.click()  # light again: the other tab of this browser follows without a reload
+    other.wait_for_function("document.documentElement.dataset.theme === 'light'")
+    assert other.locator("#theme").inner_text() == "☀ light"

@@ -201,5 +201,11 @@ def test_a_watched_bots_game_replays_with_every_hand(open_page, tmp_path, monkey
                             return r.bottom > l.top && r.top < l.bottom; }"""
         assert ada.locator("#game-log .log-entry.current").first.evaluate(in_view)
         assert not ada.locator("#game-log .log-entry").last.evaluate(in_view)
+        assert ada.locator("#log-toggle").get_attribute("aria-expanded") == "true"
+        # A tap on a line goes to its move and closes the drawer, which covered the board.
+        ada.locator("#game-log .log-entry.future").first.click()
+        ada.locator("#log-panel:not(.open)").wait_for(state="attached")
+        assert ada.locator("#log-toggle").get_attribute("aria-expanded") == "false"
+        assert int(ada.locator("#slider").input_value()) > 3
     finally:
         server.stop()
