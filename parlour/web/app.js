@@ -485,7 +485,10 @@ function gameEvents(events) {
     const note = table.onEvent(event, ctx.name, ctx.seat);
     if (!note) continue;
     if (note.sound) beep(note.sound);
-    if (!note.quiet) toast(note.text, note.kind ?? "info", 2500, true);
+    // A move's toast makes way for the next move's; one that changed more than a move (a round won,
+    // hands swapped, a call) is kept until read: the next deal's toast, in the same message, and the
+    // next move's had replaced the round's winner before anyone saw it.
+    if (!note.quiet) toast(note.text, note.kind ?? "info", 2500, !note.keep);
   }
 }
 

@@ -49,7 +49,7 @@ export function onEvent(event, names, seat) {
     local.bringReveal = true;
     const who = names(event.picked_up_by);
     const verdict = event.truthful ? `${names(event.placer)} told the truth` : `${names(event.placer)} was cheating`;
-    return { text: `${names(event.caller)} called Cheat! ${verdict} — ${who} picks up ${event.pile_count}.`, kind: event.truthful ? "info" : "good", sound: "bad" };
+    return { text: `${names(event.caller)} called Cheat! ${verdict} — ${who} picks up ${event.pile_count}.`, kind: event.truthful ? "info" : "good", sound: "bad", keep: true };
   }
   if (event.type === "played") {
     if (Date.now() - local.revealAt >= REVEAL_MS) local.reveal = null;

@@ -57,13 +57,13 @@ export function onEvent(event, names, seat) {
         sound: "bad",
       };
     case "swap":
-      return { text: `${who(event.seat)} swapped hands with ${names(event.target)}`, sound: "play" };
+      return { text: `${who(event.seat)} swapped hands with ${names(event.target)}`, sound: "play", keep: true };
     case "rotate":
-      return { text: "Zero! Every hand moves on", sound: "play" };
+      return { text: "Zero! Every hand moves on", sound: "play", keep: true };
     case "skip":
       return { text: `${who(event.seat)} ${event.seat === seat ? "are" : "is"} skipped`, quiet: true };
     case "round_over":
-      return { text: `${who(event.winner)} won round ${event.round} (+${event.points})`, kind: "good", sound: "good" };
+      return { text: `${who(event.winner)} won round ${event.round} (+${event.points})`, kind: "good", sound: "good", keep: true };
     case "round_started":
       return { text: `Round ${event.round} — new hands dealt` };
     case "timeout":

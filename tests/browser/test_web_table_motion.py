@@ -71,6 +71,38 @@ def test_two_events_in_one_message_show_two_toasts_in_order(open_page, server):
         p.close()
 
 
+def test_a_rounds_winner_is_told_though_the_next_deal_comes_with_it(open_page, server):
+    """The round's last play, its end and the next deal come in one message: the deal's toast (a
+    move's, making way for newer ones) replaced the winner's before anyone read it."""
+    code, players = _uno(server)
+    watcher = open_page()
+    _watch(watcher, code)
+    record_toasts(watcher)
+    for _ in range(3000):
+        actor = _turn(players)
+        legal = actor.view["legal"]
+        hand = {card["id"]: card for card in actor.view["hand"]}
+        plays = [a for a in legal if a["type"] == "play"]
+        plays = [{**a, "color": "red"} if hand[a["card"]]["color"] == "wild" else a for a in plays]
+        kinds = {a["type"]: a for a in legal}
+        actor.request(
+            "action",
+            action=(plays or [kinds.get("accept") or kinds.get("draw") or kinds.get("pass") or legal[0]])[0],
+        )
+        last = next(m for m in reversed(actor.messages) if m.get("type") == "game")
+        ended = next((e for e in last["events"] if e["type"] == "round_over"), None)
+        if ended:
+            break
+    else:
+        raise AssertionError("no round ended in 3,000 moves")
+    winner = ["Ada", "Bo"][ended["winner"]]
+    watcher.wait_for_function(
+        f"window.seenToasts.some((t) => t.text.startsWith('{winner} won round 1'))", timeout=20_000
+    )
+    for p in players:
+        p.close()
+
+
 def test_the_last_uno_card_slides_onto_the_pile_unless_motion_is_reduced(browser, server):
     code, players = _uno(server)
     pages = {}
