@@ -84,6 +84,15 @@ const app = {
     }
   },
 
+  /** A request whose error the caller shows itself (in a dialog): `{ reply }` or `{ error }`. */
+  async attempt(type, fields = {}) {
+    try {
+      return { reply: await conn.request(type, fields) };
+    } catch (error) {
+      return { error };
+    }
+  },
+
   /** A game move. While one is on its way the next is dropped: a double click sent the same move twice,
    * and the second, judged after the first, came back as "you do not hold that card". */
   async act(action) {

@@ -241,15 +241,19 @@ function invitePanel(room, app) {
   );
 }
 
-async function editSettings(room, app) {
+/** The host's settings dialog; `draft` and `problem`: what they saved and why the server refused it,
+ * shown again in the dialog (it closed, and the edits were lost, behind a toast). */
+async function editSettings(room, app, draft = null, problem = null) {
+  const now = draft ?? { settings: room.settings, capacity: room.capacity, public: room.public, bots_take_over: room.bots_take_over !== false, bot_catch_delay: room.bot_catch_delay };
   const body = el(
     "div",
     { class: "settings-grid" },
-    capacityField(room.kind, room.capacity),
-    settingsFields(room.kind, room.settings),
-    catchDelayField(room.kind, room.bot_catch_delay),
-    el("label", { class: "check" }, el("input", { type: "checkbox", name: "public", checked: room.public }), " Public"),
-    el("label", { class: "check" }, el("input", { type: "checkbox", name: "bots_take_over", checked: room.bots_take_over !== false }), " A bot plays for anyone who drops out"),
+    problem ? el("p", { class: "alert settings-problem", role: "alert", dataset: { testid: "settings-problem" } }, problem) : null,
+    capacityField(room.kind, now.capacity),
+    settingsFields(room.kind, now.settings),
+    catchDelayField(room.kind, now.bot_catch_delay),
+    el("label", { class: "check" }, el("input", { type: "checkbox", name: "public", checked: now.public }), " Public"),
+    el("label", { class: "check" }, el("input", { type: "checkbox", name: "bots_take_over", checked: now.bots_take_over }), " A bot plays for anyone who drops out"),
     el("label", {}, "New password ", el("input", { type: "password", name: "password", maxlength: 64, placeholder: room.has_password ? "unchanged" : "none" })),
     room.has_password ? el("label", { class: "check" }, el("input", { type: "checkbox", name: "nopassword" }), " Remove the password") : null,
   );
@@ -265,7 +269,11 @@ async function editSettings(room, app) {
   };
   if (form.elements.nopassword?.checked) fields.password = "";
   else if (form.elements.password.value) fields.password = form.elements.password.value;
-  app.send("update_settings", fields);
+  const { error } = await app.attempt("update_settings", fields);
+  if (error) {
+    const why = error.message ?? "The settings were not saved";
+    await editSettings(room, app, fields, why.charAt(0).toUpperCase() + why.slice(1));
+  }
 }
 
 /** The results of the last game, on screen until this player leaves them (a rematch is an offer). */

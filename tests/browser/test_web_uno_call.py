@@ -171,3 +171,30 @@ def test_saving_settings_unreadies_the_others_and_says_so(open_page, server):
     ada.locator("#players .member", has_text="Bo").locator(".badge", has_text="not ready").wait_for()
     assert ada.get_by_role("button", name="✓ Ready — click to unready").count() == 1
     cy.close()
+
+
+def test_settings_the_server_refuses_stay_in_the_dialog_with_the_reason(open_page, server):
+    """Seats fewer than the players seated: the dialog closed, a toast said why behind it, and every
+    other edit made in it was gone."""
+    ada = open_page()
+    code = create_room(ada, "Ada", "uno", {"target_score": 0}, capacity=4)
+    guests = [Wire(server, name) for name in ("Bo", "Cy")]
+    for guest in guests:
+        guest.request("join", code=code)
+    ada.locator("#players .member", has_text="Cy").wait_for()
+    ada.get_by_role("button", name="Settings…").click()
+    dialog = ada.locator("dialog[open]")
+    dialog.locator('[name="capacity"]').fill("2")
+    dialog.locator('[name="s.target_score"]').select_option("200")
+    dialog.get_by_role("button", name="Save").click()
+    problem = ada.locator('dialog[open] [data-testid="settings-problem"]')
+    problem.wait_for()
+    assert "3 are seated" in problem.inner_text() and problem.inner_text()[0].isupper()
+    assert dialog.locator('[name="s.target_score"]').input_value() == "200"  # the edit is still there
+    shots(ada, "settings-refused")
+    dialog.locator('[name="capacity"]').fill("3")
+    dialog.get_by_role("button", name="Save").click()
+    ada.locator(".settings-summary", has_text="Target score: 200").wait_for()
+    assert ada.locator("dialog[open]").count() == 0
+    for guest in guests:
+        guest.close()
