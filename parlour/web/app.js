@@ -9,7 +9,7 @@ import { clearInvite, initLobby, presetCode, renderRooms, showInvite } from "./l
 import { Connection } from "./net.js";
 import { appendChat, renderRoom, tableContext, updateTimers } from "./room.js";
 import { beep, isMuted, setMuted } from "./sound.js";
-import { $, $$, answer, clearToasts, closeDialog, confirmDialog, fill, markOverflow, showScreen, toast } from "./ui.js";
+import { $, $$, answer, choose, clearToasts, closeDialog, confirmDialog, fill, markOverflow, showScreen, toast } from "./ui.js";
 
 await loadCatalog(); // the games, their settings schemas and their tables, before anything is drawn
 
@@ -451,9 +451,14 @@ const handlers = {
     S.lobby.delete(code);
     renderRooms(S.lobby, app);
   },
-  replaced() {
-    toast("This session was opened in another tab", "bad");
+  async replaced() {
     conn.stop();
+    // The other tab plays now: this one is covered until the player takes the game back here (its
+    // buttons stayed live, and a press said "Not connected — retrying…").
+    const title = "Open in another tab";
+    const why = "You opened this game in another tab, and it plays there now.";
+    while ((await choose(title, why, [{ label: "Play here instead", value: "here", class: "primary" }])) !== "here");
+    location.reload();
   },
 };
 
@@ -589,7 +594,7 @@ const conn = new Connection({
       online: "online",
       connecting: "connecting…",
       offline: "offline — reconnecting…",
-      stopped: "open in another tab — reload to play here",
+      stopped: "in another tab", // the dialog over the page says the rest
     }[status];
     fill($("#conn"), label);
     $("#conn").dataset.status = status;

@@ -247,9 +247,20 @@ def test_second_tab_takes_over_the_session(open_page, server):
     tab.goto(server + "/")
     assert wait_room(tab) == code, "the stored token resumes straight into the room"
     ada.locator("#conn", has_text="another tab").wait_for()
+    # The old tab is covered, not left to look playable; Escape does not uncover it.
+    covered = ada.locator("dialog[open]", has_text="You opened this game in another tab")
+    covered.wait_for()
+    ada.keyboard.press("Escape")
+    covered.wait_for()
+    shots(ada, "another-tab")
     tab.fill("#chat-input", "still me")
     tab.press("#chat-input", "Enter")
     tab.locator("#chat-log li.mine", has_text="still me").wait_for()
+    # Taking it back here: this tab plays again, and the other one is covered in turn.
+    covered.get_by_role("button", name="Play here instead").click()
+    assert wait_room(ada) == code
+    tab.locator("dialog[open]", has_text="You opened this game in another tab").wait_for()
+    ada.locator("#chat-log li", has_text="still me").wait_for()
 
 
 def test_public_list_shows_only_rooms_with_a_connected_human(open_page):
