@@ -225,6 +225,9 @@ def test_log_and_chat_both_fit_a_laptop_screen_mid_game(open_page, server):
     assert _lines_shown(page, "#game-log") >= 4
     page.locator("#chat-log li", has_text="line 7").wait_for()
     assert _lines_shown(page, "#chat-log") >= 3
+    # And the whole players' panel, the spectator too (its list was cut under "Spectators").
+    unseen = """p => p.scrollHeight - p.clientHeight"""
+    assert page.locator(".players-panel").evaluate(unseen) <= 1, "the players' panel scrolls"
     # The chat opens at its newest line (it opened at its oldest: sent before this page loaded).
     newest = "l => l.lastElementChild.getBoundingClientRect().bottom - l.getBoundingClientRect().bottom"
     assert page.locator("#chat-log").evaluate(newest) <= 1
