@@ -8,6 +8,7 @@ import { keepProfile, profileField } from "./identity.js";
 import { clearInvite, initLobby, presetCode, renderRooms, showInvite } from "./lobby.js";
 import { Connection } from "./net.js";
 import { appendChat, renderRoom, tableContext, updateTimers } from "./room.js";
+import { describeChanges } from "./settings.js";
 import { beep, isMuted, setMuted } from "./sound.js";
 import { $, $$, answer, choose, clearToasts, closeDialog, confirmDialog, fill, markOverflow, showScreen, toast } from "./ui.js";
 
@@ -345,10 +346,12 @@ const handlers = {
     render();
   },
   settings_changed(msg) {
+    const changes = describeChanges(S.room.kind, S.room, msg);
     Object.assign(S.room, { settings: msg.settings, public: msg.public, capacity: msg.capacity, has_password: msg.has_password, bots_take_over: msg.bots_take_over, bot_catch_delay: msg.bot_catch_delay });
     // The server unreadies every ready player but the host who made the change: say why the button changed.
     const me = S.room.members.find((m) => m.id === S.room.you.member);
-    toast(me?.ready && S.room.host !== me.id ? "Room settings changed — ready up again" : "Room settings changed");
+    const what = changes.length ? `: ${changes.join(", ")}` : "";
+    toast(me?.ready && S.room.host !== me.id ? `Room settings changed${what} — ready up again` : `Room settings changed${what}`);
     render();
   },
   countdown(msg) {

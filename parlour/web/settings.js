@@ -75,3 +75,24 @@ export function describeSettings(game, settings = {}, catchDelay = undefined) {
   if (GAMES[game].has_catches && catchDelay !== undefined) parts.push(`Bots catch after ${catchDelay} s`);
   return parts.join(" · ");
 }
+
+/** What a save changed, in words ("Target score: 200", "Stacking: off"): the toast said only that
+ * something had. `before`, `after`: the room's fields (settings, capacity, public, password). */
+export function describeChanges(game, before, after) {
+  const words = (f, value) => {
+    if (f.type === "bool") return value ? "on" : "off";
+    const option = (f.options ?? []).find(([v]) => String(v) === String(value));
+    return option ? option[1] : String(value);
+  };
+  const changes = [];
+  for (const f of shown(game)) {
+    const was = before.settings?.[f.key] ?? f.default;
+    const now = after.settings?.[f.key] ?? f.default;
+    if (String(was) !== String(now)) changes.push(`${f.label}: ${words(f, now)}`);
+  }
+  if (before.capacity !== after.capacity) changes.push(`Seats: ${after.capacity}`);
+  if (before.public !== after.public) changes.push(after.public ? "Public" : "Private");
+  if (before.has_password !== after.has_password) changes.push(after.has_password ? "Password set" : "No password");
+  return changes;
+}
+

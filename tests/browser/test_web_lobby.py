@@ -151,6 +151,8 @@ def test_waiting_room_markers_link_chat_and_host_controls(open_page, server):
     shots(ada, "settings-dialog")
     ada.click('#dialog button[value="save"]')
     bo.locator(".settings-summary", has_text="Rank sequence: any rank").wait_for()
+    # The toast says what changed, not only that something did.
+    bo.locator("#toasts .toast", has_text="Room settings changed: Rank sequence: any rank").wait_for()
 
     # Transfer host, after confirming (the giver cannot take it back): Bo gets the Start button, Ada
     # loses it; both are told.
