@@ -291,7 +291,8 @@ const handlers = {
     const resumed = S.room?.code === msg.code || Boolean(S.resuming);
     const results = S.room?.code === msg.code ? S.room.results : null;
     const invite = S.room?.code === msg.code ? S.room.invite : null;
-    if (S.room?.code !== msg.code) clearToasts(); // stale notices from the start page stay there
+    const entering = S.room?.code !== msg.code;
+    if (entering) clearToasts(); // stale notices from the start page stay there
     S.room = normalise(msg);
     S.room.invite = invite;
     if (!invite) loadInvite(S.room.code);
@@ -307,6 +308,9 @@ const handlers = {
     document.title = `Parlour — ${S.room.code}`;
     showScreen("screen-room");
     render();
+    // A room entered from low on the start page (Watch beside a listed room) opened scrolled down, its
+    // top bar and code out of sight.
+    if (entering) scrollTo(0, 0);
     // Once the room is on screen: a list still hidden has no height to scroll, so the chat used to
     // open at its oldest line after a reload.
     fill($("#chat-log"));

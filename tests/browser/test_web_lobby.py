@@ -10,6 +10,7 @@ from browser_helpers import (
     create_room,
     join_room,
     no_horizontal_scroll,
+    on_screen,
     ready_up,
     record_toasts,
     shots,
@@ -333,6 +334,12 @@ def test_public_rooms_on_a_phone_read_alike_with_their_buttons_aside(open_page, 
     assert len(watch_right) == 1, f"the buttons move from row to row: {watch_right}"
     assert no_horizontal_scroll(page)
     shots(page, "lobby-public-rooms")
+    # Watch, pressed low on the page, opens the room at its top: its code in sight.
+    page.fill("#name", "Di")
+    page.evaluate("scrollTo(0, document.body.scrollHeight)")
+    rows[-1].get_by_role("button", name="Watch").click()
+    wait_room(page)
+    assert page.evaluate("scrollY") == 0 and on_screen(page, "#room-code")
     for host in hosts:
         host.close()
 
