@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 from browser_helpers import shot, shots, take_over, wait_room
-from wire import Wire, two_at_a_table
+from wire import Wire, at_a_table, two_at_a_table
 
 pytestmark = pytest.mark.browser
 
@@ -52,13 +52,7 @@ def test_dots_marks_every_line_and_box_of_the_last_turn(open_page, server):
 
 
 def test_cheat_reveal_outlives_the_next_play_and_reopens_from_the_log(open_page, server):
-    players = [Wire(server, name) for name in ("Ada", "Bo", "Cy")]
-    code = players[0].request("create_room", game="cheat", capacity=3)["code"]
-    for p in players[1:]:
-        p.request("join", code=code)
-    players[0].request("start")
-    for p in players[1:]:
-        p.until(lambda m: m["type"] == "game_started")
+    players, code = at_a_table(server, "cheat", ("Ada", "Bo", "Cy"))
     watcher = _watch(open_page, code)
 
     def play() -> None:
@@ -88,13 +82,7 @@ def test_cheat_reveal_outlives_the_next_play_and_reopens_from_the_log(open_page,
 def test_cheat_says_a_last_card_wins_once_the_next_player_plays(open_page, server):
     """A player's last card went down and the table just went on ("Cy to play"): everyone is now told
     it is the last moment to call Cheat!, and who wins when."""
-    players = [Wire(server, name) for name in ("Ada", "Bo", "Cy")]
-    code = players[0].request("create_room", game="cheat", capacity=3)["code"]
-    for p in players[1:]:
-        p.request("join", code=code)
-    players[0].request("start")
-    for p in players[1:]:
-        p.until(lambda m: m["type"] == "game_started")
+    players, code = at_a_table(server, "cheat", ("Ada", "Bo", "Cy"))
     watcher = _watch(open_page, code)
     banner = watcher.locator('[data-testid="last-card"]')
     while True:  # everyone places one card a turn and nobody calls, until a hand is empty
@@ -133,13 +121,7 @@ def test_cheat_says_a_last_card_wins_once_the_next_player_plays(open_page, serve
 def test_a_call_on_a_landscape_phone_brings_its_reveal_into_sight(open_page, server):
     """On a phone held sideways the hand's bar covers the lower half of the screen: the reveal of a call
     sat under it, and only a toast said what the call found. It now comes into sight, clear of the bar."""
-    players = [Wire(server, name) for name in ("Ada", "Bo", "Cy", "Di")]
-    code = players[0].request("create_room", game="cheat", capacity=4)["code"]
-    for p in players[1:]:
-        p.request("join", code=code)
-    players[0].request("start")
-    for p in players[1:]:
-        p.until(lambda m: m["type"] == "game_started")
+    players, _ = at_a_table(server, "cheat", ("Ada", "Bo", "Cy", "Di"))
     placer = _on_turn(players)
     placer.request("action", action={"type": "play", "cards": [placer.view["hand"][0]["id"]], "rank": 0})
     _on_turn(players)  # everyone has seen the play
