@@ -60,7 +60,7 @@ class GameFlow(RoomState):
                 "not_enough_players", f"{self.game_name} needs {self.engine.min_players} players"
             )
         seed = cmd.payload.setdefault("seed", secrets.randbits(63))
-        self.seats, self.seat_sessions, self.seat_tags = [], [], {}
+        self.seats, self.seat_sessions, self.seat_tags, self.seats_lost = [], [], {}, set()
         for seat, member in enumerate(players):
             member.seat, member.ready = seat, False
             self.seats.append({"seat": seat, "member": member.id, "name": member.name})
@@ -155,6 +155,7 @@ class GameFlow(RoomState):
         """Back to the waiting room (rematch, reset): seats renumbered, everyone unready."""
         self.state, self.countdown, self.turn = WAITING, None, None
         self.game, self.outcome, self.seats, self.seat_sessions, self.seat_tags = None, None, [], [], {}
+        self.seats_lost = set()
         for seat, member in enumerate(self.players()):
             member.seat, member.ready = seat, member.bot
         self._checkpoint_due = True

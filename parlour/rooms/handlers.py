@@ -89,7 +89,7 @@ def join(room: Room, cmd: Command) -> bool | None:
     room.update_countdown(cmd.at, joined=role == PLAYER)
     room.update_idle(cmd.at)
     snapshot = room.snapshot(member)
-    if room.state == PLAYING and cmd.session in room.seat_sessions:
+    if room.state == PLAYING and cmd.session in room.seats_lost:
         # They had a seat in this game and lost it while away (their grace ran out): told so.
         snapshot["seat_lost"] = True
     room.reply(snapshot)

@@ -77,6 +77,8 @@ class Membership(RoomState):
             self.seats[seat]["left"] = True
             if reason is LeaveReason.KICKED:
                 self.seats[seat]["kicked"] = True  # the results say "kicked", not "left"
+            elif reason is LeaveReason.TIMEOUT:
+                self.seats_lost.add(member.session)
             self.game_events(self.engine.on_leave(self.game, seat), at, None)
         self.update_countdown(at)
         self.update_idle(at)

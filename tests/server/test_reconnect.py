@@ -176,3 +176,16 @@ async def test_resuming_before_the_end_takes_the_seat_back(server_factory) -> No
     assert over["outcome"]["reason"] == "finished"
     assert not any(m.get("type") == "member_left" for m in me.messages[since:])
     await close_all([me, back], watchers)
+
+
+async def test_one_who_left_the_game_themselves_and_watches_it_is_not_told_their_seat_was_lost(
+    server,
+) -> None:
+    seated, watchers, code = await open_table(
+        server.ws, "dots", 3, {"width": 3, "height": 3, "max_players": 3}
+    )
+    leaver = seated[2]
+    await leaver.ok("leave")
+    await leaver.ok("spectate", code=code)
+    assert "seat_lost" not in await leaver.expect("room")
+    await close_all(seated, watchers)
