@@ -987,12 +987,19 @@ class Uno:
             victim = _next(st, seat)
             _give(st, victim, st.stack + (2 if sym == DRAW2 else 4), "last_card", events)
         st.stack, st.stack_kind, st.offender, st.exposed = 0, -1, -1, -1
-        points = sum(_POINTS[c] for hand in st.hands for c in hand)
+        held = [sum(_POINTS[c] for c in hand) for hand in st.hands]  # each other hand's points, shown
+        points = sum(held)
         st.scores[seat] += points
         events.append(
             Event(
                 "round_over",
-                {"round": st.round, "winner": seat, "points": points, "scores": list(st.scores)},
+                {
+                    "round": st.round,
+                    "winner": seat,
+                    "points": points,
+                    "held": held,
+                    "scores": list(st.scores),
+                },
             )
         )
         target = st.settings.target_score
@@ -1235,7 +1242,11 @@ def describe_event(event: dict[str, Any], names: Sequence[str]) -> str | None:
     if kind == "swap":
         return f"{who} swapped hands with {names[event['target']]}"
     if kind == "round_over":
-        return f"{names[event['winner']]} won round {event['round']} (+{event['points']} points)"
+        # Whose cards the points came from: a round's end used to say only the sum.
+        held = event.get("held") or []
+        parts = [f"{names[s]} {p}" for s, p in enumerate(held) if s != event["winner"] and p]
+        source = f": {', '.join(parts)}" if parts else ""
+        return f"{names[event['winner']]} won round {event['round']} (+{event['points']} points{source})"
     if kind == "round_started":
         return f"Round {event['round']}: {names[event['dealer']]} deals"
     if kind == "game_over":

@@ -477,6 +477,11 @@ def test_emptying_the_hand_wins_and_scores_the_other_hands() -> None:
     assert state.scores == [1 + 20 + 50 + 9 + 20 + 50, 0, 0]
     outcome = GAME.outcome(state)
     assert outcome is not None and outcome.winners == [0] and outcome.scores[0] == 150
+    # Where the points came from, hand by hand, and the log's line says so.
+    (ended,) = [e for e in events if e.type == "round_over"]
+    assert ended.public["held"] == [0, 1 + 20 + 50, 9 + 20 + 50] and ended.public["points"] == 150
+    line = GAME.describe_event(ended.for_seat(None), ["Ada", "Bo", "Cy"])
+    assert line == "Ada won round 1 (+150 points: Bo 71, Cy 79)"
     assert GAME.to_act(state) == [] and GAME.legal_actions(state, 1) == []
     assert refused(state, 1, {"type": "draw"}) == "game_over"
 
