@@ -75,14 +75,12 @@ const ACT_PATIENCE_MS = 3000;
 const app = {
   /** Fire a request; show its error as a toast. Resolves to the reply or null. */
   async send(type, fields = {}) {
-    try {
-      return await conn.request(type, fields);
-    } catch (err) {
-      // The engine names seats by number ("it is seat 0's turn"); the table already shows whose turn it is.
-      answer(err.code === "not_your_turn" ? "It's not your turn." : (err.message ?? "Something went wrong"));
-      beep("bad");
-      return null;
-    }
+    const { reply, error } = await app.attempt(type, fields);
+    if (!error) return reply;
+    // The engine names seats by number ("it is seat 0's turn"); the table already shows whose turn it is.
+    answer(error.code === "not_your_turn" ? "It's not your turn." : (error.message ?? "Something went wrong"));
+    beep("bad");
+    return null;
   },
 
   /** A request whose error the caller shows itself (in a dialog): `{ reply }` or `{ error }`. */

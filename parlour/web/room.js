@@ -5,7 +5,7 @@ import { GAMES, TABLES, endReason, title } from "./catalog.js";
 import { renderLog } from "./gamelog.js";
 import { capacityField, catchDelayField, describeSettings, readCatchDelay, readSettings, settingsFields } from "./settings.js";
 import { gone } from "./stats.js";
-import { $, $$, choose, confirmDialog, el, fill, markOverflow, morph } from "./ui.js";
+import { $, $$, choose, confirmDialog, el, fill, markOverflow, morph, sentence } from "./ui.js";
 
 const STATE_TEXT = { waiting: "Waiting for players", countdown: "Starting soon", playing: "Playing", finished: "Game over" };
 
@@ -270,10 +270,7 @@ async function editSettings(room, app, draft = null, problem = null) {
   if (form.elements.nopassword?.checked) fields.password = "";
   else if (form.elements.password.value) fields.password = form.elements.password.value;
   const { error } = await app.attempt("update_settings", fields);
-  if (error) {
-    const why = error.message ?? "The settings were not saved";
-    await editSettings(room, app, fields, why.charAt(0).toUpperCase() + why.slice(1));
-  }
+  if (error) await editSettings(room, app, fields, sentence(error.message ?? "the settings were not saved"));
 }
 
 /** The results of the last game, on screen until this player leaves them (a rematch is an offer). */
@@ -292,7 +289,7 @@ function gameOver(room, app) {
   const label = GAMES[room.kind]?.score_label ?? "score";
   const columns = TABLES[room.kind]?.resultColumns?.(view, score) ?? [[label[0].toUpperCase() + label.slice(1), score]];
   const left = new Map(results.play.seats.filter(gone).map((s) => [s.seat, ` (${gone(s)})`]));
-  const helped = new Set((room.log ?? []).filter((entry) => entry.by_bot).map((entry) => entry.seat));
+  const helped = new Set((results.log ?? []).filter((entry) => entry.by_bot).map((entry) => entry.seat));
   const why = endReason(GAMES[room.kind], outcome.reason);
   const offer = room.rematch && room.rematch.member !== room.you?.member ? room.rematch : null;
   const leave = () => {

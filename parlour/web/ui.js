@@ -158,12 +158,15 @@ export function toast(text, kind = "info", ms = 3000, droppable = false) {
   if (!toastShown) nextToast();
 }
 
+/** The server's words ("capacity must be …") as a sentence on screen. */
+export const sentence = (text) => text.charAt(0).toUpperCase() + text.slice(1);
+
 /** An error answering what this person just did: shown at once, over whatever toast is up, and in
  * place of an earlier answer still waiting (a dozen quick wrong passwords showed their errors one after
  * another for 20 s, the last answer long after its click). The server's words start with a capital. */
 export function answer(text) {
   for (let i = toastQueue.length - 1; i >= 0; i--) if (toastQueue[i].answer) toastQueue.splice(i, 1);
-  toastQueue.unshift({ text: text.charAt(0).toUpperCase() + text.slice(1), kind: "bad", ms: 4000, droppable: false, answer: true });
+  toastQueue.unshift({ text: sentence(text), kind: "bad", ms: 4000, droppable: false, answer: true });
   if (toastShown) toastShown.end();
   else nextToast();
 }
