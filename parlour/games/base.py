@@ -74,7 +74,8 @@ class Setting:
     ``INT`` accepts integers in ``low..high`` (and 0, meaning off, when ``off`` is set) and offers
     ``options`` (value, label) as presets when there are any; ``CHOICE`` accepts exactly the values of
     ``options``; ``BOOL`` accepts true or false. A ``hidden`` setting is not offered in the form (the
-    room's seat count stands for ``max_players``).
+    room's seat count stands for ``max_players``). ``help`` is one or two sentences a form shows under
+    the control: what the setting does at the table, for a rule its label alone cannot explain.
     """
 
     key: str
@@ -87,6 +88,7 @@ class Setting:
     options: tuple[tuple[int | str, str], ...] = ()
     off: bool = False
     hidden: bool = False
+    help: str = ""
 
     def check(self, value: Any) -> None:
         """Refuse a value this setting does not accept, naming the setting."""
@@ -117,6 +119,8 @@ class Setting:
             out["options"] = [[value, label] for value, label in self.options]
         if self.hidden:
             out["hidden"] = True
+        if self.help:
+            out["help"] = self.help
         return out
 
 
@@ -131,19 +135,22 @@ def number(
     presets: tuple[tuple[int, str], ...] = (),
     off: bool = False,
     hidden: bool = False,
+    help: str = "",
 ) -> Setting:
     """An integer setting in ``low..high`` (see ``Setting``)."""
-    return Setting(key, label, SettingKind.INT, default, low, high, step, presets, off, hidden)
+    return Setting(key, label, SettingKind.INT, default, low, high, step, presets, off, hidden, help)
 
 
-def flag(key: str, label: str, default: bool) -> Setting:
-    """A true/false setting."""
-    return Setting(key, label, SettingKind.BOOL, default)
+def flag(key: str, label: str, default: bool, help: str) -> Setting:
+    """A true/false setting: a rule switched on or off, so it says what it does."""
+    return Setting(key, label, SettingKind.BOOL, default, help=help)
 
 
-def choice(key: str, label: str, default: int | str, options: tuple[tuple[int | str, str], ...]) -> Setting:
-    """A setting that takes one of ``options`` (value, label)."""
-    return Setting(key, label, SettingKind.CHOICE, default, options=options)
+def choice(
+    key: str, label: str, default: int | str, options: tuple[tuple[int | str, str], ...], help: str
+) -> Setting:
+    """A setting that takes one of ``options`` (value, label), saying what the choice changes."""
+    return Setting(key, label, SettingKind.CHOICE, default, options=options, help=help)
 
 
 TURN_TIMER = number(
@@ -154,6 +161,7 @@ TURN_TIMER = number(
     300,
     presets=((0, "off"), (15, "15 s"), (30, "30 s"), (60, "1 min"), (120, "2 min")),
     off=True,
+    help="Time for each turn; when it runs out, the game makes a move for that player.",
 )
 """The turn clock every game offers: seconds per turn, 0 (off) or 10..300; the room runs it."""
 

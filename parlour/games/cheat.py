@@ -91,12 +91,20 @@ def _is_int(value: Any) -> bool:
 
 
 SCHEMA: tuple[Setting, ...] = (
-    choice("decks", "Decks", "auto", (("auto", "automatic"), (1, "1 deck"), (2, "2 decks"))),
+    choice(
+        "decks",
+        "Decks",
+        "auto",
+        (("auto", "automatic"), (1, "1 deck"), (2, "2 decks")),
+        "Automatic: one deck for up to 6 players, two for 7 or more.",
+    ),
     choice(
         "rank_sequence",
         "Rank sequence",
         "ascending",
         (("ascending", "ascending (A, 2, 3…)"), ("up_or_down", "one up or one down"), ("any", "any rank")),
+        "The rank each play must be announced as, after the last one: the next rank up (after the King "
+        "comes the Ace again), one up or one down, or any rank at all. The first play is Aces.",
     ),
     TURN_TIMER,
     seats(3, 10, 6),

@@ -123,8 +123,15 @@ class Settings:
 
 
 SCHEMA: tuple[Setting, ...] = (
-    number("width", "Width (dots)", 4, MIN_DOTS, MAX_DOTS),
-    number("height", "Height (dots)", 4, MIN_DOTS, MAX_DOTS),
+    number(
+        "width",
+        "Width (dots)",
+        4,
+        MIN_DOTS,
+        MAX_DOTS,
+        help="Dots in each row; the boxes lie between them: 4 × 4 dots make 9 boxes.",
+    ),
+    number("height", "Height (dots)", 4, MIN_DOTS, MAX_DOTS, help="Dots in each column."),
     TURN_TIMER,
     seats(2, 8, 2),
 )

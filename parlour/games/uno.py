@@ -303,16 +303,60 @@ SCHEMA: tuple[Setting, ...] = (
         10_000,
         step=50,
         presets=((0, "one round"), (100, "100"), (200, "200"), (300, "300"), (500, "500"), (1000, "1000")),
+        help="Rounds go on until someone has this many points: a round's winner scores the cards left in "
+        "the other hands. One round: the first to empty their hand wins.",
     ),
-    number("uno_penalty", "Missed-UNO penalty (cards)", 2, 0, 10),
+    number(
+        "uno_penalty",
+        "Missed-UNO penalty (cards)",
+        2,
+        0,
+        10,
+        help="Cards a player draws when caught down to one card without having called UNO.",
+    ),
     TURN_TIMER,
-    flag("challenge_wild_draw4", "Challenge Wild Draw Four", True),
-    flag("stacking", "Stack Draw Two / Draw Four", False),
-    flag("jump_in", "Jump-in with an identical card", False),
-    flag("seven_swap", "Seven swaps hands", False),
-    flag("zero_rotate", "Zero rotates hands", False),
-    flag("forced_play", "Forced play", False),
-    flag("draw_until_playable", "Draw until playable", False),
+    flag(
+        "challenge_wild_draw4",
+        "Challenge Wild Draw Four",
+        True,
+        "On: a Wild Draw Four may always be played, and the next player may challenge it: a bluffer who "
+        "held the colour in play draws 4, else the challenger draws 6. Off: it may be played only "
+        "without a card of the colour in play.",
+    ),
+    flag(
+        "stacking",
+        "Stack Draw Two / Draw Four",
+        False,
+        "A Draw Two may be answered with a Draw Two, a Wild Draw Four with a Wild Draw Four; the first "
+        "player who cannot (or will not) draws the whole total.",
+    ),
+    flag(
+        "jump_in",
+        "Jump-in with an identical card",
+        False,
+        "Anyone holding a card identical to the top card (same colour, same number or symbol) may play "
+        "it out of turn; play goes on from them.",
+    ),
+    flag("seven_swap", "Seven swaps hands", False, "Playing a 7 swaps your hand with a player you choose."),
+    flag(
+        "zero_rotate",
+        "Zero rotates hands",
+        False,
+        "Playing a 0 passes every hand to the next player in the direction of play.",
+    ),
+    flag(
+        "forced_play",
+        "Forced play",
+        False,
+        "You may draw only when you have nothing to play, and a card you draw that can be played must be "
+        "played.",
+    ),
+    flag(
+        "draw_until_playable",
+        "Draw until playable",
+        False,
+        "A player who draws keeps drawing until they get a card they can play.",
+    ),
     seats(2, MAX_SEATS, MAX_SEATS),
 )
 

@@ -3,7 +3,7 @@
 
 import { GAMES, TABLES, endReason, title } from "./catalog.js";
 import { renderLog } from "./gamelog.js";
-import { capacityField, catchDelayField, describeSettings, readCatchDelay, readSettings, settingsFields } from "./settings.js";
+import { capacityField, catchDelayField, describeSettings, readCatchDelay, readSettings, rulesInPlay, settingsFields } from "./settings.js";
 import { gone } from "./stats.js";
 import { $, $$, choose, confirmDialog, el, fill, markOverflow, morph, sentence } from "./ui.js";
 
@@ -185,7 +185,7 @@ function waiting(room, app) {
     room.rematch && room.rematch.member !== room.you?.member ? el("p", { class: "alert" }, `${room.rematch.name} asked for a rematch: ready up to accept.`) : null,
     scoreTable(room.kind, room.scoreboard),
     recentGames(room.recent_games),
-    el("details", { class: "rules" }, el("summary", {}, `How to play ${game.title}`), el("p", {}, game.how_to_play)),
+    howToPlay(room, game),
     el(
       "div",
       { class: "row wrap" },
@@ -346,6 +346,20 @@ function gameOver(room, app) {
 }
 
 /** The room's last games, newest first, each a link to its replay. */
+/** The game's rules in a paragraph, then this room's rules that change play, each explained. */
+function howToPlay(room, game) {
+  const rules = rulesInPlay(room.kind, room.settings);
+  return el(
+    "details",
+    { class: "rules" },
+    el("summary", {}, `How to play ${game.title}`),
+    el("p", {}, game.how_to_play),
+    rules.length
+      ? [el("p", {}, "In this room:"), el("ul", { class: "rules-in-play" }, rules.map(([name, help]) => el("li", {}, el("strong", {}, name), ". ", help)))]
+      : null,
+  );
+}
+
 function recentGames(games) {
   if (!games?.length) return null;
   return el(

@@ -8,20 +8,31 @@ import { el } from "./ui.js";
 const shown = (game) => GAMES[game].settings.filter((f) => !f.hidden);
 const asSelect = (f) => f.type === "choice" || (f.type === "int" && f.options);
 
+let helpIds = 0;
+/** A field with its explanation under it, read out with its control (`aria-describedby`): a label such
+ * as "Forced play" does not say what the rule does. */
+function withHelp(field, input, help) {
+  if (!help) return field;
+  const id = `setting-help-${++helpIds}`;
+  input.setAttribute("aria-describedby", id);
+  return el("div", { class: "setting" }, field, el("p", { class: "setting-help", id }, help));
+}
+
 /** Inputs for a game's settings, pre-filled from `values` (or the defaults). */
 export function settingsFields(game, values = {}) {
   return shown(game).map((f) => {
     const value = values[f.key] ?? f.default;
     const name = `s.${f.key}`;
     if (f.type === "bool") {
-      return el("label", { class: "check" }, el("input", { type: "checkbox", name, checked: Boolean(value) }), " ", f.label);
+      const box = el("input", { type: "checkbox", name, checked: Boolean(value) });
+      return withHelp(el("label", { class: "check" }, box, " ", f.label), box, f.help);
     }
     // A value the presets do not name (set over the wire) stays on offer, so saving keeps it.
     const options = asSelect(f) && !f.options.some(([v]) => String(v) === String(value)) ? [...f.options, [value, String(value)]] : f.options;
     const input = asSelect(f)
       ? el("select", { name }, options.map(([v, text]) => el("option", { value: v, selected: String(v) === String(value) }, text)))
       : el("input", { type: "number", name, value, min: f.off ? 0 : f.min, max: f.max, step: f.step ?? 1, required: true });
-    return el("label", {}, f.label, " ", input);
+    return withHelp(el("label", {}, f.label, " ", input), input, f.help);
   });
 }
 
@@ -46,12 +57,8 @@ export function capacityField(game, value) {
 /** The room's delay before a bot may catch a human (games with catches only: UNO's missed call). */
 export function catchDelayField(game, value) {
   if (!GAMES[game].has_catches) return null;
-  return el(
-    "label",
-    { title: "How long after a play bots wait before catching a missed UNO (humans may catch at once)" },
-    "Bot catch delay (s) ",
-    el("input", { type: "number", name: "bot_catch_delay", min: 0, max: 30, step: 0.5, value: value ?? 2, required: true }),
-  );
+  const input = el("input", { type: "number", name: "bot_catch_delay", min: 0, max: 30, step: 0.5, value: value ?? 2, required: true });
+  return withHelp(el("label", {}, "Bot catch delay (s) ", input), input, "How long bots wait after a play before catching a missed UNO; people may catch at once.");
 }
 
 /** The catch delay the form holds, or undefined for a game without catches. */
@@ -74,6 +81,19 @@ export function describeSettings(game, settings = {}, catchDelay = undefined) {
   }
   if (GAMES[game].has_catches && catchDelay !== undefined) parts.push(`Bots catch after ${catchDelay} s`);
   return parts.join(" · ");
+}
+
+/** The room's rules that change play, each with what it does (for everyone, in "How to play"): every
+ * rule switched on, and every choice the game explains (not a turn timer that is off). */
+export function rulesInPlay(game, settings = {}) {
+  const out = [];
+  for (const f of shown(game)) {
+    const value = settings[f.key] ?? f.default;
+    if (!f.help || (f.type === "bool" && !value) || (f.type !== "bool" && !f.options) || (f.off && !value)) continue;
+    const option = (f.options ?? []).find(([v]) => String(v) === String(value));
+    out.push([f.type === "bool" ? f.label : `${f.label}: ${option ? option[1] : value}`, f.help]);
+  }
+  return out;
 }
 
 /** What a save changed, in words ("Target score: 200", "Stacking: off"): the toast said only that

@@ -198,3 +198,42 @@ def test_settings_the_server_refuses_stay_in_the_dialog_with_the_reason(open_pag
     assert ada.locator("dialog[open]").count() == 0
     for guest in guests:
         guest.close()
+
+
+def test_every_house_rule_says_what_it_does(open_page, server):
+    """A label such as "Forced play" or "Jump-in" does not say what the rule does: the form shows each rule's
+    explanation under it (read out with its control), and the waiting room's "How to play" lists the
+    room's rules in play, explained, for everyone."""
+    ada = open_page()
+    ada.fill("#name", "Ada")
+    ada.evaluate("document.querySelector('#create-form .create-options').open = true")
+
+    def explained(page, name: str) -> str:
+        described_by = page.locator(f'[name="{name}"]').get_attribute("aria-describedby")
+        assert described_by, f"{name} has no explanation"
+        return page.locator(f"#{described_by}").inner_text()
+
+    assert "a card you draw that can be played must be played" in explained(ada, "s.forced_play")
+    assert "out of turn" in explained(ada, "s.jump_in")
+    assert "one round" in explained(ada, "s.target_score").lower()
+    assert "catching a missed UNO" in explained(ada, "bot_catch_delay")
+    shots(ada, "create-uno-rules-explained")
+    ada.check('#create-form input[name="game"][value="cheat"]')
+    assert "two for 7 or more" in explained(ada, "s.decks")
+    code = create_room(ada, "Ada", "uno", {"target_score": 0, "forced_play": True, "stacking": True})
+
+    bo = open_page()
+    join_room(bo, "Bo", code)
+    bo.get_by_text("How to play UNO").click()
+    rules = bo.locator(".rules-in-play li").all_inner_texts()
+    assert rules[0].startswith("Target score: one round. Rounds go on"), rules
+    assert any(r.startswith("Forced play. You may draw only when") for r in rules), rules
+    assert any(r.startswith("Stack Draw Two / Draw Four. A Draw Two may be answered") for r in rules), rules
+    assert any(r.startswith("Challenge Wild Draw Four. On:") for r in rules), rules  # on by default
+    assert not any(r.startswith(("Jump-in", "Turn timer")) for r in rules), rules  # off
+    shots(bo, "room-rules-in-play")
+
+    ada.get_by_role("button", name="Settings…").click()
+    ada.locator("dialog[open]").wait_for()
+    assert "swaps your hand" in explained(ada.locator("dialog[open]"), "s.seven_swap")
+    shots(ada, "settings-rules-explained")

@@ -239,7 +239,11 @@ def test_the_settings_schema_is_what_the_engine_validates(name: str) -> None:
     assert {f.name for f in fields(defaults)} == {s.key for s in game.settings_schema}
     for setting in game.settings_schema:
         assert getattr(defaults, setting.key) == setting.default, setting.key
-        _plain(setting.describe())
+        described = _plain(setting.describe())
+        # A rule switched on or off, or chosen among options, says what it does (forms show it).
+        if not setting.hidden and (setting.kind is not SettingKind.INT or setting.options):
+            assert setting.help.endswith(".") and setting.help[0].isupper(), setting.key
+        assert described.get("help") == (setting.help or None), setting.key
         good = [value for value, _ in setting.options]
         bad: list[Any] = [None, "x", 1.5, [setting.default]]
         if setting.kind is SettingKind.INT:
