@@ -99,12 +99,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
+def _tcp_socket(config: Config) -> socket.socket:
+    """An unbound TCP socket of the family ``config.host`` is in, its address reusable at once."""
+    sock = socket.socket(socket.AF_INET6 if ":" in config.host else socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    return sock
+
+
 def _require_free_port(config: Config) -> None:
     """Stop at once, in words, when the address cannot be listened on: uvicorn says so only after the
     start-up work (every room recovered), in a log line under a banner that claims the server runs."""
-    family = socket.AF_INET6 if ":" in config.host else socket.AF_INET
-    with socket.socket(family, socket.SOCK_STREAM) as probe:
-        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds
+    with _tcp_socket(config) as probe:  # SO_REUSEADDR, as uvicorn binds
         try:
             probe.bind((config.host, config.port))
         except OSError as exc:
@@ -207,10 +212,7 @@ def reuse_port_socket(config: Config) -> socket.socket:
     ``AF_UNIX``, so the event loop then never sets ``TCP_NODELAY`` on accepted connections and
     Nagle's algorithm met the client's delayed ACK: ~40 ms added to every reply of a worker.
     """
-    sock = socket.socket(
-        socket.AF_INET6 if ":" in config.host else socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP
-    )
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock = _tcp_socket(config)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
     sock.bind((config.host, config.port))
     return sock
