@@ -11,8 +11,10 @@ import gc
 import html
 import importlib
 import logging
+import os
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
+from os import PathLike
 from pathlib import Path
 from typing import Any
 
@@ -250,3 +252,17 @@ class _ClientFiles(StaticFiles):
     async def check_config(self) -> None:
         if WEB_DIR.is_dir():
             await super().check_config()
+
+    def file_response(
+        self,
+        full_path: PathLike[str] | str,
+        stat_result: os.stat_result,
+        scope: Scope,
+        status_code: int = 200,
+    ) -> Response:
+        """Each load asks whether a file changed (a 304 when not). With no word on caching, a browser kept
+        the modules of before an upgrade for a while and loaded them beside new ones, and the page
+        stopped at "connecting…" on an import of a name the old module lacked."""
+        response = super().file_response(full_path, stat_result, scope, status_code)
+        response.headers["Cache-Control"] = "no-cache"
+        return response

@@ -302,6 +302,23 @@ async def test_pages_carry_security_headers_and_healthz_counts_every_protocol(se
         assert health["connections"] == 2
 
 
+async def test_the_clients_files_are_checked_for_changes_at_every_load(server_factory) -> None:
+    """After an upgrade a browser must not run a module it cached before beside the new ones (the page
+    stopped at "connecting…"): every file says ``no-cache`` and an unchanged one answers 304."""
+    import urllib.error
+    import urllib.request
+
+    srv = server_factory()
+    for name in ("/app.js", "/settings.js", "/styles.css"):
+        with urllib.request.urlopen(srv.http + name) as first:
+            assert first.headers["Cache-Control"] == "no-cache", name
+            etag = first.headers["ETag"]
+        again = urllib.request.Request(srv.http + name, headers={"If-None-Match": etag})
+        with pytest.raises(urllib.error.HTTPError) as unchanged:
+            urllib.request.urlopen(again)
+        assert unchanged.value.code == 304 and unchanged.value.headers["Cache-Control"] == "no-cache"
+
+
 # --- item 8: terminate racing a queued bot move ----------------------------------------------------------
 
 
