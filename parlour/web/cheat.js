@@ -1,6 +1,6 @@
 // Cheat table: sorted hand, pick 1–4 cards, announce, and a big Cheat button.
 
-import { arrowKeys, choose, el, fill } from "./ui.js";
+import { arrowKeys, cards, choose, el, fill } from "./ui.js";
 
 const RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"];
 const SUITS = [
@@ -55,7 +55,7 @@ export function onEvent(event, names, seat) {
     if (Date.now() - local.revealAt >= REVEAL_MS) local.reveal = null;
     return { text: `${names(event.seat)} placed ${event.count} × ${rankWord(event.rank, event.count)}`, sound: "play", quiet: event.seat === seat };
   }
-  if (event.type === "left") return { text: `${names(event.seat)}'s ${event.to_pile} ${event.to_pile === 1 ? "card" : "cards"} went onto the pile` };
+  if (event.type === "left") return { text: `${names(event.seat)}'s ${cards(event.to_pile)} went onto the pile` };
   if (event.type === "timed_out") return { text: `${names(event.seat)} ran out of time`, kind: "bad" };
   return null;
 }
@@ -141,7 +141,7 @@ function seatsRow(view, ctx) {
         el("span", { class: "seat-name" }, ctx.name(seat)),
         seat === ctx.seat ? el("span", { class: "badge you" }, "you") : null,
         ctx.presence(seat),
-        el("span", { class: "count cards", role: "img", "aria-label": `${size} ${size === 1 ? "card" : "cards"}` }, String(size)),
+        el("span", { class: "count cards", role: "img", "aria-label": cards(size) }, String(size)),
         view.turn === seat ? el("span", { class: "badge turn" }, "to play") : null,
       ),
     ),
@@ -156,7 +156,7 @@ function revealBox(ctx) {
     { class: `reveal ${call.truthful ? "truth" : "lie"}`, role: "status", dataset: { testid: "reveal" } },
     el("p", {}, `${ctx.name(call.caller)} called Cheat on ${ctx.name(call.placer)}`),
     el("div", { class: "reveal-cards" }, call.cards.map((c) => cardFace(c, { class: c.rank === call.rank ? "" : "liar" }))),
-    el("p", {}, el("strong", {}, call.truthful ? "Truth ✓" : "Lie ✗"), ` ${ctx.name(call.picked_up_by)} picked up ${call.pile_count} ${call.pile_count === 1 ? "card" : "cards"}.`),
+    el("p", {}, el("strong", {}, call.truthful ? "Truth ✓" : "Lie ✗"), ` ${ctx.name(call.picked_up_by)} picked up ${cards(call.pile_count)}.`),
   );
 }
 
@@ -208,8 +208,13 @@ function handArea(view, hand, myTurn, ctx) {
         local.selected.clear();
       },
     },
-    !myTurn ? "Wait for your turn" : count ? placeWords(local.rank, count) : "Select cards to place",
+    // The rank to announce, when there is one only (else the picker beside it says).
+    !myTurn ? "Wait for your turn" : count ? placeWords(local.rank, count) : view.ranks.length === 1 ? `Select cards for ${rankWord(view.ranks[0], 2)}` : "Select cards to place",
   );
+  // The claim a call would test, on the button itself: on a small phone the dock covers the table's
+  // "Just placed by …" line.
+  const play = view.last_play;
+  const claim = view.can_call && play ? `${ctx.name(play.seat)}'s ${play.count} × ${rankWord(play.rank, play.count)}` : null;
   const cheat = el(
     "button",
     {
@@ -217,13 +222,14 @@ function handArea(view, hand, myTurn, ctx) {
       disabled: !view.can_call,
       dataset: { testid: "cheat" },
       onclick: () => ctx.act({ type: "call" }),
-      "aria-label": "Call Cheat on the last play",
+      "aria-label": claim ? `Call Cheat on ${claim}` : "Call Cheat on the last play",
     },
-    "Cheat!",
+    el("span", {}, "Cheat!"),
+    claim ? el("small", { class: "cheat-on", dataset: { testid: "cheat-on" } }, `on ${claim}`) : null,
   );
   // One tab stop for the whole hand (a roving tabindex): a hand of 30 cards is not 30 presses of Tab.
   if (!hand.some((c) => c.id === local.focus)) local.focus = hand[0]?.id ?? null;
-  const cards = hand.map((card) =>
+  const faces = hand.map((card) =>
     cardFace(card, {
       class: local.selected.has(card.id) ? "selected" : "",
       "aria-pressed": String(local.selected.has(card.id)),
@@ -243,10 +249,10 @@ function handArea(view, hand, myTurn, ctx) {
     { class: `hand-area dock ${myTurn ? "my-turn" : ""}`, dataset: { testid: "dock" } },
     // Cheat! stands apart from Place, so a hurried thumb does not call instead of playing.
     el("div", { class: "controls" }, rankPicker, place, el("span", { class: "spacer" }), cheat),
-    el("p", { class: "muted hint" }, myTurn ? "Select 1–4 cards, then place them." : `Your hand: ${hand.length} cards`),
+    el("p", { class: "muted hint" }, myTurn ? "Select 1–4 cards, then place them." : `Your hand: ${cards(hand.length)}`),
     el("p", { id: "hand-keys", class: "visually-hidden" }, "The arrow keys move between your cards; Space selects one."),
     // Off turn every card is disabled: the hand itself takes focus, so a keyboard can scroll it.
-    el("div", { class: "hand", role: "group", tabindex: myTurn ? null : "0", "aria-label": "Your hand", "aria-describedby": "hand-keys", dataset: { testid: "hand" }, onkeydown: arrowKeys }, cards),
+    el("div", { class: "hand", role: "group", tabindex: myTurn ? null : "0", "aria-label": "Your hand", "aria-describedby": "hand-keys", dataset: { testid: "hand" }, onkeydown: arrowKeys }, faces),
   );
 }
 

@@ -158,6 +158,9 @@ export function toast(text, kind = "info", ms = 3000, droppable = false) {
   if (!toastShown) nextToast();
 }
 
+/** "1 card", "3 cards". */
+export const cards = (n) => `${n} ${n === 1 ? "card" : "cards"}`;
+
 /** The server's words ("capacity must be …") as a sentence on screen. */
 export const sentence = (text) => text.charAt(0).toUpperCase() + text.slice(1);
 

@@ -2,7 +2,7 @@
 // grouped by colour with the legal cards highlighted, and the UNO/Catch/challenge buttons.
 // What is legal comes from the server (`view.legal`); the client never decides the rules.
 
-import { choose, el, fill } from "./ui.js";
+import { cards, choose, el, fill } from "./ui.js";
 
 const COLOURS = ["red", "yellow", "green", "blue"];
 const SYMBOL = { skip: "⊘", reverse: "⇄", draw2: "+2", wild: "W", "wild-draw4": "+4" };
@@ -209,7 +209,7 @@ function opponents(view, ctx, legal) {
         el("span", { class: "seat-name" }, ctx.name(seat)),
         seat === ctx.seat ? el("span", { class: "badge you" }, "you") : null,
         ctx.presence(seat),
-        el("span", { class: "count cards", role: "img", "aria-label": `${view.counts[seat]} ${view.counts[seat] === 1 ? "card" : "cards"}` }, String(view.counts[seat])),
+        el("span", { class: "count cards", role: "img", "aria-label": cards(view.counts[seat]) }, String(view.counts[seat])),
         view.uno_called[seat] ? el("span", { class: "badge uno" }, "UNO") : null,
         view.turn === seat ? el("span", { class: "badge turn" }, "to play") : null,
         view.target_score ? el("span", { class: "muted score", title: "Score" }, String(view.scores[seat]), el("span", { class: "unit" }, " pts")) : null,
@@ -223,7 +223,7 @@ function opponents(view, ctx, legal) {
 function hint(view, has, playsFor, myTurn) {
   const playable = view.hand.some((c) => playsFor(c.id).length);
   const stack = view.pending.draw_stack;
-  if (!myTurn) return playable ? "Jump in! You hold an identical card." : `Your hand: ${view.hand.length} cards`;
+  if (!myTurn) return playable ? "Jump in! You hold an identical card." : `Your hand: ${cards(view.hand.length)}`;
   if (has("challenge")) return `Challenge the Wild Draw Four, or accept the +${stack}.`;
   if (stack) return playable ? `Stack a draw card, or take the +${stack}.` : `Take the +${stack}.`;
   if (has("pass")) return "Play the card you drew, or keep it and pass.";
