@@ -127,8 +127,8 @@ const app = {
         answer(err.code === "invalid_code" ? `“${code}” is not a room code — check it.` : `No open room has the code “${code}” — check it; a room that closed is gone.`);
         $("#join-code").focus();
       } else if (err.code === "game_in_progress" && type === "join") {
-        toast("A game is running — you are watching until it ends.", "info");
-        await app.send("spectate", fields);
+        // Said once in the room: entering it clears the start page's toasts.
+        if (await app.send("spectate", fields)) toast("A game is on: you are watching, and can take a seat when it ends.", "info");
       } else if (err.code === "already_in_room") {
         await app.send("leave");
         await app.send(type, fields);
@@ -337,6 +337,7 @@ const handlers = {
     // Mark their seat as the server does (a snapshot's seats say it too), so the table says "kicked".
     const seat = S.room.state === "playing" ? S.room.play?.seats.find((s) => s.member === member) : null;
     if (seat) Object.assign(seat, { left: true }, reason === "kicked" ? { kicked: true } : {});
+    if (S.room.rematch?.member === member) S.room.rematch = null; // an offer from someone gone stands for nothing
     if (gone) toast(`${gone.name} ${reason === "kicked" ? "was kicked" : reason === "timeout" ? "timed out" : "left"}`);
     render();
   },

@@ -298,11 +298,13 @@ function gameOver(room, app) {
   };
   let actions;
   const freeSeat = room.members.filter((m) => m.role === "player").length < room.capacity && !seatNeedsPassword(room);
-  if (you?.role !== "player" && room.state === "finished") {
-    // A spectator may sit down for the next game now, before anyone asks for a rematch.
-    actions = [freeSeat ? el("button", { class: "big primary", onclick: () => app.send("take_seat") }, "Take a seat for the next game") : null];
-  } else if (you?.role !== "player") actions = [el("button", { class: "big", onclick: leave }, "Back to the room")];
-  else if (room.state === "finished") actions = [el("button", { class: "big primary", onclick: () => app.send("rematch") }, "Rematch")];
+  if (you?.role !== "player") {
+    // A spectator may sit down for the next game from here, before a rematch is asked for or after.
+    actions = [
+      freeSeat ? el("button", { class: "big primary", onclick: () => app.send("take_seat") }, "Take a seat for the next game") : null,
+      room.state === "finished" ? null : el("button", { class: "big", onclick: leave }, "Back to the room"),
+    ];
+  } else if (room.state === "finished") actions = [el("button", { class: "big primary", onclick: () => app.send("rematch") }, "Rematch")];
   else {
     actions = [
       el("button", { class: "big primary", onclick: () => { leave(); if (!you.ready) app.send("ready", { ready: true }); } }, offer ? "Accept rematch" : "Play again"),

@@ -14,6 +14,7 @@ from browser_helpers import (
     ready_up,
     record_toasts,
     shots,
+    toasts_once_quiet,
     wait_room,
 )
 from wire import Wire, at_a_table
@@ -403,6 +404,53 @@ def test_a_spectator_takes_a_free_seat_from_the_results(open_page, server):
     watcher.get_by_role("button", name="Rematch").wait_for()  # a player now
     assert watcher.locator("#players .member", has_text="Watcher").count() == 1
     shots(watcher, "results-spectator-seated")
+    ada.close()
+    bo.close()
+
+
+def test_a_spectator_sits_down_after_a_rematch_is_asked_and_an_offer_goes_with_its_player(open_page, server):
+    """A rematch asked for, its countdown near: the spectator could only go "Back to the room" from the
+    results and watched the rematch start without them. And an offer from a player who then left stayed
+    up ("Bo asks for a rematch", with an Accept button)."""
+    ada, bo = Wire(server, "Ada"), Wire(server, "Bo")
+    code = ada.request("create_room", game="dots", settings={"width": 3, "height": 3}, capacity=3)["code"]
+    bo.request("join", code=code)
+    watcher = open_page(f"/r/{code}")
+    watcher.fill("#name", "Watcher")
+    watcher.click("#spectate-btn")
+    wait_room(watcher)
+    ada.request("start")
+    players = [ada, bo]
+    for _ in range(40):
+        for p in players:
+            p.catch_up(max(q.seq for q in players))
+        if ada.view["over"]:
+            break
+        actor = next(p for p in players if p.view["legal"])
+        actor.request("action", action=actor.view["legal"][0])
+    watcher.locator(".game-over").wait_for()
+    bo.request("rematch")
+    watcher.locator('[data-testid="rematch-offer"]', has_text="Bo asks for a rematch").wait_for()
+    watcher.get_by_role("button", name="Take a seat for the next game").click()
+    watcher.get_by_role("button", name="Accept rematch").wait_for()  # a player now, offered the rematch
+    shots(watcher, "results-seated-after-rematch-asked")
+    bo.request("leave")
+    watcher.locator("#players .member", has_text="Bo").wait_for(state="detached")
+    assert watcher.locator('[data-testid="rematch-offer"]').count() == 0
+    assert watcher.get_by_role("button", name="Play again").count() == 1
+    ada.close()
+    bo.close()
+
+
+def test_joining_while_a_game_is_on_says_you_are_watching(open_page, server):
+    """Join by code while a game runs: the visitor watches, and is told so (the toast that said it was
+    cleared as they entered the room)."""
+    (ada, bo), code = at_a_table(server, "connect_four", ("Ada", "Bo"), {})
+    cy = open_page()
+    record_toasts(cy)
+    join_room(cy, "Cy", code)
+    cy.locator("#spectators .member", has_text="Cy").wait_for()
+    assert any("you are watching, and can take a seat when it ends" in t for t in toasts_once_quiet(cy))
     ada.close()
     bo.close()
 
