@@ -89,8 +89,9 @@ def join(room: Room, cmd: Command) -> bool | None:
     room.update_countdown(cmd.at, joined=role == PLAYER)
     room.update_idle(cmd.at)
     snapshot = room.snapshot(member)
-    if room.state == PLAYING and cmd.session in room.seats_lost:
-        # They had a seat in this game and lost it while away (their grace ran out): told so.
+    if room.state in (PLAYING, FINISHED) and cmd.session in room.seats_lost:
+        # They had a seat in this game (running, or over and its results up) and lost it while away
+        # (their grace ran out): told so, and shown the results of a game that ended meanwhile.
         snapshot["seat_lost"] = True
     room.reply(snapshot)
     return True

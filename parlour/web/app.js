@@ -295,8 +295,9 @@ const handlers = {
     S.room.invite = invite;
     if (!invite) loadInvite(S.room.code);
     // The results stay on screen until this player leaves them, whoever asked for a rematch; someone
-    // who only now joins is there for the next game, not for the results of one they did not see.
-    const over = msg.state === "finished" && msg.outcome && S.room.play && resumed;
+    // who only now joins is there for the next game, not for the results of one they did not see (but
+    // one whose seat in it was given up while away did).
+    const over = msg.state === "finished" && msg.outcome && S.room.play && (resumed || msg.seat_lost);
     S.room.results = over ? resultsOf(S.room) : results;
     resetLog(S.room.log, resumed && msg.state === "playing", S.room.code);
     for (const table of Object.values(TABLES)) table.reset();
@@ -314,7 +315,10 @@ const handlers = {
     fill($("#chat-log"));
     for (const message of msg.chat ?? []) appendChat(message, S.room);
     if (msg.taken_back) toast("A bot kept your seat while you were away — it's yours again", "info", 6000);
-    if (msg.seat_lost) toast("Your seat was given up while you were away — you're watching until this game ends", "info", 6000);
+    if (msg.seat_lost) {
+      const words = msg.state === "finished" ? "and the game ended meanwhile" : "you're watching until this game ends";
+      toast(`Your seat was given up while you were away — ${words}`, "info", 6000);
+    }
   },
   member_joined({ member }) {
     upsertMember(member);

@@ -166,3 +166,35 @@ def test_a_player_back_after_their_seat_was_given_up_is_told_so(open_page, grace
     shots(page, "away-seat-lost")
     ada.close()
     bo.close()
+
+
+def test_back_after_the_game_ended_without_you_shows_its_results(open_page, grace_server):
+    """Cy's seat was given up, then the game ended. Back by the room's link, Cy saw a waiting room as a
+    newcomer does ("I'm ready", under "Game over") and never the results of the game they played in."""
+    ada, bo, cy = (Wire(grace_server, name) for name in ("Ada", "Bo", "Cy"))
+    settings = {"width": 3, "height": 3, "max_players": 3}
+    code = ada.request("create_room", game="dots", settings=settings, capacity=3, bots_take_over=False)[
+        "code"
+    ]
+    for guest in (bo, cy):
+        guest.request("join", code=code)
+    ada.request("start")
+    cy.close()
+    ada.until(lambda m: m["type"] == "member_left" and m["reason"] == "timeout", timeout=20)
+    players = [ada, bo]
+    for _ in range(40):
+        for p in players:
+            p.catch_up(max(q.seq for q in players))
+        if ada.view["over"]:
+            break
+        actor = next(p for p in players if p.view["legal"])
+        actor.request("action", action=actor.view["legal"][0])
+    assert ada.view["over"]
+    page = open_page(base=grace_server)
+    open_as(page, f"{grace_server}/r/{code}", cy)
+    page.locator("#toasts .toast", has_text="and the game ended meanwhile").wait_for()
+    page.locator(".game-over").wait_for()
+    assert "(left)" in page.locator('[data-testid="results"]').inner_text()  # their own seat, as it ended
+    shots(page, "away-back-after-the-end")
+    ada.close()
+    bo.close()

@@ -84,6 +84,30 @@ async def test_grace_expiry_applies_leave_rule(server_factory) -> None:
     await close_all(seated[:2], watchers, [back])
 
 
+async def test_a_seat_lost_in_a_game_that_then_ended_is_said_on_coming_back(server_factory) -> None:
+    """Back after the game they lost their seat in has ended: the snapshot says so (the page shows them
+    its results, not a waiting room as to a newcomer); after a rematch starts over, no longer."""
+    srv = server_factory({"PARLOUR_GRACE_SECONDS": "0.5"})
+    seated, watchers, code = await open_table(
+        srv.ws, "dots", 3, {"width": 3, "height": 3, "max_players": 3}, spectators=0, bots_take_over=False
+    )
+    gone = seated[2]
+    await gone.ws.close()
+    await seated[0].wait_for(lambda m: m.get("type") == "member_left", 5)
+    await play_game(seated[:2])
+    back = await Client.open(srv.ws)
+    await back.ok("resume", token=gone.token)
+    await back.ok("join", code=code)
+    snapshot = await back.expect("room")
+    assert snapshot["state"] == "finished" and snapshot["seat_lost"] is True
+    await seated[0].ok("rematch")  # a new game's waiting room: nothing lost in it
+    await back.ok("leave")
+    await back.ok("join", code=code)
+    again = await back.wait_for(lambda m: m.get("type") == "room" and m["state"] == "waiting")
+    assert "seat_lost" not in again
+    await close_all(seated[:2], watchers, [back])
+
+
 async def test_grace_expiry_in_two_player_game_leaves_last_player_winner(server_factory) -> None:
     srv = server_factory({"PARLOUR_GRACE_SECONDS": "0.3"})
     seated, _, _ = await open_table(
