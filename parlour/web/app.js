@@ -120,7 +120,7 @@ const app = {
         presetCode(fields.code);
         $("#join-password").focus();
       } else if (err.code === "room_full" && type === "join") {
-        if (await confirmDialog("This room is full", "All seats are taken. Watch the game instead?", "Watch")) await app.send("spectate", fields);
+        if (await confirmDialog("This room is full", "All seats are taken. Watch the game instead?", "Watch", { kind: "primary" })) await app.send("spectate", fields);
       } else if (err.code === "invalid_code" || err.code === "room_not_found") {
         const code = String(fields.code ?? "").trim().toUpperCase();
         // A private room's code is longer than a public one's; a code that was right may be of a closed room.

@@ -178,7 +178,7 @@ function waiting(room, app) {
         : null,
       host
         ? el("button", { class: "big primary", disabled: !enough, onclick: () => app.send("start"), title: enough ? "" : `Needs ${game.min_players} players` }, startLabel(players, you))
-        : el("button", { class: "big", disabled: true }, "Waiting for the host to start"),
+        : countdown ? null : el("button", { class: "big", disabled: true }, "Waiting for the host to start"), // the countdown says when
     ),
     enough ? null : el("p", { class: "muted" }, `${game.title} needs at least ${game.min_players} players.`),
     invitePanel(room, app),

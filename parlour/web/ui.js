@@ -226,10 +226,10 @@ export function choose(title, body, buttons) {
   });
 }
 
-export async function confirmDialog(title, text, yes = "Yes", no = "Cancel") {
+export async function confirmDialog(title, text, yes = "Yes", { kind = "danger" } = {}) {
   const chosen = await choose(title, text, [
-    { label: no, value: "no" },
-    { label: yes, value: "yes", class: "danger" },
+    { label: "Cancel", value: "no" },
+    { label: yes, value: "yes", class: kind },
   ]);
   return chosen === "yes";
 }

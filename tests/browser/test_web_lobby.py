@@ -13,6 +13,7 @@ from browser_helpers import (
     on_screen,
     ready_up,
     record_toasts,
+    shot,
     shots,
     toasts_once_quiet,
     wait_room,
@@ -234,6 +235,7 @@ def test_join_errors_and_passwords(open_page):
         if name == "Cy":
             wait_room(page)
     page.locator("#dialog-title", has_text="This room is full").wait_for()
+    assert page.locator('#dialog button[value="yes"]').get_attribute("class") == "primary"  # not a danger
     page.click('#dialog button[value="yes"]')
     assert wait_room(page) == code
     page.locator("#spectators .member", has_text="Dee").wait_for()
@@ -440,6 +442,19 @@ def test_a_spectator_sits_down_after_a_rematch_is_asked_and_an_offer_goes_with_i
     assert watcher.get_by_role("button", name="Play again").count() == 1
     ada.close()
     bo.close()
+
+
+def test_a_guest_sees_the_countdown_and_no_wait_for_the_host(open_page):
+    """Everyone ready: "Starting in 4 s" stood beside a greyed "Waiting for the host to start"."""
+    ada, bo = open_page(), open_page()
+    code = create_room(ada, "Ada", "dots")
+    join_room(bo, "Bo", code)
+    assert bo.get_by_role("button", name="Waiting for the host to start").is_disabled()
+    ready_up(bo)
+    ready_up(ada)
+    bo.locator(".countdown .timer-text", has_text=re.compile(r"^\d+$")).wait_for()
+    assert bo.get_by_role("button", name="Waiting for the host to start").count() == 0
+    shot(bo, "waiting-countdown-guest")
 
 
 def test_joining_while_a_game_is_on_says_you_are_watching(open_page, server):
