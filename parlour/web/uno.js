@@ -96,7 +96,10 @@ export const LOG_ICONS = {
 /** A played card's colour beside its log entry (a Wild's: the colour named). */
 export function logExtra(entry) {
   const card = entry.kind === "play" ? entry.event?.card : null;
-  return card ? el("span", { class: `log-card ${card.color}`, "aria-hidden": "true" }, card.color === "wild" ? entry.event.color : card.color) : null;
+  if (!card) return null;
+  // A Wild's chip is in the colour named (its name on a rainbow was hard to read), a rainbow edge to it.
+  const wild = card.color === "wild";
+  return el("span", { class: `log-card ${wild ? `${entry.event.color} named` : card.color}`, "aria-hidden": "true" }, wild ? entry.event.color : card.color);
 }
 
 /** The results table's columns after the player's name: a round's points and the cards each kept. */

@@ -72,7 +72,7 @@ def test_log_shows_wild_draw_four_colour_and_draw_in_order_after_reload(open_pag
     assert any(t.startswith("Round 1") for t in texts[:3]), texts[:3]
     # This tab never saw the game before, and the reload missed nothing: no "while you were away".
     assert page.locator("#game-log .log-back").count() == 0
-    assert page.locator("#game-log .log-card.wild").count() >= 1
+    assert page.locator("#game-log .log-card.named.blue").count() >= 1  # a Wild: the colour named
     shot(page, "log-drawer")
 
 
