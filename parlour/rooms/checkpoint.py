@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, cast
 
-from parlour.rooms.enums import Role
+from parlour.rooms.enums import COUNTDOWN, CountdownKind, Role
 from parlour.rooms.members import Member
 from parlour.rooms.state import RoomState
 
@@ -52,6 +52,9 @@ class Checkpoints(RoomState):
             "grace": self.grace,
             "idle": self.idle,
             "forwarded": list(self.forwarded),
+            # Started by the command that checkpoints (a rematch with bots, quick play after End game):
+            # without it the replay dropped the countdown's end, and the game it started never was.
+            "countdown": None if self.countdown is None else list(self.countdown),
         }
 
     def restore(self, data: dict[str, Any]) -> None:
@@ -79,6 +82,9 @@ class Checkpoints(RoomState):
         self.scoreboard = {mid: dict(line) for mid, line in data.get("scoreboard", {}).items()}
         self.recent_games.extend(data.get("recent_games", []))
         self.forwarded = dict.fromkeys(data.get("forwarded", ()))
+        if data.get("countdown"):
+            kind, deadline = data["countdown"]
+            self.countdown, self.state = (CountdownKind(kind), deadline), COUNTDOWN
         for member in self.members.values():
             if not member.bot:
                 self.hooks.membership(member.session, cast("Room", self))

@@ -72,6 +72,90 @@ async def test_kill_9_mid_game_then_resume_and_finish(server_factory) -> None:
         await close_all(resumed)
 
 
+async def _play_my_turns(human: Client, moves: int = 1000) -> None:
+    """Play the human's next ``moves`` turns (a bot plays the others), or until the game is over."""
+    for _ in range(moves):
+        await _my_turn_or_over(human)
+        if human.game_over is not None:
+            return
+        seq = human.seq
+        await human.ok("action", action=first_legal(human.view))
+        await human.wait_seq(seq + 1)
+
+
+async def _my_turn_or_over(human: Client) -> None:
+    await human.wait_for(
+        lambda m: human.game_over is not None or (human.turn or {}).get("seat") == human.seat, 10, True
+    )
+
+
+async def test_a_game_started_by_a_rematch_against_a_bot_survives_kill_9(server_factory) -> None:
+    """Rematch against a bot: the room's checkpoint (the waiting room replacing its log) and the
+    countdown start in one command. The checkpoint left the countdown out, so the replay dropped its
+    end, never started the game, and refused the moves after it: the room was quarantined."""
+    srv = server_factory({"PARLOUR_READY_COUNTDOWN": "0.3", "PARLOUR_BOT_DELAY": "0.01,0.02"})
+    human = await Client.open(srv.ws, "Ada")
+    code = (await human.ok("create_room", game="connect_four"))["code"]
+    await human.ok("add_bot", level="easy")
+    await human.ok("start")
+    await _play_my_turns(human)
+    await human.ok("rematch")  # the bot is ready: the countdown starts at once
+    await human.expect("game_started", timeout=10)
+    await _play_my_turns(human, moves=2)
+    await _my_turn_or_over(human)  # the bot has answered: nothing moves until the human does
+    fresh = await Client.open(srv.ws)
+    await fresh.ok("resume", token=human.token)
+    before = _stable(await fresh.expect("room"))
+    await fresh.close()
+    srv.kill()
+    await human._reader
+
+    srv.start()
+    assert "room_quarantined" not in srv.log_path.read_text()
+    back = await Client.open(srv.ws)
+    await back.ok("resume", token=human.token)
+    snap = await back.expect("room")
+    assert snap["code"] == code and snap["state"] == "playing"
+    assert _stable(snap) == before
+    await _play_my_turns(back)
+    assert back.game_over is not None
+    await back.close()
+
+
+async def test_a_quick_play_game_started_again_after_end_game_survives_kill_9(server_factory) -> None:
+    """End game in quick play: the checkpoint and the restarted clock in one command, as a rematch with
+    bots (above); the game the clock then started must come back after a crash."""
+    srv = server_factory({"PARLOUR_QUICKPLAY_COUNTDOWN": "0.3"})
+    clients = [await Client.open(srv.ws, f"Q{i}") for i in range(2)]
+    for client in clients:
+        await client.ok("quick_play", game="connect_four")
+    await clients[0].expect("game_started", timeout=5)
+    await clients[0].ok("reset")
+    for client in clients:
+        await client.expect("game_started", timeout=5)
+    for _ in range(3):
+        leader = max(clients, key=lambda c: c.seq)
+        actor = next(c for c in clients if c.seat == leader.turn["seat"])
+        await actor.wait_seq(leader.seq)
+        await actor.ok("action", action=first_legal(actor.view))
+    for client in clients:
+        await client.wait_seq(max(c.seq for c in clients))
+    srv.kill()
+    for client in clients:
+        await client._reader
+
+    srv.start()
+    assert "room_quarantined" not in srv.log_path.read_text()
+    resumed = []
+    for client in clients:
+        back = await Client.open(srv.ws)
+        await back.ok("resume", token=client.token)
+        assert (await back.expect("room"))["table"]["seq"] == client.seq
+        resumed.append(back)
+    assert (await play_game(resumed))["outcome"]["reason"]
+    await close_all(resumed)
+
+
 async def test_sigterm_shuts_down_cleanly_and_keeps_rooms(server_factory) -> None:
     srv = server_factory()
     host = await Client.open(srv.ws, "Host")
