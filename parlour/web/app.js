@@ -227,7 +227,13 @@ async function onOpen() {
   sessionReady = startSession();
   await sessionReady;
   firstOpen();
-  if (S.room?.stale) leftRoom(); // the resumed session is no longer in that room
+  if (S.room?.stale) {
+    // The resumed session is no longer in that room: it closed, or could not be brought back after a
+    // restart. Said, not just the start page shown (a table that took no clicks was shown before).
+    const code = S.room.code;
+    leftRoom();
+    toast(`Room ${code} is no longer open: it closed while you were away.`, "info", 8000);
+  }
   const wanted = S.wantedCode;
   if (!wanted || wanted === S.room?.code) {
     S.wantedCode = null;

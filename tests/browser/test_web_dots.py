@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import re
+import sqlite3
 
 import pytest
 from browser_helpers import (
@@ -384,3 +386,26 @@ def test_a_game_the_host_ends_says_so_in_the_room_and_on_the_profile(open_page):
     result = ada.locator(".recent-game .recent-result").first
     result.wait_for()
     assert result.inner_text() == "No winner. The host ended the game.", result.inner_text()
+
+
+def test_a_room_that_cannot_come_back_after_a_crash_is_said_to_be_gone(open_page, own_server):
+    """A room whose log the restarted server cannot replay is quarantined. Its pages showed the table
+    ("online", "your turn") and took no clicks; they now leave it, saying the room is gone."""
+    ada, bo = open_page(base=own_server.base), open_page(base=own_server.base)
+    code = create_room(ada, "Ada", "dots", {"width": 3, "height": 3}, capacity=2)
+    join_room(bo, "Bo", code)
+    start_game(ada, [ada, bo])
+    assert click_free_line(ada)
+    bo.locator("line.drawn").wait_for(state="attached")
+    own_server.kill()
+    with sqlite3.connect(own_server.data / "parlour.db") as db:
+        rows = db.execute("SELECT id, data FROM room_log WHERE room = ? ORDER BY id", (code,)).fetchall()
+        row_id, record = next((i, json.loads(d)) for i, d in rows if json.loads(d)["k"] == "action")
+        record["p"]["engine_action"] = 10_000  # no such line: the replay fails
+        db.execute("UPDATE room_log SET data = ? WHERE id = ?", (json.dumps(record), row_id))
+    own_server.start()
+    for page in (ada, bo):
+        page.locator("#toasts .toast", has_text=f"Room {code} is no longer open").wait_for(timeout=15_000)
+        page.locator("#screen-start").wait_for()
+        assert not page.url.endswith(code)
+    shots(ada, "room-gone-after-restart")

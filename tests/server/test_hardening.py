@@ -14,7 +14,7 @@ import struct
 import pytest
 import websockets
 
-from tests.server.client import Client, close_all
+from tests.server.client import Client, close_all, first_legal, open_table
 from tests.server.conftest import GENEROUS_LIMITS
 
 
@@ -280,6 +280,35 @@ async def test_a_corrupt_log_row_quarantines_its_room_only(server_factory) -> No
     other = await Client.open(srv.ws, "Other")
     assert (await other.request("spectate", code=bad_code))["code"] == "room_not_found"
     await close_all([back, other])
+
+
+async def test_a_room_whose_replay_fails_leaves_its_members_in_no_room(server_factory) -> None:
+    """A log the replay refuses (a move the rules reject) quarantines the room. Its members resume into
+    no room, and a request of theirs is refused at once: it went to the room that never ran, and waited
+    for ever (the page showed the table, and a click did nothing)."""
+    import json
+
+    srv = server_factory()
+    seated, _, code = await open_table(srv.ws, "dots", 2, {"width": 3, "height": 3}, spectators=0)
+    mover = next(c for c in seated if c.seat == c.turn["seat"])
+    await mover.ok("action", action=first_legal(mover.view))
+    tokens = [c.token for c in seated]
+    await close_all(seated)
+    assert srv.stop() in (0, -15)
+    with sqlite3.connect(srv.data_dir / "parlour.db") as db:
+        rows = db.execute("SELECT id, data FROM room_log WHERE room = ? ORDER BY id", (code,)).fetchall()
+        row_id, record = next((i, json.loads(d)) for i, d in rows if json.loads(d)["k"] == "action")
+        record["p"]["engine_action"] = 10_000  # no such line: the rules refuse it
+        db.execute("UPDATE room_log SET data = ? WHERE id = ?", (json.dumps(record), row_id))
+    srv.start()
+    assert f"event=room_quarantined room={code} reason=replay_failed" in srv.log_path.read_text()
+    back = await Client.open(srv.ws)
+    await back.ok("resume", token=tokens[0])
+    assert (await back.request("chat", text="anyone?", timeout=3))["code"] == "not_in_room"
+    assert (await back.request("action", action={"type": "line", "x": 0, "y": 0, "d": 0}, timeout=3))[
+        "code"
+    ] == "not_in_room"
+    await back.close()
 
 
 # --- item 14: headers and health ---------------------------------------------------------------------
