@@ -257,7 +257,7 @@ async function editSettings(room, app, draft = null, problem = null) {
     el("label", {}, "New password ", el("input", { type: "password", name: "password", maxlength: 64, placeholder: room.has_password ? "unchanged" : "none" })),
     room.has_password ? el("label", { class: "check" }, el("input", { type: "checkbox", name: "nopassword" }), " Remove the password") : null,
   );
-  const answer = await choose("Room settings", body, [{ label: "Cancel", value: "cancel" }, { label: "Save", value: "save", class: "primary" }]);
+  const answer = await choose("Room settings", body, [{ label: "Cancel", value: "cancel" }, { label: "Save", value: "save", class: "primary", validate: true }]);
   if (answer !== "save") return;
   const form = $("#dialog form");
   const fields = {

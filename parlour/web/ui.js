@@ -217,7 +217,9 @@ export function choose(title, body, buttons) {
   fill($("#dialog-body"), body ?? "");
   fill(
     $("#dialog-buttons"),
-    buttons.map((b) => el("button", { value: b.value, class: b.class, "aria-label": b.aria }, b.label)),
+    // Only a button that submits what the dialog holds checks its fields (`validate`): with a field out
+    // of range, Cancel did nothing but point at it.
+    buttons.map((b) => el("button", { value: b.value, class: b.class, "aria-label": b.aria, formnovalidate: !b.validate }, b.label)),
   );
   return new Promise((resolve) => {
     dialog.addEventListener("close", () => resolve(dialog.returnValue || null), { once: true });

@@ -237,3 +237,18 @@ def test_every_house_rule_says_what_it_does(open_page, server):
     ada.locator("dialog[open]").wait_for()
     assert "swaps your hand" in explained(ada.locator("dialog[open]"), "s.seven_swap")
     shots(ada, "settings-rules-explained")
+
+
+def test_cancel_closes_the_settings_with_a_field_out_of_range(open_page):
+    """Seats 1 (the form's minimum is 2): Save is held back by the browser, as it should be, but Cancel
+    was too, and only Escape closed the dialog."""
+    ada = open_page()
+    create_room(ada, "Ada", "uno", {"target_score": 0})
+    ada.get_by_role("button", name="Settings…").click()
+    dialog = ada.locator("dialog[open]")
+    dialog.locator('[name="capacity"]').fill("1")
+    dialog.get_by_role("button", name="Save").click()
+    assert ada.locator("dialog[open]").count() == 1  # the browser points at the field
+    dialog.get_by_role("button", name="Cancel").click()
+    ada.locator("dialog[open]").wait_for(state="detached")
+    assert "Seats" not in ada.locator(".settings-summary").inner_text()  # nothing was sent
