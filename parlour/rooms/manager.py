@@ -443,6 +443,8 @@ class Manager:
                 continue
             # A pending session counts until the room has handled its join (then it is a member).
             on_the_way = self._quick_pending.get(r.code, ())
+            if not on_the_way and not any(m.connected and not m.bot for m in r.players()):
+                continue  # every player in it is away (their seats go when their grace runs out)
             taken = len(r.players()) + sum(1 for s in on_the_way if r.member_by_session(s) is None)
             if best_taken < taken < r.capacity:
                 best, best_taken = r, taken

@@ -326,6 +326,25 @@ async def test_lobby_and_quick_play(server_factory) -> None:
     await close_all([watcher, a, b, c])
 
 
+async def test_quick_play_passes_over_a_room_whose_players_are_all_away(server_factory) -> None:
+    """A newcomer was sent to a room whose only player had gone (still in their grace): not host, no
+    way to add a bot, a clock that started a game with someone absent. A room with someone present
+    is still chosen."""
+    srv = server_factory()
+    gone = await Client.open(srv.ws, "Gone")
+    empty_room = (await gone.ok("quick_play", game="uno"))["code"]
+    watcher = await Client.open(srv.ws, "Watcher")
+    await watcher.ok("spectate", code=empty_room)
+    await gone.close()
+    await watcher.wait_for(lambda m: m.get("type") == "member_updated" and not m["member"]["connected"])
+    newcomer = await Client.open(srv.ws, "New")
+    room = (await newcomer.ok("quick_play", game="uno"))["code"]
+    assert room != empty_room
+    other = await Client.open(srv.ws, "Other")
+    assert (await other.ok("quick_play", game="uno"))["code"] == room  # someone is there: joined
+    await close_all([watcher, newcomer, other])
+
+
 async def test_quick_play_countdown_restarts_on_join(server_factory) -> None:
     srv = server_factory({"PARLOUR_QUICKPLAY_COUNTDOWN": "1.0"})
     clients = [await Client.open(srv.ws, f"Q{i}") for i in range(3)]
