@@ -574,8 +574,15 @@ function announce(entries, myTurn) {
  * to <body>, it goes to the next sensible control. */
 function keepFocus() {
   const active = document.activeElement;
-  if (active && active !== document.body && active.isConnected && active.offsetParent !== null && !active.disabled) return;
   if ($("#dialog").open) return;
+  // A table may name where a turn starts when its last move left focus on the table (Connect Four:
+  // the column played); never taken from elsewhere (the chat line).
+  const again = $("#stage [data-refocus]");
+  if (again && (active === document.body || active?.id === "stage")) {
+    again.focus({ preventScroll: true });
+    return;
+  }
+  if (active && active !== document.body && active.isConnected && active.offsetParent !== null && !active.disabled) return;
   // Your hand first (a card, else the hand itself, focusable while no card plays: after your play, the
   // focus went to the whole table, which shows no ring of its own); last, the table itself (tabindex
   // -1): the next Tab goes on from there, not from the top of the page.

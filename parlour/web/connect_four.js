@@ -33,7 +33,13 @@ function ensureStyle() {
   document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet];
 }
 
-export function reset() {}
+// The column last dropped in: focus goes back to it when the turn comes back (a keyboard player had to
+// Tab through the columns again from the first after every move).
+const local = { column: null };
+
+export function reset() {
+  local.column = null;
+}
 
 /** The game log's icon for each kind of entry (gamelog.js). */
 export const LOG_ICONS = { drop: "▼", timeout: "…", game_over: "★" };
@@ -62,6 +68,7 @@ export function render(stage, view, ctx) {
   const winning = new Set(view.line.map(([c, r]) => `${c},${r}`));
   const last = view.last ? `${view.last[0]},${view.last[1]}` : null;
   const columns = [];
+  const again = refocusColumn(view, myTurn);
   for (let c = 0; c < width; c += 1) {
     const full = cells[0][c] !== null;
     const playable = myTurn && !full;
@@ -91,9 +98,14 @@ export function render(stage, view, ctx) {
           type: "button",
           class: `c4-col ${playable ? "playable" : ""}`,
           disabled: !playable,
-          dataset: { column: c },
+          // Focus comes back here when it was lost with the last move (app.js keepFocus).
+          dataset: c === again ? { column: c, refocus: "" } : { column: c },
           "aria-label": `Column ${c + 1}: ${stack.length ? `${stack.join(", ")} from the bottom` : "empty"}${full ? ", full" : `, ${height - stack.length} free`}`,
-          onclick: () => playable && ctx.act({ type: "drop", column: c }),
+          onclick: () => {
+            if (!playable) return;
+            local.column = c;
+            ctx.act({ type: "drop", column: c });
+          },
         },
         discs,
       ),
@@ -109,4 +121,11 @@ export function render(stage, view, ctx) {
       el("div", { class: "c4-legend" }, seats),
     ),
   );
+}
+
+/** The playable column nearest the one last dropped in, on this player's turn (or none). */
+function refocusColumn(view, myTurn) {
+  if (!myTurn || local.column === null) return null;
+  const free = [...Array(view.width).keys()].filter((c) => view.cells[0][c] === null);
+  return free.sort((a, b) => Math.abs(a - local.column) - Math.abs(b - local.column))[0] ?? null;
 }

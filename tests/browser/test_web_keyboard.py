@@ -127,6 +127,15 @@ def test_connect_four_by_keyboard(open_page, server):
     page.keyboard.press("Enter")
     page.locator(f'.c4-col[data-column="{column}"] .disc').first.wait_for()
     _moved(page, before)
+    # Bo answers: Ada's turn starts at the column she played (it started again at the first Tab stop).
+    bo.catch_up(seq(page))
+    before = seq(page)
+    bo.request("action", action={"type": "drop", "column": 5})
+    wait_seq(page, before + 1)
+    page.locator(".c4-col.playable").first.wait_for()
+    assert page.evaluate("document.activeElement.dataset.column") == column
+    page.keyboard.press("Enter")
+    page.locator(f'.c4-col[data-column="{column}"] .disc >> nth=1').wait_for()
     bo.close()
 
 
