@@ -10,7 +10,7 @@ import { Connection } from "./net.js";
 import { appendChat, renderRoom, tableContext, updateTimers } from "./room.js";
 import { describeChanges } from "./settings.js";
 import { beep, isMuted, setMuted } from "./sound.js";
-import { $, $$, answer, choose, clearToasts, closeDialog, confirmDialog, fill, markOverflow, showScreen, toast } from "./ui.js";
+import { $, $$, answer, choose, clearToasts, closeDialog, confirmDialog, el, fill, markOverflow, showScreen, toast } from "./ui.js";
 
 await loadCatalog(); // the games, their settings schemas and their tables, before anything is drawn
 
@@ -613,14 +613,19 @@ const conn = new Connection({
     if (handler && (S.room || ROOMLESS.has(msg.type))) handler(msg);
   },
   onStatus(status) {
-    const label = {
-      online: "online",
-      connecting: "connecting…",
-      offline: "offline — reconnecting…",
-      stopped: "in another tab", // the dialog over the page says the rest
+    // What follows the state's word gives way on a phone (styles.css): it wrapped, and squeezed the
+    // theme and sound buttons onto two lines each.
+    const [word, more] = {
+      online: ["online"],
+      connecting: ["connecting…"],
+      offline: ["offline", " — reconnecting…"],
+      stopped: ["elsewhere", " (in another tab)"], // the dialog over the page says the rest
     }[status];
-    fill($("#conn"), label);
+    fill($("#conn"), word, more ? el("span", { class: "conn-more" }, more) : null);
     $("#conn").dataset.status = status;
+    // The table takes no move while none can be sent (styles.css): it looked playable, and a click
+    // was lost behind a "retrying" that meant the connection.
+    document.body.classList.toggle("disconnected", status === "offline" || status === "connecting");
     if (status !== "online" && S.room) S.room.stale = true;
   },
 });

@@ -117,7 +117,7 @@ export class Connection {
   /** Send and wait for the reply carrying the same id; rejects with the error message. */
   request(type, fields = {}) {
     if (this.ws.readyState !== WebSocket.OPEN) {
-      return Promise.reject({ code: "disconnected", message: "Not connected — retrying…" });
+      return Promise.reject({ code: "disconnected", message: "Not connected: nothing was sent. Reconnecting…" });
     }
     const id = this.nextId++;
     this.ws.send(JSON.stringify({ type, id, ...fields }));

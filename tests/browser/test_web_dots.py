@@ -265,15 +265,25 @@ def test_server_crash_mid_game_and_the_pages_resume(open_page, own_server):
     own_server.kill()
     for page in (ada, bo):
         page.locator("#conn", has_text="reconnecting").wait_for()
+        # Nothing can be sent: the table takes no click (a move looked possible, and was lost) and says so.
+        host = page.locator("#stage .table-host")
+        assert host.evaluate("t => getComputedStyle(t).pointerEvents") == "none"
+        said = page.locator("#stage").evaluate("s => getComputedStyle(s, '::before').content")
+        assert "reconnecting" in said
         # The board drawn before the crash is still on the page: marked, so the check below reads the
         # one the restarted server sends (the status is "online" as soon as the socket opens, before it).
         page.evaluate("document.querySelector('#stage').dataset.seq = 'before the crash'")
+    shots(ada, "dots-connection-lost")
+    ada.set_viewport_size({"width": 360, "height": 640})  # the top bar keeps to one line, its buttons too
+    assert all(ada.locator(b).bounding_box()["height"] < 48 for b in ("#conn", "#theme", "#mute"))
+    ada.set_viewport_size({"width": 1280, "height": 800})
     own_server.start()
     for page in (ada, bo):
         page.locator('#conn[data-status="online"]').wait_for(timeout=15_000)
         page.locator('#stage:not([data-seq="before the crash"]) [data-testid="dots-board"]').wait_for()
         assert page.locator("line.drawn").count() == 1, "the board came back as it was"
         assert page.url.endswith(f"/r/{code}")
+        assert page.locator("#stage .table-host").evaluate("t => getComputedStyle(t).pointerEvents") == "auto"
 
     drive([ada, bo], click_free_line, limit=11)
     for page in (ada, bo):
