@@ -20,7 +20,7 @@ from typing import Any
 
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
 from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.types import Receive, Scope, Send
@@ -191,7 +191,7 @@ def create_app(config: Config, store: Store | None = None) -> Starlette:
         *_adapter_routes(manager),
         Mount("/", _ClientFiles(directory=WEB_DIR, check_dir=False)),
     ]
-    app = ParlourApp(routes=routes, lifespan=lifespan)
+    app = ParlourApp(routes=routes, lifespan=lifespan, exception_handlers={404: _not_found})
     app.add_middleware(SecurityHeaders)
     app.sockets = {
         route.path: route.endpoint
@@ -244,6 +244,15 @@ def cluster_metrics(stats: dict[str, Any]) -> bytes:
     ):
         lines += [f"# HELP {name} {text}", f"# TYPE {name} gauge", f"{name} {value}"]
     return ("\n".join(lines) + "\n").encode()
+
+
+async def _not_found(request: Request, exc: Exception) -> Response:
+    """A person's browser gets a page that leads back to the start (a bare "Not Found" did not); any
+    other client the plain words."""
+    page = WEB_DIR / "not-found.html"
+    if "text/html" in request.headers.get("accept", "") and page.is_file():
+        return HTMLResponse(page.read_text(encoding="utf-8"), status_code=404)
+    return PlainTextResponse("Not Found", status_code=404)
 
 
 class _ClientFiles(StaticFiles):

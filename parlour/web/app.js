@@ -632,6 +632,17 @@ const conn = new Connection({
 
 initLobby(app);
 if (S.wantedCode) presetCode(S.wantedCode); // Join and Watch work before the connection is up
+else if (location.pathname.startsWith("/r/")) {
+  // A link cut short or mangled: said, not just the start page shown.
+  let said = location.pathname.slice(3).replace(/\/$/, "");
+  try {
+    said = decodeURIComponent(said);
+  } catch {
+    // shown as it came
+  }
+  answer(`“${said}” is not a room code: check the link.`);
+  history.replaceState(null, "", "/");
+}
 // Typing a name before the connection is up means the visitor presses Join or Watch themselves:
 // the invite link must not seat them on its own when the connection opens a moment later.
 $("#name").addEventListener("input", () => (S.wantedCode = null), { once: true });

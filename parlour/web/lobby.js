@@ -77,10 +77,17 @@ export function presetCode(code) {
 
 /** An invite link opened before the visitor has a name: its room's Join, named, comes first (on a
  * phone it stood below the whole Create panel, whose big button was the first one offered). */
-export function showInvite(code) {
+export async function showInvite(code) {
   const form = $("#join-form");
   form.classList.add("invited");
   form.querySelector("h2").textContent = `Join room ${code}`;
+  // A closed room's link is said to be one at once (it looked open until a name was typed and Join
+  // pressed); a failed look leaves the invitation as it is.
+  const reply = await fetch(`/api/invite/${encodeURIComponent(code)}`).catch(() => null);
+  if (reply?.status === 404 && form.querySelector("h2").textContent === `Join room ${code}`) {
+    clearInvite();
+    form.querySelector("h2").after(el("p", { class: "alert", id: "invite-gone", role: "status" }, `No open room has the code “${code}”: a room that closed is gone.`));
+  }
 }
 
 /** Back to the plain start page (the visitor left the room the link led to). */
@@ -88,6 +95,7 @@ export function clearInvite() {
   const form = $("#join-form");
   form.classList.remove("invited");
   form.querySelector("h2").textContent = "Join a game";
+  $("#invite-gone")?.remove();
 }
 
 export function renderRooms(rooms, app) {

@@ -457,6 +457,31 @@ def test_a_guest_sees_the_countdown_and_no_wait_for_the_host(open_page):
     shot(bo, "waiting-countdown-guest")
 
 
+def test_dead_and_mangled_links_say_so_at_once(open_page, server):
+    """A closed room's link looked open (a "Join room" panel) until a name was typed and Join pressed;
+    a mangled one dropped to the start page without a word; an unknown page was a bare "Not Found"."""
+    host = Wire(server, "Host")
+    code = host.request("create_room", game="dots")["code"]
+    host.request("terminate")
+    host.close()
+    page = open_page(f"/r/{code}")
+    gone = page.locator("#invite-gone")
+    gone.wait_for()
+    assert gone.inner_text() == f"No open room has the code “{code}”: a room that closed is gone."
+    assert page.locator("#join-form h2").inner_text() == "Join a game"
+    shots(page, "invite-room-gone")
+
+    mangled = open_page("/r/not-a-code!!")
+    mangled.locator("#toasts .toast", has_text="“not-a-code!!” is not a room code").wait_for()
+    assert mangled.url == f"{server}/"
+
+    lost = open_page("/nonsense")
+    lost.get_by_role("heading", name="There is no page here").wait_for()
+    shots(lost, "not-found")
+    lost.get_by_role("link", name="Go to the start page").click()
+    lost.locator("#screen-start").wait_for()
+
+
 def test_joining_while_a_game_is_on_says_you_are_watching(open_page, server):
     """Join by code while a game runs: the visitor watches, and is told so (the toast that said it was
     cleared as they entered the room)."""

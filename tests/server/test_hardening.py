@@ -348,6 +348,19 @@ async def test_the_clients_files_are_checked_for_changes_at_every_load(server_fa
         assert unchanged.value.code == 304 and unchanged.value.headers["Cache-Control"] == "no-cache"
 
 
+def test_an_unknown_page_is_a_page_for_browsers_and_plain_words_for_others(server) -> None:
+    import urllib.error
+    import urllib.request
+
+    browser = urllib.request.Request(server.http + "/nonsense", headers={"Accept": "text/html,*/*"})
+    with pytest.raises(urllib.error.HTTPError) as page:
+        urllib.request.urlopen(browser)
+    assert page.value.code == 404 and b'href="/"' in page.value.read()
+    with pytest.raises(urllib.error.HTTPError) as plain:
+        urllib.request.urlopen(server.http + "/api/nonsense")
+    assert plain.value.code == 404 and plain.value.read() == b"Not Found"
+
+
 # --- item 8: terminate racing a queued bot move ----------------------------------------------------------
 
 
