@@ -180,7 +180,16 @@ function waiting(room, app) {
         ? el("button", { class: "big primary", disabled: !enough, onclick: () => app.send("start"), title: enough ? "" : `Needs ${game.min_players} players` }, startLabel(players, you))
         : countdown ? null : el("button", { class: "big", disabled: true }, "Waiting for the host to start"), // the countdown says when
     ),
-    enough ? null : el("p", { class: "muted" }, `${game.title} needs at least ${game.min_players} players.`),
+    // Short of players, the host's way to play now (bots) stands by the words that say so; it was under
+    // the invitation, below a phone's fold.
+    enough
+      ? null
+      : el(
+        "div",
+        { class: "row wrap needs-players" },
+        el("p", { class: "muted" }, `${game.title} needs at least ${game.min_players} players${host && game.bots.length ? ": invite friends with the link below, or play with bots." : "."}`),
+        host ? botButtons(room, game, app, players) : null,
+      ),
     invitePanel(room, app),
     room.rematch && room.rematch.member !== room.you?.member ? el("p", { class: "alert" }, `${room.rematch.name} asked for a rematch: ready up to accept.`) : null,
     scoreTable(room.kind, room.scoreboard),
@@ -190,9 +199,7 @@ function waiting(room, app) {
       "div",
       { class: "row wrap" },
       host ? el("button", { onclick: () => editSettings(room, app) }, "Settings…") : null,
-      host && players.length < room.capacity
-        ? game.bots.map((level) => el("button", { onclick: () => app.send("add_bot", { level }) }, `Add ${level} bot`))
-        : null,
+      host && enough ? botButtons(room, game, app, players) : null,
       you?.role === "spectator" && players.length < room.capacity && !seatNeedsPassword(room)
         ? el("button", { onclick: () => app.send("take_seat") }, "Take a seat")
         : null,
@@ -348,6 +355,12 @@ function gameOver(room, app) {
 }
 
 /** The room's last games, newest first, each a link to its replay. */
+/** The host's "Add easy bot", "Add hard bot" (while a seat is free). */
+function botButtons(room, game, app, players) {
+  if (players.length >= room.capacity) return null;
+  return game.bots.map((level) => el("button", { onclick: () => app.send("add_bot", { level }) }, `Add ${level} bot`));
+}
+
 /** The game's rules in a paragraph, then this room's rules that change play, each explained. */
 function howToPlay(room, game) {
   const rules = rulesInPlay(room.kind, room.settings);

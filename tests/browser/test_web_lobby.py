@@ -482,6 +482,22 @@ def test_dead_and_mangled_links_say_so_at_once(open_page, server):
     lost.locator("#screen-start").wait_for()
 
 
+def test_a_host_alone_on_a_phone_sees_how_to_play_with_bots_without_scrolling(open_page):
+    """The words "Connect Four needs at least 2 players", and the Add bot buttons under the invitation,
+    below a phone's fold: a visitor alone did not find how to play now."""
+    page = open_page("/", PHONE)
+    create_room(page, "Ada", "connect_four")
+    needs = page.locator(".needs-players")
+    assert "or play with bots" in needs.inner_text()
+    add = needs.get_by_role("button", name="Add easy bot")
+    assert on_screen(page, ".needs-players button"), "Add easy bot is in sight as the room opens"
+    shots(page, "waiting-alone-bots")
+    add.click()
+    page.locator("#players .member", has=page.locator(".badge.bot")).wait_for()
+    assert page.locator(".needs-players").count() == 0  # enough players: Start is the next step
+    assert page.get_by_role("button", name="Add easy bot").count() == 0  # two seats, both taken
+
+
 def test_joining_while_a_game_is_on_says_you_are_watching(open_page, server):
     """Join by code while a game runs: the visitor watches, and is told so (the toast that said it was
     cleared as they entered the room)."""
