@@ -78,8 +78,8 @@ class Member:
         return self.role == PLAYER
 
     def public(self, host: str | None) -> Message:
-        """The member as every other member sees it."""
-        return {
+        """The member as every other member sees it; a bot with its level (the room said only "bot")."""
+        out: Message = {
             "id": self.id,
             "name": self.name,
             "role": self.role,
@@ -90,6 +90,9 @@ class Member:
             "bot": self.bot,
             "replaced": self.replaced,
         }
+        if self.bot:
+            out["level"] = self.bot_options.get("level")
+        return out
 
 
 BotFactory = Callable[[Any, Member], Sink]

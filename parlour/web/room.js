@@ -30,7 +30,7 @@ export function tableContext(room, app) {
         const emptied = seats.find((s) => s.seat === seat);
         return emptied ? el("span", { class: "badge left" }, gone({ left: true, ...emptied })) : null;
       }
-      if (m.bot) return el("span", { class: "badge bot" }, "bot");
+      if (m.bot) return el("span", { class: "badge bot" }, botWords(m));
       if (m.replaced) return el("span", { class: "badge bot", title: "A bot plays this seat until they are back" }, "bot playing");
       return m.connected ? null : offline(m, room);
     },
@@ -85,7 +85,7 @@ function renderMembers(room, app) {
   const badges = (m) => [
     m.host ? el("span", { class: "badge host", title: "Host" }, "♛ host") : null,
     m.id === room.you?.member ? el("span", { class: "badge you" }, "you") : null,
-    m.bot ? el("span", { class: "badge bot" }, "bot") : null,
+    m.bot ? el("span", { class: "badge bot" }, botWords(m)) : null,
     !m.connected && !m.bot ? offline(m, room) : null,
     m.replaced ? el("span", { class: "badge bot", title: "A bot plays this seat until they are back" }, "bot playing") : null,
     // Quick play starts on its own clock: nobody readies up, so no "not ready" either.
@@ -355,6 +355,9 @@ function gameOver(room, app) {
 }
 
 /** The room's last games, newest first, each a link to its replay. */
+/** "easy bot", "hard bot" (a bot added without a level: "bot"). */
+const botWords = (m) => (m.level ? `${m.level} bot` : "bot");
+
 /** The host's "Add easy bot", "Add hard bot" (while a seat is free). */
 function botButtons(room, game, app, players) {
   if (players.length >= room.capacity) return null;

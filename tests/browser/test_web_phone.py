@@ -247,7 +247,7 @@ def test_seat_chips_show_offline_and_bot_badges(open_page, server):
 
     names = chips.locator(".seat-name").all_inner_texts()
     robot = next(n for n in names if n not in ("Ada", "Bo"))
-    assert chip(robot).locator(".badge.bot").inner_text() == "bot"
+    assert chip(robot).locator(".badge.bot").inner_text() == "easy bot"  # its level said (it said "bot")
     assert chip("Bo").locator(".badge.off").count() == 0
     bo.close()  # Bo's page closes: his chip says so on the table, not only in the side panel
     chip("Bo").locator(".badge.off", has_text="offline").wait_for()
