@@ -319,6 +319,23 @@ def update_settings(room: Room, cmd: Command) -> bool | None:
             "invalid_capacity", f"capacity must be {lowest} to {room.engine.max_players} players{seated}"
         )
     catch_delay = check_catch_delay(payload.get("bot_catch_delay", room.bot_catch_delay))
+    public, bots_take_over = (
+        payload.get("public", room.public),
+        bool(payload.get("bots_take_over", room.bots_take_over)),
+    )
+    if (
+        "password" not in payload
+        and "password_hash" not in payload
+        and (
+            rules,
+            capacity,
+            catch_delay,
+            public,
+            bots_take_over,
+        )
+        == (room.rules, room.capacity, room.bot_catch_delay, room.public, room.bots_take_over)
+    ):
+        return False  # saved unchanged (answered, not logged): nobody told or unreadied for nothing
     if "password" in payload:
         password = payload.pop("password")
         payload["password_hash"] = hash_password(password) if password else None
@@ -326,8 +343,7 @@ def update_settings(room: Room, cmd: Command) -> bool | None:
         room.settings_raw, room.rules = dict(payload["settings"]), rules
     room.capacity = capacity
     room.bot_catch_delay = catch_delay
-    room.public = payload.get("public", room.public)
-    room.bots_take_over = bool(payload.get("bots_take_over", room.bots_take_over))
+    room.public, room.bots_take_over = public, bots_take_over
     if "password_hash" in payload:
         room.password_hash = payload["password_hash"]
     room.broadcast(

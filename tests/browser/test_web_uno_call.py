@@ -143,12 +143,14 @@ def test_a_target_score_the_presets_do_not_name_survives_the_settings_dialog(ope
     page.get_by_role("button", name="Settings…").click()
     dialog = page.locator("dialog[open]")
     assert dialog.locator('[name="s.target_score"]').input_value() == "250"
+    dialog.locator('[name="s.stacking"]').check()  # another rule changed, the target left alone
     dialog.get_by_role("button", name="Save").click()
     saved = bo.until(lambda m: m["type"] == "settings_changed")
-    assert saved["settings"]["target_score"] == 250
+    assert saved["settings"]["target_score"] == 250 and saved["settings"]["stacking"] is True
     # The page has the saved settings (the summary read 250 before the save too).
     page.locator("#toasts .toast", has_text="Room settings changed").wait_for()
-    page.locator(".settings-summary", has_text="Target score: 250").wait_for()
+    page.locator(".settings-summary", has_text="Stack Draw Two").wait_for()
+    assert "Target score: 250" in page.locator(".settings-summary").inner_text()
     bo.close()
     ada.close()
 
@@ -163,8 +165,11 @@ def test_saving_settings_unreadies_the_others_and_says_so(open_page, server):
     for page in (ada, bo):
         ready_up(page)
     ada.get_by_role("button", name="Settings…").click()
+    # A change: a save that changes nothing tells and unreadies nobody (tests/server/test_room_rules.py).
+    ada.locator('dialog[open] [name="s.target_score"]').select_option("200")
     ada.locator("dialog[open]").get_by_role("button", name="Save").click()
-    bo.locator("#toasts .toast", has_text="Room settings changed — ready up again").wait_for()
+    told = "Room settings changed: Target score: 200 — ready up again"
+    bo.locator("#toasts .toast", has_text=told).wait_for()
     bo.get_by_role("button", name="I'm ready").wait_for()
     shots(bo, "settings-saved-guest")
     # Ada's page has the change too (Bo unreadied there), and she is still ready.

@@ -302,6 +302,28 @@ async def test_settings_and_seat_changes(server) -> None:
     await close_all([host, other])
 
 
+async def test_settings_saved_unchanged_change_nothing(server) -> None:
+    """Save pressed with nothing changed: everyone was told "settings changed" and unreadied all the same."""
+    host = await Client.open(server.ws, "Host")
+    settings = {"target_score": 200}
+    code = (await host.ok("create_room", game="uno", settings=settings, capacity=3, public=False))["code"]
+    guest = await Client.open(server.ws, "Guest")
+    await guest.ok("join", code=code)
+    await guest.ok("ready", ready=True)
+    await guest.expect("member_updated")
+    # What the web form sends: every setting, the defaults spelled out.
+    same = {"settings": {"target_score": 200, "stacking": False}, "capacity": 3, "public": False}
+    await host.ok("update_settings", **same, bots_take_over=True, bot_catch_delay=2.0)
+    await guest.ok("chat", text="still ready?")  # its reply comes after anything the save sent
+    told = [m["type"] for m in guest.messages[guest.cursor :]]
+    assert "settings_changed" not in told and "member_updated" not in told
+    snap = await guest.ok("join", code=code)
+    assert next(m for m in snap["members"] if m["name"] == "Guest")["ready"] is True
+    await host.ok("update_settings", settings={"target_score": 300})
+    assert (await guest.expect("settings_changed"))["settings"] == {"target_score": 300}
+    await close_all([host, guest])
+
+
 async def test_lobby_and_quick_play(server_factory) -> None:
     srv = server_factory({"PARLOUR_QUICKPLAY_COUNTDOWN": "0.8"})
     watcher = await Client.open(srv.ws, "Watcher")
