@@ -366,6 +366,8 @@ async function start() {
     first.players.map((p) => el("option", { value: String(p.seat), selected: p.seat === R.seat }, `${p.name}${p.seat === first.you ? " (you)" : ""}`)),
     el("option", { value: "spectator", selected: R.seat === "spectator" }, "Spectator"),
   );
+  // A game with nothing hidden looks the same from every seat: no "View of", no "All hands".
+  $("#seat").closest("label").hidden = !first.secret_fields?.length;
   $("#all-hands-label").hidden = !first.secret_fields?.length;
   $("#log-toggle").hidden = false;
   drawLog();

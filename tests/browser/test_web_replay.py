@@ -55,8 +55,9 @@ def test_open_the_replay_from_the_results_and_step_to_the_end(open_page):
     assert "(you)" in ada.locator('[data-testid="replay-seat"] option:checked').inner_text()
     assert ada.locator("line.drawn").count() == 0
     assert ada.locator("#game-log .log-entry").count() > 12  # the whole game's log, to jump by
-    # Dots has no hidden cards: no "all hands" toggle.
+    # Dots has no hidden cards: no "all hands" toggle, and no seat to view it from (it changed nothing).
     assert ada.locator("#all-hands-label").is_hidden()
+    assert ada.locator('[data-testid="replay-seat"]').is_hidden()
 
     # Forward one move with the button, then with the keyboard.
     ada.locator("#next").click()
