@@ -4,7 +4,7 @@
 import { GAMES, TABLES, endReason, title } from "./catalog.js";
 import { renderLog } from "./gamelog.js";
 import { capacityField, catchDelayField, describeSettings, readCatchDelay, readSettings, rulesInPlay, settingsFields } from "./settings.js";
-import { gone } from "./stats.js";
+import { gone, when } from "./stats.js";
 import { $, $$, choose, confirmDialog, el, fill, markOverflow, morph, sentence } from "./ui.js";
 
 const STATE_TEXT = { waiting: "Waiting for players", countdown: "Starting soon", playing: "Playing", finished: "Game over" };
@@ -394,7 +394,8 @@ function recentGames(games) {
           el("a", { href: `/g/${g.id}` }, title(g.game)),
           " · ",
           g.winners.length ? `${g.winners.join(" & ")} ${g.tie ? "tied" : "won"}` : (endReason(GAMES[g.game], g.reason) ?? "No winner"),
-          g.ended_at ? el("span", { class: "muted" }, ` · ${new Date(g.ended_at * 1000).toLocaleTimeString()}`) : null,
+          // Date and time, as the profile and the replay say it (a room lasts for days; the time alone misled).
+          g.ended_at ? el("span", { class: "muted recent-when" }, ` · ${when(g.ended_at)}`) : null,
         ),
       ),
     ),

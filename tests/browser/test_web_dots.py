@@ -392,10 +392,12 @@ def test_a_game_the_host_ends_says_so_in_the_room_and_on_the_profile(open_page):
     recent = ada.locator('[data-testid="recent-games"] li')
     recent.first.wait_for()
     assert "The host ended the game." in recent.first.inner_text(), recent.first.inner_text()
+    in_room = recent.first.locator(".recent-when").inner_text().removeprefix(" · ").strip()
     ada.locator("#my-stats").evaluate("link => { location.href = link.href; }")
     result = ada.locator(".recent-game .recent-result").first
     result.wait_for()
     assert result.inner_text() == "No winner. The host ended the game.", result.inner_text()
+    assert ada.locator(".recent-game .recent-when").first.inner_text() == in_room  # a date too, as here
 
 
 def test_a_room_that_cannot_come_back_after_a_crash_is_said_to_be_gone(open_page, own_server):
