@@ -64,6 +64,7 @@ function normalise(msg) {
     outcome: msg.outcome,
     scoreboard: msg.scoreboard ?? [],
     recent_games: msg.recent_games ?? [],
+    wentAway: new Set(), // members this page saw lose their connection (only they are "back")
   };
 }
 
@@ -334,8 +335,13 @@ const handlers = {
     const before = S.room.members.find((m) => m.id === member.id);
     if (grace) S.room.grace[member.id] = localDeadline(grace);
     if (member.connected || member.replaced) delete S.room.grace[member.id];
-    if (before && before.connected !== member.connected && !member.bot) {
-      toast(`${member.name} ${member.connected ? "is back" : "lost connection"}`);
+    // "Back" only after a loss this page saw: after a server restart everyone reconnects, and each page
+    // said "X is back" of players who had never gone.
+    if (before && before.connected && !member.connected && !member.bot) {
+      S.room.wentAway.add(member.id);
+      toast(`${member.name} lost connection`);
+    } else if (before && !before.connected && member.connected && S.room.wentAway.delete(member.id)) {
+      toast(`${member.name} is back`);
     }
     if (before && !before.replaced && member.replaced) toast(`A bot plays for ${member.name} until they are back`);
     upsertMember(member);

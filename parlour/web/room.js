@@ -164,7 +164,8 @@ function waiting(room, app) {
     { class: "panel waiting" },
     el("h2", {}, `${game.title} — ${players.length}/${room.capacity} players`),
     el("p", { class: "settings-summary" }, describeSettings(room.kind, room.settings, room.bot_catch_delay)),
-    el("p", { class: "muted" }, `${room.public ? "Public" : "Private"} room${room.has_password ? " · password" : ""}${room.bots_take_over ? " · bots replace dropouts" : ""}`),
+    // "Private" said invite-only; anyone with the link or the code may join an unlisted room.
+    el("p", { class: "muted" }, `${room.public ? "Listed in the lobby" : "Not listed: join by link or code"}${room.has_password ? " · password" : ""}${room.bots_take_over ? " · bots replace dropouts" : ""}`),
     countdown
       ? el("p", { class: "countdown", role: "timer" }, "Starting in ", el("strong", { class: "timer-text", dataset: { deadline: countdown.localDeadline } }, ""), " s")
       : null,
@@ -259,7 +260,7 @@ async function editSettings(room, app, draft = null, problem = null) {
     capacityField(room.kind, now.capacity),
     settingsFields(room.kind, now.settings),
     catchDelayField(room.kind, now.bot_catch_delay),
-    el("label", { class: "check" }, el("input", { type: "checkbox", name: "public", checked: now.public }), " Public"),
+    el("label", { class: "check" }, el("input", { type: "checkbox", name: "public", checked: now.public }), " Public (listed in the lobby)"),
     el("label", { class: "check" }, el("input", { type: "checkbox", name: "bots_take_over", checked: now.bots_take_over }), " A bot plays for anyone who drops out"),
     el("label", {}, "New password ", el("input", { type: "password", name: "password", maxlength: 64, placeholder: room.has_password ? "unchanged" : "none" })),
     room.has_password ? el("label", { class: "check" }, el("input", { type: "checkbox", name: "nopassword" }), " Remove the password") : null,

@@ -111,7 +111,7 @@ export function describeChanges(game, before, after) {
     if (String(was) !== String(now)) changes.push(`${f.label}: ${words(f, now)}`);
   }
   if (before.capacity !== after.capacity) changes.push(`Seats: ${after.capacity}`);
-  if (before.public !== after.public) changes.push(after.public ? "Public" : "Private");
+  if (before.public !== after.public) changes.push(after.public ? "Listed in the lobby" : "Not listed in the lobby");
   if (before.has_password !== after.has_password) changes.push(after.has_password ? "Password set" : "No password");
   return changes;
 }

@@ -14,9 +14,11 @@ from browser_helpers import (
     drive,
     join_room,
     no_horizontal_scroll,
+    record_toasts,
     shot,
     shots,
     start_game,
+    toasts_once_quiet,
     wait_room,
 )
 
@@ -262,6 +264,8 @@ def test_server_crash_mid_game_and_the_pages_resume(open_page, own_server):
     assert click_free_line(ada)
     bo.locator("line.drawn").wait_for(state="attached")
 
+    for page in (ada, bo):
+        record_toasts(page)
     own_server.kill()
     for page in (ada, bo):
         page.locator("#conn", has_text="reconnecting").wait_for()
@@ -284,6 +288,8 @@ def test_server_crash_mid_game_and_the_pages_resume(open_page, own_server):
         assert page.locator("line.drawn").count() == 1, "the board came back as it was"
         assert page.url.endswith(f"/r/{code}")
         assert page.locator("#stage .table-host").evaluate("t => getComputedStyle(t).pointerEvents") == "auto"
+    for page in (ada, bo):  # nobody "is back" who never went (everyone reconnected after the restart)
+        assert not [t for t in toasts_once_quiet(page) if "is back" in t or "lost connection" in t]
 
     drive([ada, bo], click_free_line, limit=11)
     for page in (ada, bo):

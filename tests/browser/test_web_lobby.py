@@ -450,6 +450,7 @@ def test_a_guest_sees_the_countdown_and_no_wait_for_the_host(open_page):
     code = create_room(ada, "Ada", "dots")
     join_room(bo, "Bo", code)
     assert bo.get_by_role("button", name="Waiting for the host to start").is_disabled()
+    assert "Listed in the lobby" in bo.locator(".panel.waiting").inner_text()  # it said "Public room"
     ready_up(bo)
     ready_up(ada)
     bo.locator(".countdown .timer-text", has_text=re.compile(r"^\d+$")).wait_for()
