@@ -10,6 +10,10 @@ export function initLobby(app) {
   const name = $("#name");
   name.value = localStorage.getItem("parlour.name") ?? "";
   name.addEventListener("change", () => localStorage.setItem("parlour.name", name.value.trim()));
+  // At the limit the field stops taking letters without a word (a long name was cut short unseen).
+  const limit = () => ($("#name-limit").hidden = name.value.length < name.maxLength);
+  name.addEventListener("input", limit);
+  limit();
 
   // The games come from the catalog: a tagline, a quick-play button and a choice each.
   const games = Object.values(GAMES);

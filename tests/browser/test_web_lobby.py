@@ -499,6 +499,18 @@ def test_a_host_alone_on_a_phone_sees_how_to_play_with_bots_without_scrolling(op
     assert page.get_by_role("button", name="Add easy bot").count() == 0  # two seats, both taken
 
 
+def test_a_name_at_its_limit_says_so(open_page):
+    """The name field stopped taking letters at 16 without a word: "Alice Queen of Hearts" became
+    "Alice Queen of H" unseen."""
+    page = open_page()
+    limit = page.locator("#name-limit")
+    page.locator("#name").press_sequentially("Alice Queen of Hearts")
+    assert page.locator("#name").input_value() == "Alice Queen of H"
+    assert limit.is_visible() and limit.inner_text() == "A name is 16 characters at most."
+    page.locator("#name").press("Backspace")
+    assert limit.is_hidden()
+
+
 def test_joining_while_a_game_is_on_says_you_are_watching(open_page, server):
     """Join by code while a game runs: the visitor watches, and is told so (the toast that said it was
     cleared as they entered the room)."""
