@@ -15,10 +15,18 @@ const cap = (s) => s[0].toUpperCase() + s.slice(1);
 const cardWords = (card) => (card.color === "wild" ? NAME[card.type] : `${card.color} ${card.type === "number" ? card.value : NAME[card.type]}`);
 
 // UNO! pressed before playing the second-last card: the play then carries `uno: true`.
-const local = { armed: false };
+// `lastRound`: the last round's end (winner, points), said under the round's number until the next
+// one ends: the toast that said it went in seconds, as the next deal came.
+const local = { armed: false, lastRound: null };
 
 export function reset() {
   local.armed = false;
+  local.lastRound = null;
+}
+
+/** After a reload: the last round's end comes back from the log. */
+export function resume(events) {
+  for (const event of events) if (event.type === "round_over") local.lastRound = event;
 }
 
 function unoCard(card, attrs = {}) {
@@ -63,6 +71,7 @@ export function onEvent(event, names, seat) {
     case "skip":
       return { text: `${who(event.seat)} ${event.seat === seat ? "are" : "is"} skipped`, quiet: true };
     case "round_over":
+      local.lastRound = event;
       return { text: `${who(event.winner)} won round ${event.round} (+${event.points})`, kind: "good", sound: "good", keep: true };
     case "round_started":
       return { text: `Round ${event.round} — new hands dealt` };
@@ -159,13 +168,27 @@ export function render(stage, view, ctx) {
         el("div", { class: "direction", role: "img", "aria-label": view.direction === 1 ? "Play goes clockwise" : "Play goes counter-clockwise" }, view.direction === 1 ? "↻" : "↺"),
         drawPile,
         discard,
-        el("div", { class: "match muted" }, `Round ${view.round}`, view.target_score ? ` · first to ${view.target_score}` : " · one round"),
+        el(
+          "div",
+          { class: "match muted" },
+          `Round ${view.round}`,
+          view.target_score ? ` · first to ${view.target_score}` : " · one round",
+          lastRound(view, ctx),
+        ),
       ),
       alerts,
       // The dock: buttons and hand, kept at the bottom of a phone's screen (styles.css).
       hand ? el("div", { class: `dock ${myTurn ? "my-turn" : ""}`, dataset: { testid: "dock" } }, controls, hand) : null,
     ),
   );
+}
+
+/** "Round 2 went to Ada: +150 points", under the round now played (a match's rounds). */
+function lastRound(view, ctx) {
+  const last = local.lastRound;
+  if (!last || last.round !== view.round - 1 || view.over) return null;
+  const who = last.winner === ctx.seat ? "you" : ctx.name(last.winner);
+  return el("span", { class: "last-round", dataset: { testid: "last-round" } }, `Round ${last.round} went to ${who}: +${last.points} points`);
 }
 
 /** UNO!: call it right after playing down to one card, or press it first to arm the next play. */

@@ -232,3 +232,41 @@ def test_log_and_chat_both_fit_a_laptop_screen_mid_game(open_page, server):
     newest = "l => l.lastElementChild.getBoundingClientRect().bottom - l.getBoundingClientRect().bottom"
     assert page.locator("#chat-log").evaluate(newest) <= 1
     shots(page, "log-chat-laptop")
+
+
+def test_a_rounds_end_stays_in_sight_through_the_next_round(open_page, server):
+    """A match's round ends and the next is dealt in the same message: its toast went in seconds. The
+    table says under the round's number who took the last round and for how much, after a reload too."""
+    ada, bo, code = two_at_a_table(server, "uno", {"target_score": 500})
+    watcher = open_page(f"/r/{code}")  # sees the round end as it happens
+    watcher.fill("#name", "Cy")
+    watcher.click("#spectate-btn")
+    watcher.locator(".uno-table").wait_for()
+    players = [ada, bo]
+    for _ in range(3000):
+        for p in players:
+            p.catch_up(max(q.seq for q in players))
+        if ada.view["round"] == 2 or ada.view["over"]:
+            break
+        actor = next(p for p in players if p.view["legal"])
+        legal = actor.view["legal"]
+        plays = [a for a in legal if a["type"] == "play" and a.get("uno", True)]
+        kinds = {a["type"]: a for a in legal}
+        action = (
+            (plays or [None])[0] or kinds.get("accept") or kinds.get("draw") or kinds.get("pass") or legal[0]
+        )
+        actor.request("action", action=action)
+    assert ada.view["round"] == 2, "the first round ended"
+    ended = next(e for e in reversed(ada.log) if e["kind"] == "round_over")["event"]
+    winner = "you" if ended["winner"] == 0 else "Bo"  # Ada is seat 0 (the first to join)
+    live = watcher.locator('[data-testid="last-round"]')
+    live.wait_for()
+    assert live.inner_text() == f"Round 1 went to {('Ada', 'Bo')[ended['winner']]}: +{ended['points']} points"
+    page = open_page("/", PHONE)
+    take_over(page, ada.token, "Ada")  # a page that never saw the round end: from the log
+    said = page.locator('[data-testid="last-round"]')
+    said.wait_for()
+    assert said.inner_text() == f"Round 1 went to {winner}: +{ended['points']} points"
+    shots(page, "uno-last-round")
+    ada.close()
+    bo.close()
