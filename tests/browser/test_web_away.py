@@ -21,7 +21,7 @@ from browser_helpers import (
 )
 from conftest import Server
 from test_web_uno import uno_step
-from wire import Wire, two_at_a_table
+from wire import Wire, play_to_the_end, two_at_a_table
 
 pytestmark = pytest.mark.browser
 
@@ -146,9 +146,8 @@ def test_a_player_back_after_a_bot_kept_their_seat_is_told_so(open_page, grace_s
     ada.close()
 
 
-def test_a_player_back_after_their_seat_was_given_up_is_told_so(open_page, grace_server):
-    """No bot takes seats in this room: Cy's ran out while away. Back by the room's link, Cy is seated
-    as a spectator; the page says why (it only showed Cy's seat as left)."""
+def _cys_seat_given_up(grace_server) -> tuple[Wire, Wire, Wire, str]:
+    """Ada, Bo and Cy at a 3×3 Dots table where no bot takes a seat; Cy's grace has run out."""
     ada, bo, cy = (Wire(grace_server, name) for name in ("Ada", "Bo", "Cy"))
     settings = {"width": 3, "height": 3, "max_players": 3}
     code = ada.request("create_room", game="dots", settings=settings, capacity=3, bots_take_over=False)[
@@ -159,6 +158,13 @@ def test_a_player_back_after_their_seat_was_given_up_is_told_so(open_page, grace
     ada.request("start")
     cy.close()
     ada.until(lambda m: m["type"] == "member_left" and m["reason"] == "timeout", timeout=20)
+    return ada, bo, cy, code
+
+
+def test_a_player_back_after_their_seat_was_given_up_is_told_so(open_page, grace_server):
+    """No bot takes seats in this room: Cy's ran out while away. Back by the room's link, Cy is seated
+    as a spectator; the page says why (it only showed Cy's seat as left)."""
+    ada, bo, cy, code = _cys_seat_given_up(grace_server)
     page = open_page(base=grace_server)
     open_as(page, f"{grace_server}/r/{code}", cy)
     page.locator("#toasts .toast", has_text="Your seat was given up while you were away").wait_for()
@@ -171,25 +177,8 @@ def test_a_player_back_after_their_seat_was_given_up_is_told_so(open_page, grace
 def test_back_after_the_game_ended_without_you_shows_its_results(open_page, grace_server):
     """Cy's seat was given up, then the game ended. Back by the room's link, Cy saw a waiting room as a
     newcomer does ("I'm ready", under "Game over") and never the results of the game they played in."""
-    ada, bo, cy = (Wire(grace_server, name) for name in ("Ada", "Bo", "Cy"))
-    settings = {"width": 3, "height": 3, "max_players": 3}
-    code = ada.request("create_room", game="dots", settings=settings, capacity=3, bots_take_over=False)[
-        "code"
-    ]
-    for guest in (bo, cy):
-        guest.request("join", code=code)
-    ada.request("start")
-    cy.close()
-    ada.until(lambda m: m["type"] == "member_left" and m["reason"] == "timeout", timeout=20)
-    players = [ada, bo]
-    for _ in range(40):
-        for p in players:
-            p.catch_up(max(q.seq for q in players))
-        if ada.view["over"]:
-            break
-        actor = next(p for p in players if p.view["legal"])
-        actor.request("action", action=actor.view["legal"][0])
-    assert ada.view["over"]
+    ada, bo, cy, code = _cys_seat_given_up(grace_server)
+    play_to_the_end([ada, bo])
     page = open_page(base=grace_server)
     open_as(page, f"{grace_server}/r/{code}", cy)
     page.locator("#toasts .toast", has_text="and the game ended meanwhile").wait_for()

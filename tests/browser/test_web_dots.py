@@ -256,13 +256,19 @@ def test_dots_against_a_bot(open_page):
     assert ada.locator('[data-testid="results"] tbody tr').count() == 2
 
 
-def test_server_crash_mid_game_and_the_pages_resume(open_page, own_server):
+def _a_line_drawn(open_page, own_server):
+    """Ada's and Bo's pages at a 3×3 board of the test's own server, Ada's first line drawn."""
     ada, bo = open_page(base=own_server.base), open_page(base=own_server.base)
     code = create_room(ada, "Ada", "dots", {"width": 3, "height": 3}, capacity=2)
     join_room(bo, "Bo", code)
     start_game(ada, [ada, bo])
     assert click_free_line(ada)
     bo.locator("line.drawn").wait_for(state="attached")
+    return ada, bo, code
+
+
+def test_server_crash_mid_game_and_the_pages_resume(open_page, own_server):
+    ada, bo, code = _a_line_drawn(open_page, own_server)
 
     for page in (ada, bo):
         record_toasts(page)
@@ -409,12 +415,7 @@ def test_a_game_the_host_ends_says_so_in_the_room_and_on_the_profile(open_page):
 def test_a_room_that_cannot_come_back_after_a_crash_is_said_to_be_gone(open_page, own_server):
     """A room whose log the restarted server cannot replay is quarantined. Its pages showed the table
     ("online", "your turn") and took no clicks; they now leave it, saying the room is gone."""
-    ada, bo = open_page(base=own_server.base), open_page(base=own_server.base)
-    code = create_room(ada, "Ada", "dots", {"width": 3, "height": 3}, capacity=2)
-    join_room(bo, "Bo", code)
-    start_game(ada, [ada, bo])
-    assert click_free_line(ada)
-    bo.locator("line.drawn").wait_for(state="attached")
+    ada, bo, code = _a_line_drawn(open_page, own_server)
     own_server.kill()
     with sqlite3.connect(own_server.data / "parlour.db") as db:
         rows = db.execute("SELECT id, data FROM room_log WHERE room = ? ORDER BY id", (code,)).fetchall()

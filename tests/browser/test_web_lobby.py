@@ -18,7 +18,7 @@ from browser_helpers import (
     toasts_once_quiet,
     wait_room,
 )
-from wire import Wire, at_a_table
+from wire import Wire, at_a_table, play_to_the_end
 
 pytestmark = pytest.mark.browser
 
@@ -381,9 +381,8 @@ def test_a_name_typed_before_the_connection_is_up_leaves_the_choice_to_the_visit
     host.close()
 
 
-def test_a_spectator_takes_a_free_seat_from_the_results(open_page, server):
-    """A game ends: its spectator can sit down for the next one from the results, without waiting for
-    a player to ask for a rematch first."""
+def _watched_to_the_end(open_page, server) -> tuple[Wire, Wire, object]:
+    """Ada and Bo play a 3×3 Dots game (a seat left free) to its end; a watcher's page shows the results."""
     ada, bo = Wire(server, "Ada"), Wire(server, "Bo")
     code = ada.request("create_room", game="dots", settings={"width": 3, "height": 3}, capacity=3)["code"]
     bo.request("join", code=code)
@@ -392,15 +391,15 @@ def test_a_spectator_takes_a_free_seat_from_the_results(open_page, server):
     watcher.click("#spectate-btn")
     wait_room(watcher)
     ada.request("start")
-    players = [ada, bo]
-    for _ in range(40):
-        for p in players:
-            p.catch_up(max(q.seq for q in players))
-        if ada.view["over"]:
-            break
-        actor = next(p for p in players if p.view["legal"])
-        actor.request("action", action=actor.view["legal"][0])
+    play_to_the_end([ada, bo])
     watcher.locator(".game-over").wait_for()
+    return ada, bo, watcher
+
+
+def test_a_spectator_takes_a_free_seat_from_the_results(open_page, server):
+    """A game ends: its spectator can sit down for the next one from the results, without waiting for
+    a player to ask for a rematch first."""
+    ada, bo, watcher = _watched_to_the_end(open_page, server)
     sit = watcher.get_by_role("button", name="Take a seat for the next game")
     sit.click()
     watcher.get_by_role("button", name="Rematch").wait_for()  # a player now
@@ -414,23 +413,7 @@ def test_a_spectator_sits_down_after_a_rematch_is_asked_and_an_offer_goes_with_i
     """A rematch asked for, its countdown near: the spectator could only go "Back to the room" from the
     results and watched the rematch start without them. And an offer from a player who then left stayed
     up ("Bo asks for a rematch", with an Accept button)."""
-    ada, bo = Wire(server, "Ada"), Wire(server, "Bo")
-    code = ada.request("create_room", game="dots", settings={"width": 3, "height": 3}, capacity=3)["code"]
-    bo.request("join", code=code)
-    watcher = open_page(f"/r/{code}")
-    watcher.fill("#name", "Watcher")
-    watcher.click("#spectate-btn")
-    wait_room(watcher)
-    ada.request("start")
-    players = [ada, bo]
-    for _ in range(40):
-        for p in players:
-            p.catch_up(max(q.seq for q in players))
-        if ada.view["over"]:
-            break
-        actor = next(p for p in players if p.view["legal"])
-        actor.request("action", action=actor.view["legal"][0])
-    watcher.locator(".game-over").wait_for()
+    ada, bo, watcher = _watched_to_the_end(open_page, server)
     bo.request("rematch")
     watcher.locator('[data-testid="rematch-offer"]', has_text="Bo asks for a rematch").wait_for()
     watcher.get_by_role("button", name="Take a seat for the next game").click()

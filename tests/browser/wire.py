@@ -85,3 +85,15 @@ def two_at_a_table(base: str, game: str, settings: Message | None = None) -> tup
     the room's code."""
     (ada, bo), code = at_a_table(base, game, ("Ada", "Bo"), settings)
     return ada, bo, code
+
+
+def play_to_the_end(players: list[Wire], moves: int = 200) -> None:
+    """Whoever is on turn makes their first legal move until the game is over (every player caught up)."""
+    for _ in range(moves):
+        for p in players:
+            p.catch_up(max(q.seq for q in players))
+        if players[0].view["over"]:
+            return
+        actor = next(p for p in players if p.view["legal"])
+        actor.request("action", action=actor.view["legal"][0])
+    raise AssertionError(f"the game did not end in {moves} moves")
