@@ -397,6 +397,7 @@ const handlers = {
     S.room.log = [...(msg.log ?? [])];
     S.room.results = null;
     S.room.rematch = null;
+    localStorage.setItem("parlour.lastGame", S.room.kind); // the leaderboards open on it
     resetLog([], false, S.room.code);
     toast("The game has started!", "good");
     beep("good");

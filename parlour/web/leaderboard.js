@@ -8,7 +8,9 @@ const main = $("#stats");
 
 async function show() {
   const catalog = (await getJson("/api/catalog")).body.games ?? [];
-  const wanted = location.pathname.match(/^\/leaderboard\/([a-z_]+)\/?$/)?.[1] ?? catalog[0]?.name;
+  // No game named: the one this browser played last (every board opened on the first game's), else that.
+  const last = catalog.find((g) => g.name === localStorage.getItem("parlour.lastGame"))?.name;
+  const wanted = location.pathname.match(/^\/leaderboard\/([a-z_]+)\/?$/)?.[1] ?? last ?? catalog[0]?.name;
   const { status, body } = await getJson(`/api/leaderboard/${encodeURIComponent(wanted)}`);
   if (status !== 200) {
     showError(main, "This server offers no such game.");

@@ -58,6 +58,8 @@ def test_the_profile_page_shows_a_finished_game_against_a_bot(open_page, own_ser
     assert "Nobody has finished 5 games" in ada.locator(".board").inner_text()
     assert ada.locator(".board-tabs a").count() == 4
     shots(ada, "leaderboard-empty")
+    ada.goto(f"{server}/leaderboard.html")  # the start page's link names no game: the one played last
+    ada.locator("h1", has_text="Connect Four leaderboard").wait_for()
 
 
 def _seed_games(data) -> None:
