@@ -170,13 +170,7 @@ function waiting(room, app) {
       ? el("p", { class: "countdown", role: "timer" }, "Starting in ", el("strong", { class: "timer-text", dataset: { deadline: countdown.localDeadline } }, ""), " s")
       : null,
     room.quick_play
-      ? el(
-        "p",
-        { class: "muted", dataset: { testid: "quick-note" } },
-        countdown ? "Quick play: more players may still join before the start." : `Quick play: the game starts shortly after ${game.min_players} players are in.`,
-        // Alone, nobody may seat a bot here (quick play has no host): the way to play now is elsewhere.
-        !enough && game.bots.length ? " Nobody coming? Exit and create a room of your own to play with bots." : null,
-      )
+      ? el("p", { class: "muted", dataset: { testid: "quick-note" } }, countdown ? "Quick play: more players may still join before the start." : `Quick play: the game starts shortly after ${game.min_players} players are in.`)
       : el(
       "div",
       { class: "row wrap" },
