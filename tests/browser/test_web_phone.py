@@ -206,18 +206,18 @@ def test_cheat_button_stands_apart_from_place(open_page):
     # The claim a call tests is on the Cheat button, in sight on a small phone (the dock covered the
     # table's "Just placed by" line), and Place names the rank to announce.
     placer_name = ("Ada", "Bo", "Cy")[pages.index(placer)]
-    caller.set_viewport_size({"width": 360, "height": 640})
-    caller.evaluate("window.scrollTo(0, 0)")
-    claim = caller.locator('[data-testid="cheat-on"]')
-    assert claim.inner_text() == f"on {placer_name}'s 1 × Ace"
-    box = claim.bounding_box()
-    assert box["y"] + box["height"] <= 640 and box["width"] > 0, box
     nxt = next(p for p in pages if p.locator('[data-testid="hand"] button.pcard:not([disabled])').count())
     place = nxt.locator('[data-testid="place"]')
     assert place.inner_text() == "Select cards for 2s"
     place_box, cheat_box = place.bounding_box(), nxt.locator('[data-testid="cheat"]').bounding_box()
     middle = place_box["y"] + place_box["height"] / 2
     assert cheat_box["y"] < middle < cheat_box["y"] + cheat_box["height"], "Place and Cheat! on one row"
+    caller.set_viewport_size({"width": 360, "height": 640})  # the caller may be the next player too
+    caller.evaluate("window.scrollTo(0, 0)")
+    claim = caller.locator('[data-testid="cheat-on"]')
+    assert claim.inner_text() == f"on {placer_name}'s 1 × Ace"
+    box = claim.bounding_box()
+    assert box["y"] + box["height"] <= 640 and box["width"] > 0, box
     shot(caller, "cheat-phone-claim")
     caller.set_viewport_size(PHONE)
     caller.locator('[data-testid="cheat"]').click()
