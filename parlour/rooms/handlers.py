@@ -319,22 +319,11 @@ def update_settings(room: Room, cmd: Command) -> bool | None:
             "invalid_capacity", f"capacity must be {lowest} to {room.engine.max_players} players{seated}"
         )
     catch_delay = check_catch_delay(payload.get("bot_catch_delay", room.bot_catch_delay))
-    public, bots_take_over = (
-        payload.get("public", room.public),
-        bool(payload.get("bots_take_over", room.bots_take_over)),
-    )
-    if (
-        "password" not in payload
-        and "password_hash" not in payload
-        and (
-            rules,
-            capacity,
-            catch_delay,
-            public,
-            bots_take_over,
-        )
-        == (room.rules, room.capacity, room.bot_catch_delay, room.public, room.bots_take_over)
-    ):
+    public = payload.get("public", room.public)
+    bots_take_over = bool(payload.get("bots_take_over", room.bots_take_over))
+    now = (room.rules, room.capacity, room.bot_catch_delay, room.public, room.bots_take_over)
+    password_named = "password" in payload or "password_hash" in payload
+    if (rules, capacity, catch_delay, public, bots_take_over) == now and not password_named:
         return False  # saved unchanged (answered, not logged): nobody told or unreadied for nothing
     if "password" in payload:
         password = payload.pop("password")

@@ -109,6 +109,7 @@ class Manager:
                 self.quarantined.append(record.code)
                 await self.store.close_room(record.code, "quarantined")
                 continue
+            room = None
             try:
                 room = self._new_room(record.config)
                 room.replay(record.log)
@@ -117,7 +118,7 @@ class Manager:
                 self.quarantined.append(record.code)
                 # Its members as far as the replay got are in no room: their requests are answered
                 # "not_in_room" (they went to a room that never runs, and waited for ever).
-                for session in [s for s, r in self.session_rooms.items() if r is room]:
+                for session in [s for s, r in self.session_rooms.items() if r is room is not None]:
                     del self.session_rooms[session]
                 await self.store.close_room(record.code, "recovery_failed")
                 continue

@@ -311,6 +311,31 @@ async def test_a_room_whose_replay_fails_leaves_its_members_in_no_room(server_fa
     await back.close()
 
 
+async def test_a_room_that_cannot_be_made_again_leaves_the_other_rooms_members_alone(server_factory) -> None:
+    """A room whose record names no game this server has is quarantined before its replay starts; the
+    room recovered before it keeps its members (they were taken for the broken room's)."""
+    import json
+
+    srv = server_factory()
+    kept, broken = await Client.open(srv.ws, "Kept"), await Client.open(srv.ws, "Broken")
+    kept_code = (await kept.ok("create_room", game="dots"))["code"]
+    broken_code = (await broken.ok("create_room", game="dots"))["code"]
+    token = kept.token
+    await close_all([kept, broken])
+    assert srv.stop() in (0, -15)
+    with sqlite3.connect(srv.data_dir / "parlour.db") as db:
+        (config,) = db.execute("SELECT config FROM rooms WHERE code = ?", (broken_code,)).fetchone()
+        config = {**json.loads(config), "game": "no_such_game"}
+        db.execute("UPDATE rooms SET config = ? WHERE code = ?", (json.dumps(config), broken_code))
+    srv.start()
+    assert f"event=room_quarantined room={broken_code}" in srv.log_path.read_text()
+    back = await Client.open(srv.ws)
+    await back.ok("resume", token=token)
+    assert (await back.expect("room"))["code"] == kept_code
+    await back.ok("chat", text="still here")
+    await back.close()
+
+
 # --- item 14: headers and health ---------------------------------------------------------------------
 
 
