@@ -193,6 +193,14 @@ def test_cheat_button_stands_apart_from_place(open_page):
     cheat = pages[0].locator('[data-testid="cheat"]').bounding_box()
     same_row = abs(place["y"] - cheat["y"]) < place["height"]
     assert not same_row or cheat["x"] - (place["x"] + place["width"]) >= 24
+    # The player on turn ("Select cards for Aces") has Place and Cheat! on one row at 360 px too: a second
+    # row made the dock cover a call's verdict and the last-card warning.
+    first = next(p for p in pages if p.locator('[data-testid="hand"] button.pcard:not([disabled])').count())
+    first.set_viewport_size({"width": 360, "height": 640})
+    assert first.locator('[data-testid="place"]').inner_text() == "Select cards for Aces"
+    place, cheat = (first.locator(f'[data-testid="{t}"]').bounding_box() for t in ("place", "cheat"))
+    assert cheat["y"] < place["y"] + place["height"] / 2 < cheat["y"] + cheat["height"], (place, cheat)
+    first.set_viewport_size(PHONE)
     shot(pages[0], "cheat-phone-dock")
 
     # A call's reveal, to its result line, shows above the dock without scrolling.
