@@ -118,8 +118,9 @@ class Manager:
                 self.quarantined.append(record.code)
                 # Its members as far as the replay got are in no room: their requests are answered
                 # "not_in_room" (they went to a room that never runs, and waited for ever).
-                for session in [s for s, r in self.session_rooms.items() if r is room is not None]:
-                    del self.session_rooms[session]
+                if room is not None:  # made before it failed
+                    for session in [s for s, r in self.session_rooms.items() if r is room]:
+                        del self.session_rooms[session]
                 await self.store.close_room(record.code, "recovery_failed")
                 continue
             if room.state == CLOSED:

@@ -77,7 +77,7 @@ export function render(stage, view, ctx) {
       { class: "cheat-centre" },
       el(
         "div",
-        { class: "pile", "aria-label": `Pile: ${view.pile_size} cards` },
+        { class: "pile", "aria-label": `Pile: ${cards(view.pile_size)}` },
         el("div", { class: `pcard ${view.pile_size ? "back" : "empty"}`, "aria-hidden": "true" }),
         el("strong", { class: "pile-count", dataset: { testid: "pile-size" } }, String(view.pile_size)),
         el("span", { class: "muted" }, "on the pile"),

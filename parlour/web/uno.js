@@ -125,7 +125,7 @@ export function render(stage, view, ctx) {
 
   const drawPile = el(
     has("draw") ? "button" : "div",
-    { class: "pile-btn", role: has("draw") ? null : "img", onclick: has("draw") ? () => ctx.act({ type: "draw" }) : null, "aria-label": `Draw pile, ${view.draw_pile} cards${has("draw") ? ": draw a card" : ""}`, dataset: { testid: "draw" } },
+    { class: "pile-btn", role: has("draw") ? null : "img", onclick: has("draw") ? () => ctx.act({ type: "draw" }) : null, "aria-label": `Draw pile, ${cards(view.draw_pile)}${has("draw") ? ": draw a card" : ""}`, dataset: { testid: "draw" } },
     back("UNO"),
     el("span", { class: "pile-count" }, `${view.draw_pile}`),
   );
@@ -308,7 +308,7 @@ async function play(card, plays, view, ctx) {
   const targets = plays.map((a) => a.target).filter((t) => t !== undefined);
   if (targets.length) {
     const target = await choose("Swap hands with…", null, [
-      ...targets.map((t) => ({ label: `${ctx.name(t)} (${view.counts[t]} cards)`, value: String(t) })),
+      ...targets.map((t) => ({ label: `${ctx.name(t)} (${cards(view.counts[t])})`, value: String(t) })),
       CANCEL,
     ]);
     if (!target || target === CANCEL.value) return;
