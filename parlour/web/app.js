@@ -576,12 +576,17 @@ function announce(entries, myTurn) {
   if (words.length) fill($("#announce"), words.slice(-4).join(". "));
 }
 
+/** Whether the person has pressed a key or touched the page yet: a page just opened leaves focus where
+ * the browser put it (moved for them, it drew a focus ring round the hand at every reload). */
+let touched = false;
+for (const kind of ["keydown", "pointerdown"]) addEventListener(kind, () => (touched = true), { capture: true, once: true });
+
 /** After an action the control pressed may be gone (a played card, a hidden screen) or disabled (Place,
  * a Connect Four column, once the turn has passed; the browser would blur it): focus never falls back
  * to <body>, it goes to the next sensible control. */
 function keepFocus() {
   const active = document.activeElement;
-  if ($("#dialog").open) return;
+  if ($("#dialog").open || !touched) return;
   // A table may name where a turn starts when its last move left focus on the table (Connect Four:
   // the column played); never taken from elsewhere (the chat line).
   const again = $("#stage [data-refocus]");

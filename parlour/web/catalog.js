@@ -4,7 +4,7 @@
 /** Catalog entries by game name, in the order the server lists them. */
 export const GAMES = {};
 /** Table modules by game name: render(stage, view, ctx), onEvent(event, name, seat), reset(), and
- * optionally resultColumns(view, score): the results table's [label, seat => text] columns, and
+ * optionally resultColumns(view, score, log): the results table's [label, seat => text] columns, and
  * resume(events): its marks rebuilt from a snapshot's game-log events; LOG_ICONS and optionally
  * logExtra(entry, ctx) for the game log (gamelog.js). */
 export const TABLES = {};

@@ -251,8 +251,9 @@ function handArea(view, hand, myTurn, ctx) {
     el("div", { class: "controls" }, rankPicker, place, el("span", { class: "spacer" }), cheat),
     el("p", { class: "muted hint" }, myTurn ? "Select 1–4 cards, then place them." : `Your hand: ${cards(hand.length)}`),
     el("p", { id: "hand-keys", class: "visually-hidden" }, "The arrow keys move between your cards; Space selects one."),
-    // Off turn every card is disabled: the hand itself takes focus, so a keyboard can scroll it.
-    el("div", { class: "hand", role: "group", tabindex: myTurn ? null : "0", "aria-label": "Your hand", "aria-describedby": "hand-keys", dataset: { testid: "hand" }, onkeydown: arrowKeys }, faces),
+    // Off turn every card is disabled: the hand itself takes focus, so a keyboard can scroll it (an empty
+    // hand has nothing to scroll).
+    el("div", { class: "hand", role: "group", tabindex: myTurn || !hand.length ? null : "0", "aria-label": "Your hand", "aria-describedby": "hand-keys", dataset: { testid: "hand" }, onkeydown: arrowKeys }, faces),
   );
 }
 

@@ -295,7 +295,7 @@ function gameOver(room, app) {
   // What a finished hand or board says about each player: the game's table module may say more than
   // the score its catalog entry names.
   const label = GAMES[room.kind]?.score_label ?? "score";
-  const columns = TABLES[room.kind]?.resultColumns?.(view, score) ?? [[label[0].toUpperCase() + label.slice(1), score]];
+  const columns = TABLES[room.kind]?.resultColumns?.(view, score, results.log) ?? [[label[0].toUpperCase() + label.slice(1), score]];
   const left = new Map(results.play.seats.filter(gone).map((s) => [s.seat, ` (${gone(s)})`]));
   const helped = new Set((results.log ?? []).filter((entry) => entry.by_bot).map((entry) => entry.seat));
   const why = endReason(GAMES[room.kind], outcome.reason);

@@ -111,9 +111,12 @@ export function logExtra(entry) {
   return el("span", { class: `log-card ${wild ? `${entry.event.color} named` : card.color}`, "aria-hidden": "true" }, wild ? entry.event.color : card.color);
 }
 
-/** The results table's columns after the player's name: a round's points and the cards each kept. */
-export function resultColumns(view, score) {
-  return [["Points", score], ["Cards left", (seat) => String(view.counts?.[seat] ?? "–")]];
+/** The results table's columns after the player's name: the points, what a match's last round added
+ * (the totals alone hid what the final round was worth), and the cards each kept. */
+export function resultColumns(view, score, log) {
+  const last = view.target_score ? (log ?? []).findLast((entry) => entry.kind === "round_over")?.event : null;
+  const round = last ? [[`Round ${last.round}`, (seat) => (seat === last.winner ? `+${last.points}` : "–")]] : [];
+  return [["Points", score], ...round, ["Cards left", (seat) => String(view.counts?.[seat] ?? "–")]];
 }
 
 export function render(stage, view, ctx) {
@@ -269,8 +272,9 @@ function handArea(view, ctx, playsFor, myTurn, hintText) {
     el("p", { class: "muted hint" }, hintText),
     el(
       "div",
-      // With no card to play every card is disabled: the hand itself takes focus, so a keyboard can scroll it.
-      { class: `hand uno-hand ${myTurn ? "my-turn" : ""}`, role: "group", tabindex: view.hand.some((c) => playsFor(c.id).length) ? null : "0", "aria-label": "Your hand", dataset: { testid: "hand" } },
+      // With no card to play every card is disabled: the hand itself takes focus, so a keyboard can scroll it
+      // (an empty hand, a round's winner's, has nothing to scroll).
+      { class: `hand uno-hand ${myTurn ? "my-turn" : ""}`, role: "group", tabindex: view.hand.length && !view.hand.some((c) => playsFor(c.id).length) ? "0" : null, "aria-label": "Your hand", dataset: { testid: "hand" } },
       [...groups].map(([colour, cards]) =>
         el(
           "div",

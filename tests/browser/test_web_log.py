@@ -270,3 +270,35 @@ def test_a_rounds_end_stays_in_sight_through_the_next_round(open_page, server):
     shots(page, "uno-last-round")
     ada.close()
     bo.close()
+
+
+def test_a_matchs_results_say_what_its_last_round_added(open_page, server):
+    """A match's results showed only the totals: what the deciding round was worth was nowhere on them."""
+    ada, bo, _ = two_at_a_table(server, "uno", {"target_score": 50})
+    players = [ada, bo]
+    for _ in range(5000):
+        for p in players:
+            p.catch_up(max(q.seq for q in players))
+        if ada.view["over"]:
+            break
+        actor = next(p for p in players if p.view["legal"])
+        legal = actor.view["legal"]
+        plays = [a for a in legal if a["type"] == "play" and a.get("uno", True)]
+        kinds = {a["type"]: a for a in legal}
+        actor.request("action", action=(plays or [None])[0] or kinds.get("accept") or kinds.get("draw") or legal[0])
+    assert ada.view["over"], "the match ended"
+    ended = next(e for e in reversed(ada.log) if e["kind"] == "round_over")["event"]
+    page = open_page("/", PHONE)
+    take_over(page, bo.token, "Bo")
+    results = page.locator('[data-testid="results"]')
+    results.wait_for()
+    assert results.locator("th").all_inner_texts() == ["Player", "Points", f"Round {ended['round']}", "Cards left"]
+    rows = [row.locator("td").all_inner_texts() for row in results.locator("tbody tr").all()]
+    winner, other = ended["winner"], 1 - ended["winner"]
+    assert rows[winner][2] == f"+{ended['points']}" and rows[other][2] == "–"
+    assert rows[winner][1] == str(ended["scores"][winner]) and ended["scores"][winner] >= 50
+    # Nothing was pressed on this page yet: no focus ring was drawn round Bo's hand, empty or not.
+    assert page.evaluate("() => document.activeElement === document.body")
+    shots(page, "uno-match-results")
+    ada.close()
+    bo.close()
