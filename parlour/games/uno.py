@@ -319,9 +319,9 @@ SCHEMA: tuple[Setting, ...] = (
         "challenge_wild_draw4",
         "Challenge Wild Draw Four",
         True,
-        "On: a Wild Draw Four may always be played, and the next player may challenge it: a bluffer who "
-        "held the colour in play draws 4, else the challenger draws 6. Off: it may be played only "
-        "without a card of the colour in play.",
+        "A Wild Draw Four may always be played, and the next player may challenge it: a bluffer who held "
+        "the colour in play draws 4, else the challenger draws 6. Without this rule, it may be played "
+        "only by someone holding no card of the colour in play.",
     ),
     flag(
         "stacking",

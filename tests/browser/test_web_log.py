@@ -285,14 +285,16 @@ def test_a_matchs_results_say_what_its_last_round_added(open_page, server):
         legal = actor.view["legal"]
         plays = [a for a in legal if a["type"] == "play" and a.get("uno", True)]
         kinds = {a["type"]: a for a in legal}
-        actor.request("action", action=(plays or [None])[0] or kinds.get("accept") or kinds.get("draw") or legal[0])
+        action = (plays or [None])[0] or kinds.get("accept") or kinds.get("draw") or legal[0]
+        actor.request("action", action=action)
     assert ada.view["over"], "the match ended"
     ended = next(e for e in reversed(ada.log) if e["kind"] == "round_over")["event"]
     page = open_page("/", PHONE)
     take_over(page, bo.token, "Bo")
     results = page.locator('[data-testid="results"]')
     results.wait_for()
-    assert results.locator("th").all_inner_texts() == ["Player", "Points", f"Round {ended['round']}", "Cards left"]
+    headers = results.locator("th").all_inner_texts()
+    assert headers == ["Player", "Points", f"Round {ended['round']}", "Cards left"]
     rows = [row.locator("td").all_inner_texts() for row in results.locator("tbody tr").all()]
     winner, other = ended["winner"], 1 - ended["winner"]
     assert rows[winner][2] == f"+{ended['points']}" and rows[other][2] == "–"
