@@ -548,3 +548,19 @@ def test_the_theme_button_says_what_it_switches_to_and_other_tabs_follow(open_pa
     theme.click()  # light again: the other tab of this browser follows without a reload
     other.wait_for_function("document.documentElement.dataset.theme === 'light'")
     assert other.locator("#theme").inner_text() == "☀ light"
+
+
+def test_create_room_comes_after_the_options_it_creates_with(open_page):
+    """The button stood above the rules and room options: opened on a phone, they were read to their
+    end and the button was a scroll back up, past all of them."""
+    page = open_page("/", PHONE)
+    page.check('#create-form input[name="game"][value="uno"]')
+    page.locator("#create-form .create-options summary").click()
+    create = page.locator('#create-form button[type="submit"]')
+    options = page.locator("#create-form .create-options")
+    assert create.bounding_box()["y"] >= options.bounding_box()["y"] + options.bounding_box()["height"]
+    create.scroll_into_view_if_needed()
+    assert on_screen(page, "#create-form [name=password]")  # the last option, beside the button
+    shots(page, "create-options-open")
+    page.locator("#create-form .create-options summary").click()
+    shots(page, "create-options-closed")
