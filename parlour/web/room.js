@@ -241,8 +241,13 @@ function invitePanel(room, app) {
         el("button", { onclick: () => app.copyLink() }, "Copy link"),
         navigator.share ? el("button", { onclick: () => app.share() }, "Share…") : null,
       ),
+      // How to open the server up is for the host; a guest, who can do nothing about it, is told only why.
       invite.local_only
-        ? el("p", { class: "alert", dataset: { testid: "local-only" } }, "Only this computer can join: start the server with --host 0.0.0.0 (or --public-url) to invite others.")
+        ? el(
+            "p",
+            { class: isHost(room) ? "alert" : "muted", dataset: { testid: "local-only" } },
+            isHost(room) ? "Only this computer can join: start the server with --host 0.0.0.0 (or --public-url) to invite others." : "Only this computer can join this server.",
+          )
         : null,
       invite.lan.length > 1 ? el("p", { class: "muted" }, "Also on this network: ", invite.lan.slice(1).join(" · ")) : null,
     ),

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from browser_helpers import create_room, shots
+from browser_helpers import create_room, join_room, shots
 from conftest import Server
 
 from parlour.net.invite import lan_addresses
@@ -69,6 +69,13 @@ def test_loopback_server_says_only_this_computer_can_join(open_page, server):
     notice = ada.locator('[data-testid="local-only"]')
     notice.wait_for()
     assert notice.inner_text().startswith("Only this computer can join: start the server with --host 0.0.0.0")
+    # A guest is told why a friend elsewhere cannot come in, not how to restart a server that is not theirs.
+    bo = open_page(f"/r/{code}")
+    join_room(bo, "Bo", code)
+    said = bo.locator('[data-testid="local-only"]')
+    said.wait_for()
+    assert said.inner_text() == "Only this computer can join this server."
+    shots(bo, "waiting-room-local-only-guest")
     assert decode_qr(ada) == f"{server}/r/{code}"
     # Link previews and a favicon.
     assert ada.locator('meta[property="og:title"]').count() == 1
