@@ -6,7 +6,8 @@ export const GAMES = {};
 /** Table modules by game name: render(stage, view, ctx), onEvent(event, name, seat), reset(), and
  * optionally resultColumns(view, score, log): the results table's [label, seat => text] columns, and
  * resume(events): its marks rebuilt from a snapshot's game-log events; LOG_ICONS and optionally
- * logExtra(entry, ctx) for the game log (gamelog.js). */
+ * logExtra(entry, ctx) and logPoint(entry) (a selector of what the entry names on the table) for the
+ * game log (gamelog.js). */
 export const TABLES = {};
 
 export async function loadCatalog() {

@@ -33,6 +33,14 @@ export function onEvent(event, names) {
 /** The game log's icon for each kind of entry (gamelog.js). */
 export const LOG_ICONS = { line: "─", capture: "■", left: "←", game_over: "★" };
 
+/** The board's line or box a log entry names, as a selector (gamelog.js marks it while pointed at). */
+export function logPoint(entry) {
+  const e = entry.event ?? {};
+  if (entry.kind === "line") return `[data-drawn="${key(e)}"]`;
+  if (entry.kind === "capture") return `[data-box="${e.x},${e.y}"]`;
+  return null;
+}
+
 /** After a room snapshot (a reload, a spectator arriving mid-game): the last turn's marks, from the
  * events of the game log it carries. */
 export function resume(events) {

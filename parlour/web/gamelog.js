@@ -73,9 +73,18 @@ export function noteEntries(entries) {
  * has, no emoji, which may render as a box; the words carry the meaning), its words as the viewer reads
  * them, and whatever the table module adds to it (`logExtra`: UNO's colour chip, Cheat's "Show cards"). */
 function item(entry, ctx, table) {
+  // What the entry is about on the table (the table module's `logPoint`: a Dots line or box), marked
+  // there while a pointer rests on the entry: "the line from (2, 3) to (3, 3)" is found at a glance.
+  const about = table?.logPoint?.(entry);
+  const point = (on) => () => document.querySelectorAll(`#stage ${about}`).forEach((node) => node.classList.toggle("pointed", on));
   return el(
     "li",
-    { class: `log-entry ${entry.kind}`, dataset: { id: `log-${entry.n}`, kind: entry.kind } },
+    {
+      class: `log-entry ${entry.kind} ${about ? "points" : ""}`,
+      dataset: { id: `log-${entry.n}`, kind: entry.kind },
+      onpointerenter: about ? point(true) : null,
+      onpointerleave: about ? point(false) : null,
+    },
     el("span", { class: "log-icon", "aria-hidden": "true", style: entry.seat === null ? null : `--seat:${seatColour(entry.seat)}` }, table?.LOG_ICONS?.[entry.kind] ?? "•"),
     el("span", { class: "log-text" }, personal(entry, ctx.seat, ctx.seat === null ? null : ctx.name(ctx.seat))),
     entry.by_bot ? el("span", { class: "badge bot log-bot", title: "A bot made this move while the player was away" }, "bot") : null,

@@ -21,6 +21,7 @@ from browser_helpers import (
     toasts_once_quiet,
     wait_room,
 )
+from wire import two_at_a_table
 
 pytestmark = pytest.mark.browser
 
@@ -428,3 +429,33 @@ def test_a_room_that_cannot_come_back_after_a_crash_is_said_to_be_gone(open_page
         page.locator("#screen-start").wait_for()
         assert not page.url.endswith(code)
     shots(ada, "room-gone-after-restart")
+
+
+def test_a_log_entry_pointed_at_marks_its_line_or_box_on_the_board(open_page, server):
+    """The log names a line by its dots' coordinates, which the board does not print: pointed at, an
+    entry marks its line (or its box) on the board."""
+    ada, bo, code = two_at_a_table(server, "dots", {"width": 3, "height": 3})
+    players = [ada, bo]
+    while not any(e["kind"] == "capture" for e in ada.log):
+        for p in players:
+            p.catch_up(max(q.seq for q in players))
+        actor = next(p for p in players if p.view["legal"])
+        actor.request("action", action=actor.view["legal"][0])
+    watcher = open_page(f"/r/{code}")
+    watcher.fill("#name", "Cy")
+    watcher.click("#spectate-btn")
+    watcher.locator('[data-testid="dots-board"]').wait_for()
+    first = ada.log[0]["event"]
+    line = watcher.locator(f'[data-drawn="{first["x"]},{first["y"]},{first["d"]}"]')
+    entries = watcher.locator("#game-log .log-entry")
+    entries.first.hover()
+    assert "pointed" in line.get_attribute("class")
+    assert watcher.locator("#stage .pointed").count() == 1
+    shot(watcher, "dots-log-pointed")
+    capture = next(e for e in ada.log if e["kind"] == "capture")
+    watcher.locator(f'#game-log [data-id="log-{capture["n"]}"]').hover()
+    assert "pointed" not in line.get_attribute("class")
+    box = watcher.locator(f'[data-box="{capture["event"]["x"]},{capture["event"]["y"]}"]')
+    assert "pointed" in box.get_attribute("class")
+    ada.close()
+    bo.close()
