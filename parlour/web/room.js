@@ -30,7 +30,8 @@ export function tableContext(room, app) {
         const emptied = seats.find((s) => s.seat === seat);
         return emptied ? el("span", { class: "badge left" }, gone({ left: true, ...emptied })) : null;
       }
-      if (m.bot) return el("span", { class: "badge bot" }, botWords(m));
+      // The level gives way on a small screen's chips (styles.css); the players' list says it in full.
+      if (m.bot) return el("span", { class: "badge bot" }, m.level ? el("span", { class: "level" }, `${m.level} `) : null, "bot");
       if (m.replaced) return el("span", { class: "badge bot", title: "A bot plays this seat until they are back" }, "bot playing");
       return m.connected ? null : offline(m, room);
     },

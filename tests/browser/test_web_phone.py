@@ -255,7 +255,8 @@ def test_seat_chips_show_offline_and_bot_badges(open_page, server):
 
     names = chips.locator(".seat-name").all_inner_texts()
     robot = next(n for n in names if n not in ("Ada", "Bo"))
-    assert chip(robot).locator(".badge.bot").inner_text() == "easy bot"  # its level said (it said "bot")
+    # Its level is said (it said "bot"); on a phone's chip it is read out, and shown in the players' list.
+    assert chip(robot).locator(".badge.bot").text_content() == "easy bot"
     assert chip("Bo").locator(".badge.off").count() == 0
     bo.close()  # Bo's page closes: his chip says so on the table, not only in the side panel
     chip("Bo").locator(".badge.off", has_text="offline").wait_for()
@@ -513,3 +514,56 @@ def test_a_game_starts_with_its_table_in_sight_on_a_landscape_phone(open_page, s
     assert on_screen(page, ".uno-centre")
     shot(page, "uno-landscape-start")
     ada.close()
+
+
+@pytest.mark.parametrize(("width", "height", "seats"), [(360, 640, 4), (844, 390, 7)])
+def test_a_bots_name_is_not_cut_short_in_a_phones_seat_chips(open_page, server, width, height, seats):
+    """The chips stand in columns (two on a 360 × 640 phone, five on one held sideways): a bot on turn
+    ("Bot 3", its badge, its cards, the turn's triangle, its points) was cut to "Bo…", read as the
+    player Bo beside it, and its points were cut off."""
+    bo = Wire(server, "Bo")
+    code = bo.request("create_room", game="uno", settings={"target_score": 500}, capacity=seats)["code"]
+    for _ in range(seats - 1):
+        bo.request("add_bot", level="easy")
+    bo.request("start")
+    page = open_page(f"/r/{code}", {"width": width, "height": height})  # Cy watches
+    page.fill("#name", "Cy")
+    page.click("#spectate-btn")
+    page.locator(".uno-table").wait_for()
+    # A bot on turn: its chip is the fullest. Bo plays when it is theirs (the bots wait for them).
+    for _ in range(50):
+        if page.locator(".seats .seat.turn", has=page.locator(".badge.bot")).count():
+            break
+        if bo.view and bo.view["turn"] == bo.view["seat"] and bo.view["legal"]:
+            bo.request("action", action=bo.view["legal"][0])
+        else:
+            bo.until(lambda m: m["type"] in ("game_started", "game"), timeout=5)
+    cut = """() => [...document.querySelectorAll('.seats .seat')].flatMap(chip => [...chip.children]
+        .filter(c => getComputedStyle(c).position !== 'absolute')
+        .filter(c => c.scrollWidth > c.clientWidth + 1
+            || c.getBoundingClientRect().right > chip.getBoundingClientRect().right)
+        .map(c => chip.querySelector('.seat-name').textContent + ': ' + c.className))"""
+    assert page.evaluate(cut) == []
+    tops = page.locator(".seats .seat").evaluate_all("chips => chips.map(c => c.offsetTop)")
+    assert len(set(tops)) == 2, "two rows"
+    shot(page, f"uno-{seats}-bots-phone")
+    bo.close()
+
+
+def test_seven_players_leave_the_card_to_match_above_the_dock_on_a_tall_phone(open_page, server):
+    """On a 390 × 844 phone the chips stood one to a row: seven players pushed the top card and the
+    colour named under the dock."""
+    bo = Wire(server, "Bo")
+    bo.request("create_room", game="uno", settings={"target_score": 500}, capacity=7)
+    for _ in range(6):
+        bo.request("add_bot", level="easy")
+    bo.request("start")
+    page = open_page("/", PHONE)
+    take_over(page, bo.token, "Bo")
+    page.locator('[data-testid="hand"] .ucard').first.wait_for()
+    page.evaluate("window.scrollTo(0, 0)")
+    dock = page.locator('[data-testid="dock"]').bounding_box()
+    for what in ("top", "colour", "draw"):
+        box = page.locator(f'[data-testid="{what}"]').bounding_box()
+        assert box["y"] + box["height"] <= dock["y"], (what, box, dock)
+    shot(page, "uno-seven-tall-phone")
