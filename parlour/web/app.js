@@ -581,12 +581,25 @@ function announce(entries, myTurn) {
 let touched = false;
 for (const kind of ["keydown", "pointerdown"]) addEventListener(kind, () => (touched = true), { capture: true, once: true });
 
+/** The room's state at the last render: a game that starts or ends changes the whole stage. */
+let shownState = null;
+
 /** After an action the control pressed may be gone (a played card, a hidden screen) or disabled (Place,
  * a Connect Four column, once the turn has passed; the browser would blur it): focus never falls back
- * to <body>, it goes to the next sensible control. */
+ * to <body>, it goes to the next sensible control — never one that acts on a second Enter meant for
+ * the control that was there (I'm ready, then a card played; Add bot, then I'm ready). */
 function keepFocus() {
   const active = document.activeElement;
+  const state = S.room?.state;
+  const turned = shownState !== null && state !== shownState && (state === "playing" || shownState === "playing");
+  shownState = state;
   if ($("#dialog").open || !touched) return;
+  // A game began or ended under focus on the stage: focus goes to the stage itself (the next Tab goes
+  // into the new table) or to the results' first button, not to a card that Enter would play.
+  if (turned && (active === document.body || $("#stage").contains(active))) {
+    ((state === "playing" ? null : $("#stage .game-over .primary")) ?? $("#stage")).focus({ preventScroll: true });
+    return;
+  }
   // A table may name where a turn starts when its last move left focus on the table (Connect Four:
   // the column played); never taken from elsewhere (the chat line).
   const again = $("#stage [data-refocus]");
@@ -596,10 +609,10 @@ function keepFocus() {
   }
   if (active && active !== document.body && active.isConnected && active.offsetParent !== null && !active.disabled) return;
   // Your hand first (a card, else the hand itself, focusable while no card plays: after your play, the
-  // focus went to the whole table, which shows no ring of its own); last, the table itself (tabindex
-  // -1): the next Tab goes on from there, not from the top of the page.
+  // focus went to the whole table, which shows no ring of its own), the results' Rematch; last, the
+  // stage itself (tabindex -1): the next Tab goes on from there, not from the top of the page.
   const hand = '#stage [data-testid="hand"]';
-  const next = $(`${hand} button:not([disabled])`) ?? $(`${hand}[tabindex="0"]`) ?? $("#stage button:not([disabled])") ?? $("#stage");
+  const next = $(`${hand} button:not([disabled])`) ?? $(`${hand}[tabindex="0"]`) ?? $("#stage .game-over .primary") ?? $("#stage");
   next?.focus({ preventScroll: true });
 }
 

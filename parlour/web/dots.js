@@ -86,7 +86,7 @@ export function render(stage, view, ctx) {
     // A replay's board is a picture: its arrow keys step through the game.
     role: ctx.readOnly ? "img" : "application",
     tabindex: ctx.readOnly ? null : "0",
-    "aria-label": `Dots and Boxes board, ${w} by ${h} dots.${myTurn ? " Your turn: arrows move, Space turns, Enter draws." : ctx.readOnly ? "" : " Waiting for the other player."}`,
+    "aria-label": `Dots and Boxes board, ${w} by ${h} dots.${myTurn ? " Your turn: arrows move, Space turns, Enter draws." : ctx.readOnly ? "" : view.over ? " The game is over." : " Waiting for the other player."}`,
     "data-testid": "dots-board",
     // A rebuilt board gets a key of its own, so morph patches its children in.
     "data-keep": kept ? shape : `${shape}:new:${++builds}`,

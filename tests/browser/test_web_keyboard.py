@@ -3,9 +3,11 @@ move the focus is still on a control (or the table), never back on <body>."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
-from browser_helpers import seq, shots, take_over, wait_seq
-from wire import Wire, two_at_a_table
+from browser_helpers import create_room, seq, shots, take_over, wait_seq
+from wire import Wire, at_a_table, two_at_a_table
 
 pytestmark = pytest.mark.browser
 
@@ -157,4 +159,70 @@ def test_uno_by_keyboard(open_page, server):
     # Still in the hand (a card, or the hand itself while none plays), with its ring: not the whole table.
     assert page.evaluate("document.activeElement.closest('[data-testid=\"hand\"]') !== null")
     assert page.evaluate("document.activeElement.matches(':focus-visible')")
+    bo.close()
+
+
+def _tab_to_button(page, words: str) -> None:
+    """Press Tab until the focused element is the button that says ``words``."""
+    for _ in range(80):
+        page.keyboard.press("Tab")
+        if page.evaluate(
+            "w => document.activeElement?.matches('button') && document.activeElement.textContent === w",
+            words,
+        ):
+            return
+    raise AssertionError(f"Tab never reached {words}")
+
+
+def test_a_control_that_goes_away_leaves_no_second_enter_to_act(open_page, server):
+    """Enter on Add bot filling the last seat moved the focus to "I'm ready"; Enter on "I'm ready" as
+    the game began moved it to the first playable card. A second Enter, meant for the button that was
+    there, readied the player or played the card."""
+    page = open_page()
+    create_room(page, "Ada", "uno", {"target_score": 0}, capacity=2)
+    _tab_to_button(page, "Add easy bot")
+    page.keyboard.press("Enter")
+    page.locator("button", has_text="Add easy bot").wait_for(state="detached")
+    assert page.evaluate("document.activeElement.id") == "stage"
+    _tab_to_button(page, "I'm ready")
+    page.keyboard.press("Enter")
+    page.locator(".uno-table").wait_for(timeout=15_000)  # the bot is ready: the countdown, then the game
+    assert page.evaluate("document.activeElement.id") == "stage"
+    page.keyboard.press("Enter")
+    page.wait_for_timeout(300)
+    moves = page.locator("#game-log .log-text", has_text=re.compile("^You (played|drew)"))
+    assert moves.count() == 0, "Enter made a move"
+    page.keyboard.press("Tab")  # on into the table, not from the top of the page
+    assert page.evaluate("document.querySelector('#stage').contains(document.activeElement)")
+
+
+def test_a_game_that_ends_or_is_ended_moves_the_focus_off_the_table(open_page, server):
+    """A game's end left the focus on a hand or board that no longer plays; a finished game's results
+    take it to their first button, a game the host ended to the stage."""
+    (bo, ada), _ = at_a_table(server, "dots", ("Bo", "Ada"), {"width": 3, "height": 3})
+    page = _as(open_page, ada, "Ada")
+    for _ in range(30):
+        if bo.view["over"]:
+            break
+        seen = bo.seq
+        if bo.view["legal"]:
+            bo.request("action", action=bo.view["legal"][0])
+        else:
+            page.locator('[data-testid="dots-board"].mine g.free').first.click()  # focuses the board
+        if bo.seq == seen:
+            bo.until(lambda m: m["type"] == "game")
+    page.locator(".game-over").wait_for()
+    page.evaluate("() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))")
+    assert page.evaluate("document.activeElement.matches('.game-over .primary')")
+    label = page.locator('[data-testid="dots-board"]').get_attribute("aria-label")
+    assert label.endswith("The game is over."), label  # it said "Waiting for the other player."
+    bo.request("rematch")
+    ada_ready = page.locator("button", has_text="Accept rematch")
+    ada_ready.click()
+    page.locator(".dots-board.mine, .dots-board").first.wait_for()
+    tab_to(page, '[data-testid="dots-board"]')
+    bo.request("reset")  # the host ends the game: back to the waiting room
+    page.locator(".dots-board").wait_for(state="detached")
+    page.evaluate("() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))")
+    assert page.evaluate("document.activeElement.id") == "stage"
     bo.close()
