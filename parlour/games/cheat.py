@@ -609,7 +609,7 @@ def describe_event(event: dict[str, Any], names: Sequence[str]) -> str | None:
         return f"{names[event['seat']]} placed {_cards(count)} as {claim}"
     if kind == "called":
         caller, placer = names[event["caller"]], names[event["placer"]]
-        verdict = "they told the truth" if event["truthful"] else "it was a lie"
+        verdict = "it was the truth" if event["truthful"] else "it was a lie"  # no pronoun: read as "you" too
         taker = names[event["picked_up_by"]]
         return f"{caller} called Cheat on {placer}: {verdict}; {taker} picks up {_cards(event['pile_count'])}"
     if kind == "left":

@@ -120,10 +120,11 @@ function lastCard(view, ctx) {
   if (view.over || !play?.callable || view.hand_sizes[play.seat] !== 0) return null;
   const who = ctx.name(play.seat);
   const next = view.turn === ctx.seat ? "you play" : `${ctx.name(view.turn)} plays`;
+  const many = play.count > 1; // the last cards may go down together
   const text =
     play.seat === ctx.seat
-      ? `Your last card is down: you win when ${next}, unless someone calls Cheat! first.`
-      : `${who} placed their last card: call Cheat! now, or ${who} wins when ${next}.`;
+      ? `Your last ${many ? "cards are" : "card is"} down: you win when ${next}, unless someone calls Cheat! first.`
+      : `${who} placed their last ${many ? `${play.count} cards` : "card"}: call Cheat! now, or ${who} wins when ${next}.`;
   return el("p", { class: "alert last-card", role: "status", dataset: { testid: "last-card" } }, text);
 }
 

@@ -79,18 +79,19 @@ def test_cheat_reveal_outlives_the_next_play_and_reopens_from_the_log(open_page,
         p.close()
 
 
-def test_cheat_says_a_last_card_wins_once_the_next_player_plays(open_page, server):
+@pytest.mark.parametrize("at_once", [1, 4])
+def test_cheat_says_a_last_card_wins_once_the_next_player_plays(open_page, server, at_once):
     """A player's last card went down and the table just went on ("Cy to play"): everyone is now told
-    it is the last moment to call Cheat!, and who wins when."""
+    it is the last moment to call Cheat!, and who wins when. Several last cards are said as several."""
     players, code = at_a_table(server, "cheat", ("Ada", "Bo", "Cy"))
     watcher = _watch(open_page, code)
     banner = watcher.locator('[data-testid="last-card"]')
-    while True:  # everyone places one card a turn and nobody calls, until a hand is empty
+    while True:  # everyone places cards and nobody calls, until a hand is empty (never one card left)
         p = _on_turn(players)
-        seat = p.view["seat"]
-        p.request(
-            "action", action={"type": "play", "cards": [p.view["hand"][0]["id"]], "rank": p.view["ranks"][0]}
-        )
+        seat, hand = p.view["seat"], p.view["hand"]
+        count = len(hand) if len(hand) <= at_once else at_once - 1 if len(hand) == at_once + 1 else at_once
+        cards = [card["id"] for card in hand[: max(count, 1)]]
+        p.request("action", action={"type": "play", "cards": cards, "rank": p.view["ranks"][0]})
         if not p.view["hand_sizes"][seat]:
             break
         assert banner.count() == 0
@@ -98,9 +99,10 @@ def test_cheat_says_a_last_card_wins_once_the_next_player_plays(open_page, serve
     following = _on_turn(players)
     watcher.wait_for_function(f"Number(document.querySelector('#stage').dataset.seq) >= {p.seq}")
     who, then = names[seat], names[following.view["seat"]]
+    last = "last card" if at_once == 1 else f"last {len(cards)} cards"
+    assert len(cards) > 1 or at_once == 1
     assert (
-        banner.inner_text()
-        == f"{who} placed their last card: call Cheat! now, or {who} wins when {then} plays."
+        banner.inner_text() == f"{who} placed their {last}: call Cheat! now, or {who} wins when {then} plays."
     )
     shots(watcher, "cheat-last-card")
     following.request(

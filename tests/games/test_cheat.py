@@ -829,3 +829,14 @@ def test_log_lines_count_one_card_as_a_card() -> None:
     assert "Bo called Cheat on Ada: it was a lie; Ada picks up 1 card" in lines
     left = [GAME.describe_event(e.for_seat(None), names) for e in GAME.on_leave(state, 2)]
     assert "Cy left; 1 card went onto the pile" in left
+
+
+def test_a_truthful_call_names_no_pronoun_the_log_cannot_turn_into_you() -> None:
+    """The line read "…: they told the truth", which the placer's own log showed as "Bo called Cheat on
+    you: they told the truth" (it rewrites names, not pronouns)."""
+    names = ["Ada", "Bo", "Cy", "Di"]
+    state = rig([[C(A), C(NINE)], [C(TWO)], [C(THREE)], [C(FOUR)]])
+    placed = GAME.apply(state, 0, play([C(A)], A))
+    called = GAME.apply(state, 1, CALL)
+    lines = [GAME.describe_event(e.for_seat(None), names) for e in [*placed, *called]]
+    assert "Bo called Cheat on Ada: it was the truth; Bo picks up 1 card" in lines
