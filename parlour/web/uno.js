@@ -239,7 +239,7 @@ function opponents(view, ctx, legal) {
         seat === ctx.seat ? el("span", { class: "badge you" }, "you") : null,
         ctx.presence(seat),
         el("span", { class: "count cards", role: "img", "aria-label": cards(view.counts[seat]) }, String(view.counts[seat])),
-        view.uno_called[seat] ? el("span", { class: "badge uno" }, "UNO") : null,
+        view.uno_called[seat] && view.counts[seat] ? el("span", { class: "badge uno" }, "UNO") : null, // not on an emptied hand
         view.turn === seat ? el("span", { class: "badge turn" }, "to play") : null,
         view.target_score ? el("span", { class: "muted score", title: "Score" }, String(view.scores[seat]), el("span", { class: "unit" }, " pts")) : null,
         catchable ? el("button", { class: "small danger", onclick: () => ctx.act({ type: "catch", target: seat }), dataset: { testid: "catch" } }, "Catch!") : null,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from browser_helpers import PHONE, on_screen, shot, shots, take_over
 from wire import Wire, at_a_table, two_at_a_table
@@ -299,6 +301,9 @@ def test_a_matchs_results_say_what_its_last_round_added(open_page, server):
     winner, other = ended["winner"], 1 - ended["winner"]
     assert rows[winner][2] == f"+{ended['points']}" and rows[other][2] == "–"
     assert rows[winner][1] == str(ended["scores"][winner]) and ended["scores"][winner] >= 50
+    # The winner's chip, at 0 cards, no longer says UNO (called on their last card but one).
+    emptied = page.locator(".seats .seat", has=page.locator(".count", has_text=re.compile("^0$")))
+    assert emptied.count() == 1 and emptied.locator(".badge.uno").count() == 0
     # Nothing was pressed on this page yet: no focus ring was drawn round Bo's hand, empty or not.
     assert page.evaluate("() => document.activeElement === document.body")
     shots(page, "uno-match-results")
