@@ -10,7 +10,7 @@ import { Connection } from "./net.js";
 import { appendChat, renderRoom, tableContext, updateTimers } from "./room.js";
 import { describeChanges } from "./settings.js";
 import { beep, isMuted, setMuted } from "./sound.js";
-import { $, $$, answer, choose, clearToasts, closeDialog, confirmDialog, el, fill, markOverflow, showScreen, toast } from "./ui.js";
+import { $, $$, answer, choose, clearToasts, closeDialog, confirmDialog, el, fill, markOverflow, sentence, showScreen, toast } from "./ui.js";
 
 await loadCatalog(); // the games, their settings schemas and their tables, before anything is drawn
 
@@ -354,14 +354,21 @@ const handlers = {
     const seat = S.room.state === "playing" ? S.room.play?.seats.find((s) => s.member === member) : null;
     if (seat) Object.assign(seat, { left: true }, reason === "kicked" ? { kicked: true } : {});
     if (S.room.rematch?.member === member) S.room.rematch = null; // an offer from someone gone stands for nothing
-    if (gone) toast(`${gone.name} ${reason === "kicked" ? "was kicked" : reason === "timeout" ? "timed out" : "left"}`);
+    const said = gone && `${gone.name} ${reason === "kicked" ? "was kicked" : reason === "timeout" ? "timed out" : "left"}`;
+    // A host who leaves is followed by who hosts now (host_changed): said in one toast, not two in turn.
+    if (said && member === S.room.host) S.room.hostLeft = said;
+    else if (said) toast(said);
     render();
   },
   host_changed({ host }) {
     S.room.host = host;
     for (const m of S.room.members) m.host = m.id === host;
     const name = S.room.members.find((m) => m.id === host)?.name;
-    toast(host === S.room.you.member ? "You are the host now" : `${name} is the host now`, "info");
+    const now = host === S.room.you.member ? "you are the host now" : name ? `${name} is the host now` : null;
+    const left = S.room.hostLeft;
+    S.room.hostLeft = null;
+    const text = left && now ? `${left} — ${now}` : (left ?? (now && sentence(now)));
+    if (text) toast(text, "info");
     render();
   },
   settings_changed(msg) {

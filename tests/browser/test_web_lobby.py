@@ -564,3 +564,16 @@ def test_create_room_comes_after_the_options_it_creates_with(open_page):
     shots(page, "create-options-open")
     page.locator("#create-form .create-options summary").click()
     shots(page, "create-options-closed")
+
+
+def test_a_host_who_leaves_is_followed_by_who_hosts_now_in_one_toast(open_page):
+    """The new host was told "Ada left", and only a toast later, often unseen, that they host now."""
+    ada, bo = open_page(), open_page()
+    code = create_room(ada, "Ada", "uno", capacity=3)
+    join_room(bo, "Bo", code)
+    record_toasts(bo)
+    ada.click("#leave")
+    ada.click('#dialog button[value="yes"]')
+    bo.locator("#toasts .toast", has_text="Ada left — you are the host now").wait_for()
+    bo.get_by_role("button", name="Start game").wait_for()
+    assert not any(text == "Ada left" for text in toasts_once_quiet(bo))
