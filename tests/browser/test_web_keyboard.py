@@ -159,6 +159,7 @@ def test_uno_by_keyboard(open_page, server):
     # Still in the hand (a card, or the hand itself while none plays), with its ring: not the whole table.
     assert page.evaluate("document.activeElement.closest('[data-testid=\"hand\"]') !== null")
     assert page.evaluate("document.activeElement.matches(':focus-visible')")
+    shots(page, "uno-keyboard")
     bo.close()
 
 
