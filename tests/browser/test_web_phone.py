@@ -110,14 +110,18 @@ def test_on_a_phone_the_dock_shows_whose_turn_it_is(open_page, server, game):
         wire.close()
 
 
-def test_focus_stays_on_a_control_after_create_room(open_page):
+def test_focus_stays_in_the_room_after_create_room_by_keyboard(open_page):
     page = open_page()
     page.fill("#name", "Ada")
     page.locator('#create-form button[type="submit"]').focus()
     page.keyboard.press("Enter")  # keyboard only
     page.locator("#screen-room").wait_for()
     page.wait_for_function("document.activeElement && document.activeElement !== document.body")
+    # On the waiting room itself, not on its first button, which a second Enter would press.
+    assert page.evaluate("document.activeElement.id") == "stage"
+    page.keyboard.press("Tab")  # the next Tab goes on from there
     assert page.evaluate("document.activeElement.tagName") == "BUTTON"
+    assert page.evaluate("document.querySelector('#stage').contains(document.activeElement)")
 
 
 def test_uno_table_shows_hand_and_buttons_without_scrolling_on_a_phone(open_page):
