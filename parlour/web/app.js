@@ -412,11 +412,6 @@ const handlers = {
     const seat = tableContext(S.room, app).seat;
     announce(msg.log ?? [], seat !== null && S.room.play.turn?.seat === seat); // a first turn is said too
     render();
-    // The table from its top: the waiting room's Start or Ready had left a short screen scrolled past the
-    // new table (a landscape phone showed the hand, the pile off-screen above). Not while typing a chat line.
-    if ($("#stage").getBoundingClientRect().top < 0 && document.activeElement?.id !== "chat-input") {
-      $("#stage").scrollIntoView({ block: "start" });
-    }
   },
   game(msg) {
     const play = S.room.play;
@@ -536,11 +531,24 @@ function gameEvents(events) {
   }
 }
 
+/** What the stage shows: the waiting room, the table or the results. */
+let shownStage = null;
+
 function render() {
   if (!S.room) return;
   renderRoom(S.room, app);
   updateTitle();
   keepFocus();
+  // A new screen on the stage is shown from its top: the waiting room's Start or Ready had left a short
+  // screen scrolled past the new table (a landscape phone showed the hand, the pile off-screen above),
+  // and a Rematch pressed low on a phone's results opened the waiting room halfway down. Not while
+  // typing a chat line.
+  const stage = S.room.state === "playing" && S.room.play ? "table" : S.room.results ? "results" : "waiting";
+  if (stage === shownStage) return;
+  shownStage = stage;
+  if ($("#stage").getBoundingClientRect().top < 0 && document.activeElement?.id !== "chat-input") {
+    $("#stage").scrollIntoView({ block: "start" });
+  }
 }
 
 /** Turn alerts: a sound, a buzz on phones that have one, and the tab title; a toast too for a player

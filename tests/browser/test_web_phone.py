@@ -21,7 +21,7 @@ from browser_helpers import (
     toasts_once_quiet,
     wait_seq,
 )
-from wire import Wire, at_a_table, two_at_a_table
+from wire import Wire, at_a_table, play_to_the_end, two_at_a_table
 
 pytestmark = pytest.mark.browser
 
@@ -571,3 +571,20 @@ def test_seven_players_leave_the_card_to_match_above_the_dock_on_a_tall_phone(op
         box = page.locator(f'[data-testid="{what}"]').bounding_box()
         assert box["y"] + box["height"] <= dock["y"], (what, box, dock)
     shot(page, "uno-seven-tall-phone")
+
+
+def test_a_rematch_pressed_low_on_a_phone_opens_the_waiting_room_at_its_top(open_page, server):
+    """Below the results and the table, Rematch opened the waiting room scrolled halfway down it."""
+    (ada, bo), _ = at_a_table(server, "dots", ("Ada", "Bo"), {"width": 3, "height": 3})
+    play_to_the_end([ada, bo])
+    page = open_page("/", PHONE)
+    take_over(page, bo.token, "Bo")
+    rematch = page.get_by_role("button", name="Rematch")
+    rematch.wait_for()
+    # Scrolled down to it: the button at the top of the screen, the results' heading above it.
+    rematch.evaluate("b => window.scrollBy(0, b.getBoundingClientRect().top - 20)")
+    assert page.evaluate("document.querySelector('#stage').getBoundingClientRect().top") < 0
+    rematch.click()
+    page.locator(".countdown, button:has-text('Ready')").first.wait_for()
+    page.wait_for_function("document.querySelector('#stage').getBoundingClientRect().top > -1")
+    ada.close()
