@@ -20,6 +20,7 @@ Events (all public)
     ``line`` {seat, x, y, d}; ``capture`` {seat, x, y}, one per box, right after its line;
     ``turn`` {seat}, only when the turn passes (never after a capture);
     ``left`` {seat, boxes} when a seat leaves the game (its boxes stay), before the turn passes on;
+    ``timeout`` {seat} before the line drawn for a seat whose clock ran out;
     ``game_over`` {winners, scores, tie, reason} with reason "finished" or "last_player".
 View (the same for every seat and spectators, but for ``legal``)
     width, height, lines [[x, y, d]...], captures [[x, y, seat]...], scores (list by seat),
@@ -486,12 +487,13 @@ class DotsGame(SchemaSettings):
     def on_timeout(self, state: State, seat: int) -> list[Event]:
         """Draw for the seat on the clock: the lowest-id line that captures, else the lowest-id safe
         line (no box gets its third side), else the lowest-id free line. The seat keeps the turn after
-        a capture, like any capture, so the clock restarts for it."""
+        a capture, like any capture, so the clock restarts for it. A ``timeout`` event comes first:
+        without it the line drawn for them read as their own move."""
         if state.result is not None:
             raise IllegalAction("game_over", "the game is over")
         if seat != state.turn:
             raise IllegalAction("not_your_turn", "it is not this seat's turn")
-        return self.apply(state, seat, timeout_line(state))
+        return [Event("timeout", {"seat": seat}), *self.apply(state, seat, timeout_line(state))]
 
     def outcome(self, state: State) -> Outcome | None:
         """The result once every box is taken or fewer than two players remain."""
@@ -533,6 +535,8 @@ class DotsGame(SchemaSettings):
             return f"{names[event['seat']]} drew the line from ({x}, {y}) to {end}"
         if kind == "capture":
             return f"{names[event['seat']]} took the box at ({event['x']}, {event['y']})"
+        if kind == "timeout":
+            return f"{names[event['seat']]} ran out of time: a line was drawn for them"
         if kind == "left":
             boxes = event["boxes"]
             kept = "; their box stays" if boxes == 1 else f"; their {boxes} boxes stay" if boxes else ""

@@ -27,11 +27,12 @@ export function onEvent(event, names) {
   }
   if (event.type === "capture") local.turn.boxes.add(`${event.x},${event.y}`);
   if (event.type === "capture") return { text: `${names(event.seat)} took a box`, sound: "good", quiet: true };
+  if (event.type === "timeout") return { text: `${names(event.seat)} ran out of time`, kind: "bad" };
   return null;
 }
 
 /** The game log's icon for each kind of entry (gamelog.js). */
-export const LOG_ICONS = { line: "─", capture: "■", left: "←", game_over: "★" };
+export const LOG_ICONS = { line: "─", capture: "■", timeout: "…", left: "←", game_over: "★" };
 
 /** The board's line or box a log entry names, as a selector (gamelog.js marks it while pointed at). */
 export function logPoint(entry) {

@@ -339,10 +339,12 @@ def test_timeout_takes_a_box_when_one_is_offered() -> None:
     assert timeout_line(state) == line_id(2, 3, 0)
     events = [e.for_seat(None) for e in GAME.on_timeout(state, 1)]
     assert events == [
+        {"type": "timeout", "seat": 1},  # said first: the line drawn for them read as their own move
         {"type": "line", "seat": 1, "x": 2, "y": 3, "d": 0},
         {"type": "capture", "seat": 1, "x": 2, "y": 2},
     ]
     assert GAME.to_act(state) == [1]
+    assert GAME.describe_event(events[0], ["Ada", "Bo"]) == "Bo ran out of time: a line was drawn for them"
 
 
 def test_timeout_draws_the_first_safe_line_else_the_first_free_line() -> None:
@@ -352,7 +354,7 @@ def test_timeout_draws_the_first_safe_line_else_the_first_free_line() -> None:
     assert timeout_line(state) == line_id(0, 0, 1)
     draw(state, (0, 0, 1), (2, 0, 1))  # two sides each: nothing is safe, nothing captures
     assert timeout_line(state) == line_id(1, 0, 1)
-    assert [e.type for e in GAME.on_timeout(state, 0)] == ["line", "turn"]
+    assert [e.type for e in GAME.on_timeout(state, 0)] == ["timeout", "line", "turn"]
     assert state.sides == [3, 3]
 
 

@@ -176,13 +176,15 @@ def play(
             if roll < leave_rate + timeout_rate:
                 raw_events = GAME.on_timeout(state, seat)
                 log.append(("timeout", seat, 0))
+                assert raw_events[0].public == {"seat": seat} and raw_events[0].type == "timeout"
             else:
                 action = rng.choice(GAME.legal_actions(state, seat))
                 raw_events = GAME.apply(state, seat, action)
                 log.append(("line", seat, action))
             events = [e.for_seat(None) for e in raw_events]
-            lid = line_id(events[0]["x"], events[0]["y"], events[0]["d"])
-            check.after_line(state, seat, lid, events, expected_next)
+            drawn = events[1:] if events[0]["type"] == "timeout" else events  # then a move's events
+            lid = line_id(drawn[0]["x"], drawn[0]["y"], drawn[0]["d"])
+            check.after_line(state, seat, lid, drawn, expected_next)
         history.append(events)
         if full or rng.random() < 0.02:
             check.invariants(state)
