@@ -210,8 +210,10 @@ function unoButton(view, has, playsFor, ctx) {
       dataset: { testid: "uno" },
       onclick: () => {
         if (callNow) ctx.act({ type: "call_uno" });
-        else {
-          local.armed = !local.armed;
+        else if (!local.armed) {
+          // Armed, it stays armed: "UNO! UNO!", tapped twice, had switched the call off again, and the
+          // card went without it. (Calling with two cards costs nothing: the card played leaves one.)
+          local.armed = true;
           ctx.rerender();
         }
       },

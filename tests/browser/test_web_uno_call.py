@@ -69,6 +69,7 @@ def test_armed_or_prompt_uno_is_never_caught_by_a_bot(open_page, quick_bot_serve
             ours = 1  # log entries of Ada's own: her play (and then her call)
             if not done["armed"]:
                 uno.click()  # armed before playing: the play itself calls UNO
+                uno.click()  # "UNO! UNO!": a second tap keeps it armed (it switched the call off)
                 assert uno.get_attribute("aria-pressed") == "true"
                 shot(ada, "uno-armed")
                 _play_one(ada)
