@@ -74,6 +74,9 @@ let acting = false; // a move is on its way (app.act)
 const ACT_PATIENCE_MS = 3000;
 
 const app = {
+  /** This browser's guest profile id (its stats page is /p/<id>), once identified. */
+  profile: () => S.session?.profile ?? null,
+
   /** Fire a request; show its error as a toast. Resolves to the reply or null. */
   async send(type, fields = {}) {
     const { reply, error } = await app.attempt(type, fields);
@@ -168,7 +171,8 @@ const app = {
   },
 
   async kick(member) {
-    if (await confirmDialog(`Kick ${member.name}?`, "They will not be able to rejoin this room.", "Kick")) {
+    const why = member.bot ? "Its seat is freed for someone else." : "They will not be able to rejoin this room.";
+    if (await confirmDialog(`${member.bot ? "Remove" : "Kick"} ${member.name}?`, why, member.bot ? "Remove" : "Kick")) {
       app.send("kick", { member: member.id });
     }
   },

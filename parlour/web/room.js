@@ -50,7 +50,8 @@ export function renderRoom(room, app) {
   fill(
     $("#room-status"),
     el("span", { class: "badge game" }, title(room.kind)),
-    el("span", {}, STATE_TEXT[room.state] ?? room.state),
+    // A finished room shows its results only to who saw the game; the others see the waiting room.
+    el("span", {}, room.state === "finished" && !room.results ? STATE_TEXT.waiting : (STATE_TEXT[room.state] ?? room.state)),
   );
   // Two places, one shown (styles.css): beside the room code, or on a phone under the players, where
   // the room's heading line has no room for them and a stray thumb does not find them mid-game.
@@ -101,7 +102,7 @@ function renderMembers(room, app) {
         "span",
         { class: "member-controls" },
         m.bot ? null : el("button", { class: "small", onclick: () => app.makeHost(m), "aria-label": `Make host: ${m.name}` }, "Make host"),
-        el("button", { class: "small danger", onclick: () => app.kick(m), "aria-label": `Kick ${m.name}` }, "Kick"),
+        el("button", { class: "small danger", onclick: () => app.kick(m), "aria-label": `${m.bot ? "Remove" : "Kick"} ${m.name}` }, m.bot ? "Remove" : "Kick"),
       )
       : null;
   const item = (m) =>
@@ -193,7 +194,9 @@ function waiting(room, app) {
         host ? botButtons(room, game, app, players) : null,
       ),
     invitePanel(room, app),
-    room.rematch && room.rematch.member !== room.you?.member ? el("p", { class: "alert" }, `${room.rematch.name} asked for a rematch: ready up to accept.`) : null,
+    room.rematch && room.rematch.member !== room.you?.member
+      ? el("p", { class: "alert" }, `${room.rematch.name} asked for a rematch: ${room.you?.role === "player" ? "ready up to accept" : "take a seat to play"}.`)
+      : null,
     scoreTable(room.kind, room.scoreboard),
     recentGames(room.recent_games),
     howToPlay(room, game),
@@ -357,7 +360,15 @@ function gameOver(room, app) {
       ),
     ),
     scoreTable(room.kind, room.scoreboard),
-    el("div", { class: "row wrap" }, actions, results.game_id ? el("a", { class: "button big", href: `/g/${results.game_id}`, dataset: { testid: "watch-replay" } }, "Watch replay") : null),
+    // The replay and the stats open in a tab of their own: this page left, its seat was given up after
+    // the grace (a replay page is not in the room).
+    el(
+      "div",
+      { class: "row wrap" },
+      actions,
+      results.game_id ? el("a", { class: "button big", href: `/g/${results.game_id}`, target: "_blank", rel: "noopener", dataset: { testid: "watch-replay" } }, "Watch replay") : null,
+      app.profile() && you ? el("a", { class: "button big", href: `/p/${app.profile()}`, target: "_blank", rel: "noopener", dataset: { testid: "your-stats" } }, "Your stats") : null,
+    ),
   );
 }
 
@@ -398,7 +409,7 @@ function recentGames(games) {
         el(
           "li",
           { class: "recent-game" },
-          el("a", { href: `/g/${g.id}` }, title(g.game)),
+          el("a", { href: `/g/${g.id}`, target: "_blank", rel: "noopener" }, title(g.game)), // the room stays open here
           " · ",
           g.winners.length ? `${g.winners.join(" & ")} ${g.tie ? "tied" : "won"}` : (endReason(GAMES[g.game], g.reason) ?? "No winner"),
           // Date and time, as the profile and the replay say it (a room lasts for days; the time alone misled).

@@ -121,7 +121,9 @@ def test_every_screen_passes_axe_in_both_themes(browser, server, scheme):
                 bo.request("action", action={"type": "drop", "column": 1})
         page.locator(".game-over").wait_for()
         audited(page, "game over", found)
-        page.locator('[data-testid="watch-replay"]').click()
+        with page.expect_popup() as opened:
+            page.locator('[data-testid="watch-replay"]').click()
+        page = opened.value
         page.locator("#replay-title", has_text="Connect Four").wait_for()
         page.locator("#game-log li").first.wait_for()
         # Ada's seat, her turn at the start: a replay says whose turn it was, not "Your turn".

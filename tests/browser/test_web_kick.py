@@ -1,9 +1,11 @@
-"""A player the host kicks mid-game: their seat and the results say "kicked", not "left"."""
+"""A player the host kicks mid-game: their seat and the results say "kicked", not "left"; a bot is removed."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
-from browser_helpers import shots, take_over
+from browser_helpers import create_room, shots, take_over
 from wire import Wire
 
 pytestmark = pytest.mark.browser
@@ -33,3 +35,17 @@ def test_a_kicked_seat_says_kicked_at_the_table_and_in_the_results(open_page, se
     shots(page, "kicked-results")
     for p in (ada, bo, cy, di):
         p.close()
+
+
+def test_a_bot_is_removed_not_kicked(open_page):
+    """A bot was "kicked" with "They will not be able to rejoin this room", which means nothing for it."""
+    page = open_page()
+    create_room(page, "Ada", "uno", capacity=3)
+    page.get_by_role("button", name="Add easy bot").click()
+    remove = page.get_by_role("button", name=re.compile("^Remove Bot"))
+    remove.click()
+    asked = page.locator("dialog[open]")
+    assert re.fullmatch(r"Remove Bot \d+\?", asked.locator("#dialog-title").inner_text())
+    assert "seat is freed" in asked.inner_text()
+    asked.get_by_role("button", name="Remove").click()
+    page.locator("#players .member .badge.bot").wait_for(state="detached")

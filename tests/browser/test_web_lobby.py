@@ -577,3 +577,23 @@ def test_a_host_who_leaves_is_followed_by_who_hosts_now_in_one_toast(open_page):
     bo.locator("#toasts .toast", has_text="Ada left — you are the host now").wait_for()
     bo.get_by_role("button", name="Start game").wait_for()
     assert not any(text == "Ada left" for text in toasts_once_quiet(bo))
+
+
+def test_a_spectator_back_in_the_room_is_asked_to_take_a_seat_not_to_ready_up(open_page, server):
+    """Back from the results after a rematch was asked for, a spectator was told "ready up to accept"
+    (they have no Ready button), and a room between games said "Game over" over its waiting room."""
+    ada, bo, watcher = _watched_to_the_end(open_page, server)
+    newcomer = open_page(f"/r/{watcher.url.rsplit('/', 1)[1]}")  # arrives after the game: no results
+    newcomer.fill("#name", "Newcomer")
+    newcomer.click("#spectate-btn")
+    wait_room(newcomer)
+    assert newcomer.locator(".game-over").count() == 0
+    assert "Waiting for players" in newcomer.locator("#room-status").inner_text()
+    bo.request("rematch")
+    watcher.get_by_role("button", name="Back to the room").click()
+    said = watcher.locator("#stage .alert", has_text="asked for a rematch")
+    said.wait_for()
+    assert said.inner_text() == "Bo asked for a rematch: take a seat to play."
+    assert "Waiting for players" in watcher.locator("#room-status").inner_text()
+    ada.close()
+    bo.close()

@@ -38,9 +38,15 @@ def test_open_the_replay_from_the_results_and_step_to_the_end(open_page):
     ada.locator(".game-over").wait_for()
     headline = ada.locator("#over-title").inner_text()
 
-    ada.locator('[data-testid="watch-replay"]').click()
+    room = ada
+    with room.expect_popup() as opened:  # a tab of its own: the room's page stays in the room
+        room.locator('[data-testid="watch-replay"]').click()
+    ada = opened.value
     ada.wait_for_url(re.compile(r"/g/[a-z2-7]+$"))
     wait_drawn(ada)
+    assert room.locator(".game-over").is_visible() and "/r/" in room.url
+    stats = room.locator('[data-testid="your-stats"]')  # the stats page too, without leaving the room
+    assert stats.get_attribute("href").startswith("/p/") and stats.get_attribute("target") == "_blank"
     assert ada.locator("#replay-title").inner_text() == "Replay: Dots & Boxes"
     assert position(ada) == "Start · 12 moves"  # nothing is dealt in Dots & Boxes ("Deal · 12 moves")
     # Ada's seat is shown, and it is her turn at the deal: the board is a picture of the game (before,
@@ -112,13 +118,13 @@ def test_open_the_replay_from_the_results_and_step_to_the_end(open_page):
     ada.wait_for_function("document.querySelectorAll('line.drawn').length === 12")
     ada.wait_for_function("document.querySelector('#play').getAttribute('aria-pressed') === 'false'")
 
-    # The room's waiting room lists the game, with the same link.
-    ada.go_back()
-    wait_drawn(ada)
-    ada.get_by_role("button", name="Rematch").click()  # the room is finished: on to the waiting room
-    recent = ada.locator('[data-testid="recent-games"] a')
+    # The room's waiting room lists the game, with the same link, opening a tab of its own too.
+    ada.close()
+    room.get_by_role("button", name="Rematch").click()  # the room is finished: on to the waiting room
+    recent = room.locator('[data-testid="recent-games"] a')
     recent.first.wait_for(state="attached")
     assert recent.count() == 1 and recent.first.get_attribute("href").startswith("/g/")
+    assert recent.first.get_attribute("target") == "_blank"
 
 
 def test_an_unknown_game_says_so(open_page):
@@ -148,7 +154,9 @@ def test_a_watched_bots_game_replays_with_every_hand(open_page, tmp_path, monkey
         ada.locator("#players .member .badge.bot").nth(bots - 1).wait_for()
         ada.get_by_role("button", name="Just watch").click()
         ada.get_by_role("button", name="Start game").click()
-        ada.locator('[data-testid="watch-replay"]').click(timeout=60_000)
+        with ada.expect_popup(timeout=60_000) as opened:
+            ada.locator('[data-testid="watch-replay"]').click(timeout=60_000)
+        ada = opened.value
         ada.wait_for_url(re.compile(r"/g/[a-z2-7]+$"))
         wait_drawn(ada)
         assert ada.locator('[data-testid="replay-seat"] option:checked').inner_text() == "Bot 2"
