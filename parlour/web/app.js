@@ -310,7 +310,7 @@ const handlers = {
     // one whose seat in it was given up while away did).
     const over = msg.state === "finished" && msg.outcome && S.room.play && (resumed || msg.seat_lost);
     S.room.results = over ? resultsOf(S.room) : results;
-    resetLog(S.room.log, resumed && msg.state === "playing", S.room.code);
+    const missed = resetLog(S.room.log, resumed && msg.state === "playing", S.room.code);
     for (const table of Object.values(TABLES)) table.reset();
     // What a table marks from the latest events (Dots' last turn) comes back from the log.
     TABLES[S.room.kind]?.resume?.(S.room.log.map((entry) => entry.event).filter(Boolean));
@@ -326,6 +326,7 @@ const handlers = {
     fill($("#chat-log"));
     for (const message of msg.chat ?? []) appendChat(message, S.room);
     if (msg.taken_back) toast("A bot kept your seat while you were away — it's yours again", "info", 6000);
+    else if (missed.length) toast(meanwhile(missed, S.room), "info", 6000);
     if (msg.seat_lost) {
       const words = msg.state === "finished" ? "and the game ended meanwhile" : "you're watching until this game ends";
       toast(`Your seat was given up while you were away — ${words}`, "info", 6000);
@@ -492,6 +493,17 @@ const handlers = {
 };
 
 /** What the results screen shows: kept apart from the room, which moves on to the next game. */
+/** What happened while this page was away (back within the grace, nothing else said it: a turn timed
+ * out, a card placed for you), in a line: your own entries first, the rest counted; the log marks them. */
+function meanwhile(missed, room) {
+  const ctx = tableContext(room, app);
+  const texts = missed.map((entry) => personal(entry, ctx.seat, ctx.seat === null ? null : ctx.name(ctx.seat)));
+  const yours = texts.filter((text) => /^You |\byou\b|\byour\b/.test(text));
+  const said = (yours.length ? yours : texts).slice(-2);
+  const more = missed.length - said.length;
+  return `While you were away: ${said.join("; ")}${more ? ` (and ${more} more in the log)` : ""}`;
+}
+
 function resultsOf(room) {
   return { outcome: room.outcome, play: room.play, log: room.log, scoreboard: room.scoreboard, game_id: room.recent_games.at(-1)?.id };
 }

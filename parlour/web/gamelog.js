@@ -61,7 +61,10 @@ export function resetLog(entries, resumed, code) {
   const seen = resumed ? recall() : null;
   const at = seen?.code === code ? entries.findIndex((e) => e.n === seen.n && e.text === seen.text) : -1;
   local.back = at >= 0 && at < entries.length - 1 ? seen.n : null;
-  local.unread = 0;
+  // What happened meanwhile counts as unread (the phone's Log button says how much), and is returned.
+  const missed = local.back === null ? [] : entries.slice(at + 1);
+  local.unread = local.open ? 0 : missed.length;
+  return missed;
 }
 
 /** Entries arrived with a game message: count them as unread while the phone drawer is closed. */

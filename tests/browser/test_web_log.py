@@ -130,6 +130,8 @@ def test_while_you_were_away_marks_only_what_happened_while_away(open_page, serv
     assert back.count() == 1
     after = back.evaluate("e => e.nextElementSibling.querySelector('.log-text').textContent")
     assert after == "Ada dropped a disc in column 3"
+    # And said: back within the grace, nothing else told of what happened meanwhile.
+    page.locator("#toasts .toast", has_text="While you were away: Ada dropped a disc in column 3").wait_for()
     before = back.evaluate("e => e.previousElementSibling.querySelector('.log-text').textContent")
     assert before == "You dropped a disc in column 2"
     shots(page, "log-away")
