@@ -32,7 +32,7 @@ export function tableContext(room, app) {
       }
       // The level gives way on a small screen's chips (styles.css); the players' list says it in full.
       if (m.bot) return el("span", { class: "badge bot" }, m.level ? el("span", { class: "level" }, `${m.level} `) : null, "bot");
-      if (m.replaced) return el("span", { class: "badge bot", title: "A bot plays this seat until they are back" }, "bot playing");
+      if (m.replaced) return el("span", { class: "badge bot", title: "A bot plays this seat until they are back" }, "bot", el("span", { class: "more" }, " playing"));
       return m.connected ? null : offline(m, room);
     },
     /** The seat's player dropped out and no bot plays for them (yet): the seat is waiting, not thinking. */
@@ -120,8 +120,9 @@ function offline(m, room) {
   return el(
     "span",
     { class: "badge off", dataset: { deadline }, title: `Their seat is kept until the countdown ends; then ${after}.` },
-    // What the countdown is for, said on the badge too (a phone shows no title).
-    bot ? "offline · bot in " : "offline · ",
+    // What the countdown is for, said on the badge too (a phone shows no title; its seat chips, short of
+    // room, read "offline 56 s": styles.css).
+    bot ? ["offline", el("span", { class: "more" }, " · bot in"), " "] : "offline · ",
     el("span", { class: "timer-text" }, String(Math.ceil((deadline - Date.now()) / 1000))),
     " s",
   );
