@@ -82,7 +82,16 @@ const app = {
     const { reply, error } = await app.attempt(type, fields);
     if (!error) return reply;
     // The engine names seats by number ("it is seat 0's turn"); the table already shows whose turn it is.
-    answer(error.code === "not_your_turn" ? "It's not your turn." : (error.message ?? "Something went wrong"));
+    // A move whose answer was lost with the connection may or may not have been played: the table says,
+    // once it is back (it was lost without a word, and tapped again on a table that had moved on).
+    const lostMove = error.code === "connection_lost" && type === "action";
+    answer(
+      error.code === "not_your_turn"
+        ? "It's not your turn."
+        : lostMove
+          ? "The connection dropped before your move was answered: once it is back, check the table and play again if your move is not there."
+          : (error.message ?? "Something went wrong"),
+    );
     beep("bad");
     return null;
   },

@@ -58,7 +58,8 @@ export class Connection {
     if (this.ws !== ws || ws === DEAD) return;
     this.ws = DEAD;
     if (ws.readyState < WebSocket.CLOSING) ws.close();
-    for (const { reject } of this.pending.values()) reject({ code: "disconnected", message: "Connection lost" });
+    // Sent, perhaps applied, never answered: not the same as "nothing was sent" (request, below).
+    for (const { reject } of this.pending.values()) reject({ code: "connection_lost", message: "Connection lost before the server answered." });
     this.pending.clear();
     this.onStatus(this.stopped ? "stopped" : "offline");
     if (this.stopped) return;

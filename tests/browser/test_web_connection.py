@@ -4,10 +4,13 @@
 from __future__ import annotations
 
 import json
+import os
 import re
+import signal
 
 import pytest
-from browser_helpers import PHONE, create_room, join_room, start_game
+from browser_helpers import PHONE, create_room, join_room, start_game, take_over
+from wire import at_a_table
 
 pytestmark = pytest.mark.browser
 
@@ -127,3 +130,25 @@ def test_a_move_never_answered_does_not_stop_the_table_taking_clicks(open_page):
     assert tap.lose_actions == 0 and bo.locator("line.drawn").count() == 0
     line.dispatch_event("pointerup", {"pointerType": "mouse"})
     bo.wait_for_function("() => document.querySelectorAll('line.drawn').length === 1")
+
+
+def test_a_move_whose_answer_is_lost_with_the_connection_says_so(open_page, own_server):
+    """A move sent as the link stalled, then broke, was lost without a word (or with a bare "Connection
+    lost"): the player is told it may not have been played, and to look at the table once it is back."""
+    (ada, bo), _ = at_a_table(own_server.base, "connect_four", ("Ada", "Bo"))
+    if ada.view["turn"] != 0:
+        bo.request("action", action={"type": "drop", "column": 0})
+        ada.until(lambda m: m["type"] == "game")
+    page = open_page("/", base=own_server.base)
+    take_over(page, ada.token, "Ada")
+    column = page.locator(".c4-col.playable").first
+    column.wait_for()
+    os.kill(own_server.proc.pid, signal.SIGSTOP)  # the server hears nothing more: the move waits
+    try:
+        column.click()
+        page.wait_for_timeout(300)
+    finally:
+        own_server.kill()  # then the connection breaks, the move unanswered
+    said = page.locator("#toasts .toast", has_text="The connection dropped before your move was answered")
+    said.wait_for()
+    bo.close()
