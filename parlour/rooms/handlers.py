@@ -8,6 +8,7 @@ deterministic given the command's payload and time: that is what makes replay ex
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -161,7 +162,12 @@ def add_bot(room: Room, cmd: Command) -> bool | None:
         raise CommandError("invalid_state", "bots join between games")
     if len(room.players()) >= room.capacity:
         raise CommandError("room_full", "no free seat")
-    name = cmd.payload.get("name") or f"Bot {room.member_count + 1}"
+    # Named for the seat it takes ("Bot 2" beside the host), not for how many have come and gone: a
+    # two-seat room's only bot was "Bot 3" after a guest left. Never a name someone here has.
+    names = {m.name for m in room.members.values()}
+    name = cmd.payload.get("name") or next(
+        f"Bot {n}" for n in itertools.count(room.free_seat() + 1) if f"Bot {n}" not in names
+    )
     member = room.add_member("", name, PLAYER, bot=True)
     member.session, member.ready = f"bot:{member.id}", True
     member.bot_options = {"level": level}

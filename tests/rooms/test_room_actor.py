@@ -550,3 +550,20 @@ async def test_a_forwarded_move_sent_again_applies_once_across_a_restart_and_a_c
     await _act(room, clients, 100)  # to the end, then back to the waiting room: a checkpoint
     await clients[0].do("rematch")
     assert room.records[0]["k"] == "checkpoint" and "node-b/1" in room.records[0]["p"]["forwarded"]
+
+
+async def test_a_bot_is_named_for_the_seat_it_takes(harness: Harness) -> None:
+    """A two-seat room's only bot was "Bot 3" once a guest had come and gone: bots were numbered by the
+    members the room had ever had. Nor does a bot take a name someone here has."""
+    harness.manager.bot_factory = lambda room, member: CallbackSink(lambda m: None)
+    host, guest = await harness.client("Ada"), await harness.client("Cy")
+    await harness.manager.create_room(host.session, host.sink, "r", game="dots", settings={}, capacity=4)
+    room = _room(harness)
+    room.bot_factory = harness.manager.bot_factory
+    await harness.manager.join(guest.session, guest.sink, "r", room.code, None, "player")
+    assert (await guest.do("leave"))["type"] == "ok"  # seat 1 free again
+    assert (await host.do("add_bot"))["type"] == "ok"
+    other = await harness.client("Bot 4")  # a guest may be called so
+    await harness.manager.join(other.session, other.sink, "r", room.code, None, "player")
+    assert (await host.do("add_bot"))["type"] == "ok"
+    assert {m.name: m.seat for m in room.members.values()} == {"Ada": 0, "Bot 2": 1, "Bot 4": 2, "Bot 5": 3}
