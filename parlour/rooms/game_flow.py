@@ -139,16 +139,18 @@ class GameFlow(RoomState):
             private=self.password_hash is not None or not self.public,
         )
         names = {s["seat"]: s["name"] for s in self.seats}
-        self.recent_games.append(
-            {
-                "id": record.id,
-                "game": self.game_name,
-                "winners": [names[w] for w in result["winners"] if w in names],
-                "tie": bool(result.get("tie")),
-                "reason": result["reason"],
-                "ended_at": at,
-            }
-        )
+        entry: Message = {
+            "id": record.id,
+            "game": self.game_name,
+            "winners": [names[w] for w in result["winners"] if w in names],
+            "tie": bool(result.get("tie")),
+            "reason": result["reason"],
+            "ended_at": at,
+        }
+        if record.private:
+            # Its replay opens only for its players (net/replay.py): listed only to them (``snapshot``).
+            entry["players"] = sorted({p["profile"] for p in players if p.get("profile")})
+        self.recent_games.append(entry)
         return record
 
     def to_waiting(self) -> None:

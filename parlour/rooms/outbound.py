@@ -220,7 +220,11 @@ class Outbound(RoomState):
             "table": table,
             "outcome": self.outcome,
             "scoreboard": scoreboard.as_list(self.scoreboard),
-            "recent_games": list(self.recent_games),
+            "recent_games": [
+                {k: v for k, v in g.items() if k != "players"}
+                for g in self.recent_games
+                if "players" not in g or member.profile in g["players"]
+            ],
         }
 
     def meta(self) -> Message:

@@ -453,7 +453,9 @@ const handlers = {
     S.room.scoreboard = msg.scoreboard ?? S.room.scoreboard;
     const winners = msg.outcome.winners.map((w) => msg.seats.find((s) => s.seat === w)?.name);
     const game = { id: msg.game_id, game: S.room.kind, winners, reason: msg.outcome.reason, ended_at: Date.now() / 1000 };
-    S.room.recent_games = [...S.room.recent_games, game].slice(-10);
+    // A private room's game opens only for its players: listed only to them, as the server lists it.
+    const seated = msg.seats.some((s) => s.member === S.room.you.member);
+    if (seated || (S.room.public && !S.room.has_password)) S.room.recent_games = [...S.room.recent_games, game].slice(-10);
     if (S.room.play) S.room.play.seats = msg.seats;
     if (S.room.play) S.room.results = resultsOf(S.room);
     const won = msg.outcome.winners.includes(tableContext(S.room, app).seat);

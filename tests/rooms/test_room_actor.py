@@ -567,3 +567,38 @@ async def test_a_bot_is_named_for_the_seat_it_takes(harness: Harness) -> None:
     await harness.manager.join(other.session, other.sink, "r", room.code, None, "player")
     assert (await host.do("add_bot"))["type"] == "ok"
     assert {m.name: m.seat for m in room.members.values()} == {"Ada": 0, "Bot 2": 1, "Bot 4": 2, "Bot 5": 3}
+
+
+async def test_a_private_rooms_recent_games_are_listed_only_to_their_players(tmp_path) -> None:
+    """A spectator of an unlisted room was listed its games, whose replays then said "not found": they
+    open only for their players."""
+    from parlour.store import open_store
+
+    store = await open_store(str(tmp_path))  # guest profiles live in a real store
+    harness = Harness()
+    harness.store, harness.manager = store, Manager(store, harness.timings)  # type: ignore[assignment]
+    members = []
+    for name in ("Ada", "Bo", "Cy"):
+        sink = ListSink()
+        session, _, _ = await harness.manager.identify(sink, name, with_profile=True)
+        members.append((session, sink))
+    (ada, ada_sink), (bo, bo_sink), (cy, cy_sink) = members
+    await harness.manager.create_room(ada, ada_sink, "r", game="dots", settings={"width": 3, "height": 3})
+    room = _room(harness)
+    await harness.manager.join(bo, bo_sink, "r", room.code, None, "player")
+    await harness.manager.join(cy, cy_sink, "r", room.code, None, "spectator")
+    await harness.manager.command(ada, ada_sink, "r", "start", {})
+    await until(lambda: room.state == "playing")
+    while room.state == "playing":
+        seat = room.turn_info()["seat"]
+        session, sink = members[seat]
+        action = first_legal(room.engine.view(room.game, seat))
+        await harness.manager.command(session, sink, "r", "action", {"action": action})
+        await asyncio.sleep(0)
+    listed = {s.name: room.snapshot(room.member_by_session(s.id))["recent_games"] for s in (ada, bo, cy)}
+    (game,) = room.recent_games
+    assert [g["id"] for g in listed["Ada"]] == [g["id"] for g in listed["Bo"]] == [game["id"]]
+    assert listed["Cy"] == []
+    assert "players" not in listed["Bo"][0]  # who played stays in the room
+    await harness.manager.close()
+    await store.close()
