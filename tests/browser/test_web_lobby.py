@@ -595,5 +595,8 @@ def test_a_spectator_back_in_the_room_is_asked_to_take_a_seat_not_to_ready_up(op
     said.wait_for()
     assert said.inner_text() == "Bo asked for a rematch: take a seat to play."
     assert "Waiting for players" in watcher.locator("#room-status").inner_text()
+    # An unlisted room's game is listed only to its players: its replay opens for nobody else.
+    for page in (watcher, newcomer):
+        assert page.locator('[data-testid="recent-games"] li').count() == 0
     ada.close()
     bo.close()
