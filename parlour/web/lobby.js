@@ -25,6 +25,14 @@ export function initLobby(app) {
   );
 
   const create = $("#create-form");
+  // The last room's game and its listing come back: a group that keeps its rooms unlisted had a new one
+  // listed in the lobby, the box checked again, unless someone remembered to uncheck it.
+  const last = recall(LAST_CREATED);
+  if (last) {
+    const radio = $$('input[name="game"]', create).find((r) => r.value === last.game);
+    if (radio) radio.checked = true;
+    for (const key of ["public", "bots_take_over"]) if (typeof last[key] === "boolean") create.elements[key].checked = last[key];
+  }
   const showSettings = () => {
     const game = create.elements.game.value;
     fill($("#game-settings"), capacityField(game), settingsFields(game), catchDelayField(game));
@@ -44,6 +52,7 @@ export function initLobby(app) {
       bot_catch_delay: readCatchDelay(create),
     };
     if (create.elements.password.value) fields.password = create.elements.password.value;
+    keep(LAST_CREATED, { game, public: fields.public, bots_take_over: fields.bots_take_over });
     app.enter("create_room", fields);
   });
 
@@ -71,6 +80,25 @@ export function initLobby(app) {
   renderRooms(new Map(), app);
   for (const button of $$("[data-quick]")) {
     button.addEventListener("click", () => app.enter("quick_play", { game: button.dataset.quick }));
+  }
+}
+
+const LAST_CREATED = "parlour.lastCreated";
+
+/** A remembered value of this browser's (null when storage is off or holds nothing readable). */
+function recall(key) {
+  try {
+    return JSON.parse(localStorage.getItem(key) ?? "null");
+  } catch {
+    return null;
+  }
+}
+
+function keep(key, value) {
+  try {
+    localStorage.setItem(key, JSON.stringify(value));
+  } catch {
+    // Storage is off: the form starts from its defaults next time.
   }
 }
 

@@ -104,7 +104,7 @@ def create_room(page, name: str, game: str, settings: dict | None = None, capaci
     """Fill the start screen's create form like a person would and return the new room's code."""
     page.fill("#name", name)
     page.check(f'#create-form input[name="game"][value="{game}"]')
-    if settings or capacity is not None:  # the rules and room options fold away under the Create button
+    if settings or capacity is not None:  # the rules and room options fold away above the Create button
         page.evaluate("document.querySelector('#create-form .create-options').open = true")
     for key, value in (settings or {}).items():
         field = page.locator(f'#create-form [name="s.{key}"]')

@@ -600,3 +600,21 @@ def test_a_spectator_back_in_the_room_is_asked_to_take_a_seat_not_to_ready_up(op
         assert page.locator('[data-testid="recent-games"] li').count() == 0
     ada.close()
     bo.close()
+
+
+def test_the_create_form_remembers_the_last_rooms_game_and_listing(open_page):
+    """A group that keeps its rooms unlisted had the next one listed in the lobby: the box was checked
+    again on every visit."""
+    page = open_page()
+    page.check('#create-form input[name="game"][value="cheat"]')
+    page.locator("#create-form .create-options summary").click()
+    page.uncheck('#create-form [name="public"]')
+    create_room(page, "Ada", "cheat", capacity=3)
+    page.click("#leave")
+    page.click('#dialog button[value="yes"]')
+    page.locator("#screen-start").wait_for()
+    page.reload()
+    page.locator("#create-form").wait_for()
+    page.wait_for_function("document.querySelector('#create-form input[value=\"cheat\"]').checked")
+    assert not page.locator('#create-form [name="public"]').is_checked()
+    assert page.locator('#create-form [name="bots_take_over"]').is_checked()
