@@ -73,6 +73,10 @@ function normalise(msg) {
 let acting = false; // a move is on its way (app.act)
 const ACT_PATIENCE_MS = 3000;
 
+/** When this player's turn clock last ran out; a move refused within TOO_LATE_MS of it was too late. */
+let timedOutAt = 0;
+const TOO_LATE_MS = 5000;
+
 const app = {
   /** This browser's guest profile id (its stats page is /p/<id>), once identified. */
   profile: () => S.session?.profile ?? null,
@@ -85,13 +89,12 @@ const app = {
     // A move whose answer was lost with the connection may or may not have been played: the table says,
     // once it is back (it was lost without a word, and tapped again on a table that had moved on).
     const lostMove = error.code === "connection_lost" && type === "action";
-    answer(
-      error.code === "not_your_turn"
-        ? "It's not your turn."
-        : lostMove
-          ? "The connection dropped before your move was answered: once it is back, check the table and play again if your move is not there."
-          : (error.message ?? "Something went wrong"),
-    );
+    const tooLate = error.code === "not_your_turn" && type === "action" && Date.now() - timedOutAt < TOO_LATE_MS;
+    let words = error.message ?? "Something went wrong";
+    if (tooLate) words = "Too late: your time ran out, and the game moved for you.";
+    else if (error.code === "not_your_turn") words = "It's not your turn.";
+    else if (lostMove) words = "The connection dropped before your move was answered: once it is back, check the table and play again if your move is not there.";
+    answer(words);
     beep("bad");
     return null;
   },
@@ -548,6 +551,9 @@ function gameEvents(events) {
   const table = TABLES[S.room.kind];
   const ctx = tableContext(S.room, app);
   for (const event of events ?? []) {
+    // Your clock ran out (each game names the event its own way): a move of yours still on its way is
+    // refused as "not your turn", which is said as too late (app.send).
+    if ((event.type === "timeout" || event.type === "timed_out") && event.seat === ctx.seat && ctx.seat !== null) timedOutAt = Date.now();
     const note = table.onEvent(event, ctx.name, ctx.seat);
     if (!note) continue;
     if (note.sound) beep(note.sound);

@@ -152,3 +152,34 @@ def test_a_move_whose_answer_is_lost_with_the_connection_says_so(open_page, own_
     said = page.locator("#toasts .toast", has_text="The connection dropped before your move was answered")
     said.wait_for()
     bo.close()
+
+
+HOLD_MOVES = """
+(() => {
+  // A slow link: the page's moves (not its pings) leave only after window.__holdMoves milliseconds.
+  const send = WebSocket.prototype.send;
+  WebSocket.prototype.send = function (data) {
+    const hold = window.__holdMoves ?? 0;
+    if (hold && String(data).includes('"type":"action"')) setTimeout(() => send.call(this, data), hold);
+    else send.call(this, data);
+  };
+})();
+"""
+
+
+def test_a_move_that_reaches_the_server_after_the_clock_ran_out_says_too_late(open_page, server):
+    """Tapped in the last second on a slow link, the move arrived after the clock had moved for the
+    player: "You ran out of time", then "It's not your turn." for the card they had tapped."""
+    (ada, bo), _ = at_a_table(server, "connect_four", ("Ada", "Bo"), {"turn_timer": 10})
+    if ada.view["turn"] != 0:
+        bo.request("action", action={"type": "drop", "column": 0})
+        ada.until(lambda m: m["type"] == "game")
+    page = open_page("/", init_script=HOLD_MOVES)
+    take_over(page, ada.token, "Ada")
+    column = page.locator(".c4-col.playable").first
+    column.wait_for()
+    page.evaluate("window.__holdMoves = 11000")  # longer than the 10 s the turn lasts
+    column.click()
+    page.locator("#toasts .toast", has_text="Too late: your time ran out").wait_for(timeout=20_000)
+    assert page.locator("#toasts .toast", has_text="It's not your turn").count() == 0
+    bo.close()
