@@ -506,7 +506,6 @@ const handlers = {
   },
 };
 
-/** What the results screen shows: kept apart from the room, which moves on to the next game. */
 /** What happened while this page was away (back within the grace, nothing else said it: a turn timed
  * out, a card placed for you), in a line: your own entries first, the rest counted; the log marks them. */
 function meanwhile(missed, room) {
@@ -518,6 +517,7 @@ function meanwhile(missed, room) {
   return `While you were away: ${said.join("; ")}${more ? ` (and ${more} more in the log)` : ""}`;
 }
 
+/** What the results screen shows: kept apart from the room, which moves on to the next game. */
 function resultsOf(room) {
   return { outcome: room.outcome, play: room.play, log: room.log, scoreboard: room.scoreboard, game_id: room.recent_games.at(-1)?.id };
 }
@@ -551,11 +551,11 @@ function gameEvents(events) {
   const table = TABLES[S.room.kind];
   const ctx = tableContext(S.room, app);
   for (const event of events ?? []) {
-    // Your clock ran out (each game names the event its own way): a move of yours still on its way is
-    // refused as "not your turn", which is said as too late (app.send).
-    if ((event.type === "timeout" || event.type === "timed_out") && event.seat === ctx.seat && ctx.seat !== null) timedOutAt = Date.now();
     const note = table.onEvent(event, ctx.name, ctx.seat);
     if (!note) continue;
+    // Your clock ran out (the table module knows its game's event): a move of yours still on its way is
+    // refused as "not your turn", which is said as too late (app.send).
+    if (note.outOfTime && event.seat === ctx.seat && ctx.seat !== null) timedOutAt = Date.now();
     if (note.sound) beep(note.sound);
     // A move's toast makes way for the next move's; one that changed more than a move (a round won,
     // hands swapped, a call) is kept until read: the next deal's toast, in the same message, and the

@@ -56,7 +56,7 @@ export function onEvent(event, names, seat) {
     return { text: `${names(event.seat)} placed ${event.count} × ${rankWord(event.rank, event.count)}`, sound: "play", quiet: event.seat === seat };
   }
   if (event.type === "left") return { text: `${names(event.seat)}'s ${cards(event.to_pile)} went onto the pile` };
-  if (event.type === "timed_out") return { text: `${names(event.seat)} ran out of time`, kind: "bad" };
+  if (event.type === "timed_out") return { text: `${names(event.seat)} ran out of time`, kind: "bad", outOfTime: true };
   return null;
 }
 

@@ -46,7 +46,7 @@ export const LOG_ICONS = { drop: "▼", timeout: "…", game_over: "★" };
 
 export function onEvent(event, names) {
   if (event.type === "drop") return { text: `${names(event.seat)} dropped in column ${event.column + 1}`, sound: "play", quiet: true };
-  if (event.type === "timeout") return { text: `${names(event.seat)} ran out of time`, kind: "bad" };
+  if (event.type === "timeout") return { text: `${names(event.seat)} ran out of time`, kind: "bad", outOfTime: true };
   if (event.type === "game_over" && event.reason === "opponent_left") return { text: `${names(1 - event.winners[0])} left` };
   return null;
 }

@@ -27,7 +27,7 @@ export function onEvent(event, names) {
   }
   if (event.type === "capture") local.turn.boxes.add(`${event.x},${event.y}`);
   if (event.type === "capture") return { text: `${names(event.seat)} took a box`, sound: "good", quiet: true };
-  if (event.type === "timeout") return { text: `${names(event.seat)} ran out of time`, kind: "bad" };
+  if (event.type === "timeout") return { text: `${names(event.seat)} ran out of time`, kind: "bad", outOfTime: true };
   return null;
 }
 

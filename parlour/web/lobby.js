@@ -27,7 +27,12 @@ export function initLobby(app) {
   const create = $("#create-form");
   // The last room's game and its listing come back: a group that keeps its rooms unlisted had a new one
   // listed in the lobby, the box checked again, unless someone remembered to uncheck it.
-  const last = recall(LAST_CREATED);
+  let last = null;
+  try {
+    last = JSON.parse(localStorage.getItem(LAST_CREATED) ?? "null");
+  } catch {
+    // Not JSON (written by hand?): the form's defaults.
+  }
   if (last) {
     const radio = $$('input[name="game"]', create).find((r) => r.value === last.game);
     if (radio) radio.checked = true;
@@ -52,7 +57,7 @@ export function initLobby(app) {
       bot_catch_delay: readCatchDelay(create),
     };
     if (create.elements.password.value) fields.password = create.elements.password.value;
-    keep(LAST_CREATED, { game, public: fields.public, bots_take_over: fields.bots_take_over });
+    localStorage.setItem(LAST_CREATED, JSON.stringify({ game, public: fields.public, bots_take_over: fields.bots_take_over }));
     app.enter("create_room", fields);
   });
 
@@ -84,23 +89,6 @@ export function initLobby(app) {
 }
 
 const LAST_CREATED = "parlour.lastCreated";
-
-/** A remembered value of this browser's (null when storage is off or holds nothing readable). */
-function recall(key) {
-  try {
-    return JSON.parse(localStorage.getItem(key) ?? "null");
-  } catch {
-    return null;
-  }
-}
-
-function keep(key, value) {
-  try {
-    localStorage.setItem(key, JSON.stringify(value));
-  } catch {
-    // Storage is off: the form starts from its defaults next time.
-  }
-}
 
 /** Fill the code box (e.g. from a /r/CODE link the visitor opened before naming themselves). */
 export function presetCode(code) {

@@ -76,7 +76,7 @@ export function onEvent(event, names, seat) {
     case "round_started":
       return { text: `Round ${event.round} — new hands dealt` };
     case "timeout":
-      return { text: `${who(event.seat)} ran out of time`, kind: "bad" };
+      return { text: `${who(event.seat)} ran out of time`, kind: "bad", outOfTime: true };
     case "player_left":
       return { text: `${names(event.seat)} left; their cards went into the draw pile` };
     default:
