@@ -307,8 +307,11 @@ class Game(Protocol):
         """Seconds the seat on the clock has to act, 0 for no clock (the room runs the clock and calls
         ``on_timeout`` when it runs out)."""
 
-    def setup(self, settings: Any, players: int, rng: random.Random) -> Any:
-        """A new game for ``players`` seats (0..players-1, in join order)."""
+    def setup(self, settings: Any, players: int, rng: random.Random, opener: int = 0) -> Any:
+        """A new game for ``players`` seats (0..players-1, in join order). ``opener`` is the seat the
+        table would have move first (the room passes the first move round the table from game to game);
+        a game whose own rules pick who starts (UNO's dealer draw, Cheat's random first player) keeps
+        to its rules."""
 
     def start_events(self, state: Any) -> list[Event]:
         """What happened during setup (deal, first card...), as events."""

@@ -671,7 +671,8 @@ class Cheat:
     def turn_timer(self, settings: Settings) -> int:
         return settings.turn_timer
 
-    def setup(self, settings: Any, players: Any, rng: random.Random) -> State:
+    def setup(self, settings: Any, players: Any, rng: random.Random, opener: int = 0) -> State:
+        """The deal and a random first player, as the rules say (``opener`` is not used)."""
         if not isinstance(settings, Settings):
             settings = parse_settings(settings)
         return setup(settings, players, rng)

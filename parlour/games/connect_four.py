@@ -4,7 +4,8 @@ The whole game in one module, as the ``Game`` contract (``parlour.games.base``) 
 this file, its bots (``parlour/bots/connect_four.py``) and its table (``parlour/web/connect_four.js``)
 knows these rules.
 
-Coordinates: column 0 is the left, row 0 the bottom. Seat 0 (the first to join) drops first.
+Coordinates: column 0 is the left, row 0 the bottom. The room's ``opener`` drops first
+(seat 0 in a room's first game, then round the table from game to game).
 
 Wire actions (``parse_action``)
     ``{"type": "drop", "column": int}``; the engine action is the column number.
@@ -109,7 +110,8 @@ class ConnectFour(SchemaSettings):
     title = "Connect Four"
     how_to_play = (
         "Take turns dropping a disc into a column; it falls to the lowest free space. Get four of your "
-        "discs in a row — across, up or diagonally — to win. A full board with no row of four is a tie."
+        "discs in a row — across, up or diagonally — to win. A full board with no row of four is a tie. "
+        "The first move passes to the other player from game to game."
     )
     leave_rule = "Your opponent wins the game."
     end_reasons = (
@@ -129,10 +131,13 @@ class ConnectFour(SchemaSettings):
     stat_labels: tuple[tuple[str, str], ...] = (("discs", "Discs dropped"),)
     stat_rates: tuple[tuple[str, str, str, str], ...] = ()
 
-    def setup(self, settings: Settings, players: int, rng: random.Random) -> State:
+    def setup(self, settings: Settings, players: int, rng: random.Random, opener: int = 0) -> State:
+        """An empty board; ``opener`` drops first."""
         if type(players) is not int or players != 2:
             raise InvalidSettings("Connect Four is for 2 players")
-        return State(settings, rng, [[] for _ in range(settings.width)])
+        if type(opener) is not int or not 0 <= opener < players:
+            raise InvalidSettings(f"no seat {opener} to open the game")
+        return State(settings, rng, [[] for _ in range(settings.width)], opener)
 
     def start_events(self, state: State) -> list[Event]:
         return [Event("turn", {"seat": state.turn})]

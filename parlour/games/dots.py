@@ -323,7 +323,8 @@ class DotsGame(SchemaSettings):
     title = "Dots & Boxes"
     how_to_play = (
         "Take turns drawing a line between two neighbouring dots. Draw the fourth side of a box to claim "
-        "it and move again. When the board is full, most boxes wins."
+        "it and move again. When the board is full, most boxes wins. The first move passes round the "
+        "table from game to game."
     )
     leave_rule = (
         "Your boxes stay on the board and the others play on without you; if only one player is left, "
@@ -342,11 +343,15 @@ class DotsGame(SchemaSettings):
     stat_labels: tuple[tuple[str, str], ...] = (("boxes", "Boxes"),)
     stat_rates: tuple[tuple[str, str, str, str], ...] = ()
 
-    def setup(self, settings: Settings, players: Any, rng: random.Random) -> State:
-        """An empty board; seat 0 (the first to join) draws first."""
+    def setup(self, settings: Settings, players: Any, rng: random.Random, opener: int = 0) -> State:
+        """An empty board; ``opener`` draws first."""
         if type(players) is not int or not 2 <= players <= _MAX_SEATS:
             raise InvalidSettings(f"dots needs 2 to {_MAX_SEATS} players")
-        return State(settings, players, rng)
+        if type(opener) is not int or not 0 <= opener < players:
+            raise InvalidSettings(f"no seat {opener} to open the game")
+        state = State(settings, players, rng)
+        state.turn = opener
+        return state
 
     def start_events(self, state: State) -> list[Event]:
         """Only the first turn: nothing else happens during setup."""

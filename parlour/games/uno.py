@@ -523,8 +523,9 @@ class Uno:
     def turn_timer(self, settings: Settings) -> int:
         return settings.turn_timer
 
-    def setup(self, settings: Settings, players: Any, rng: random.Random) -> State:
-        """Pick the dealer by turning cards, then deal the first round."""
+    def setup(self, settings: Settings, players: Any, rng: random.Random, opener: int = 0) -> State:
+        """Pick the dealer by turning cards, as the rules say, then deal the first round (``opener``
+        is not used: the dealer draw decides who starts)."""
         most = min(settings.max_players, MAX_SEATS)
         if type(players) is not int or not self.min_players <= players <= most:
             raise InvalidSettings(f"UNO needs 2 to {most} players, not {players}")

@@ -60,6 +60,9 @@ class GameFlow(RoomState):
                 "not_enough_players", f"{self.game_name} needs {self.engine.min_players} players"
             )
         seed = cmd.payload.setdefault("seed", secrets.randbits(63))
+        # The first move goes round the table from game to game (a log from before it did has none:
+        # its games all opened with seat 0).
+        opener = cmd.payload.setdefault("opener", 0 if self.replaying else self.games_played % len(players))
         self.seats, self.seat_sessions, self.seat_tags, self.seats_lost = [], [], {}, set()
         for seat, member in enumerate(players):
             member.seat, member.ready = seat, False
@@ -69,7 +72,7 @@ class GameFlow(RoomState):
                 self.seat_tags[seat] = {"bot": bot_level(self.game_name, member.bot_options.get("level"))}
             elif member.profile is not None:
                 self.seat_tags[seat] = {"profile": member.profile}
-        self.game = self.engine.setup(self.rules, len(players), random.Random(seed))
+        self.game = self.engine.setup(self.rules, len(players), random.Random(seed), opener)
         self.seed, self.started_at, self.seq = seed, cmd.at, 0
         self.games_played += 1
         self.game_log, self.outcome, self.countdown = [], None, None

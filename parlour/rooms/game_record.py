@@ -41,12 +41,25 @@ def public_players(record: GameRecord) -> list[dict[str, Any]]:
     return players
 
 
+def opener(record: GameRecord) -> int:
+    """The seat the room had open the game: the command that started it says (a game from before
+    the first move went round the table has none, and opened with seat 0)."""
+    start = record.log[0].get("p") if record.log else None
+    return int(start.get("opener", 0)) if isinstance(start, dict) else 0
+
+
+def dealt(engine: Any, record: GameRecord) -> Any:
+    """The game as its engine set it up, before anyone moved."""
+    rules = engine.settings(record.settings)
+    return engine.setup(rules, len(record.players), random.Random(record.seed), opener(record))
+
+
 def steps(record: GameRecord) -> list[dict[str, Any]]:
     """The game's steps in order: ``{"seat", "type": Step, "action"?, "by_bot"?, "t"}``; ``by_bot``
     marks a move a bot made for a player who had dropped out (grace ran out with a bot taking the seat
     over, until that player reconnected), as the live table's log marked it."""
     engine = get_game(record.game)
-    state = engine.setup(engine.settings(record.settings), len(record.players), random.Random(record.seed))
+    state = dealt(engine, record)
     by_session = {p["session"]: p["seat"] for p in record.players if p.get("session")}
     by_member = {p["member"]: p["seat"] for p in record.players if p.get("member")}
     out: list[dict[str, Any]] = []
@@ -124,5 +137,11 @@ def public_game(record: GameRecord) -> dict[str, Any]:
     """``GET /api/games/<id>``: the summary with the settings, seed and steps to replay it (never its
     sessions or chat)."""
     game = public_summary(record)
-    game.update(number=record.number, settings=record.settings, seed=record.seed, actions=steps(record))
+    game.update(
+        number=record.number,
+        settings=record.settings,
+        seed=record.seed,
+        opener=opener(record),
+        actions=steps(record),
+    )
     return game

@@ -2,12 +2,13 @@
 
 A ``GameRecord`` holds what the room played: the game, its settings and seed, the seated players and
 the room's command log from the start of the game to its end. The room built the game with
-``engine.setup(rules, players, Random(seed))`` and then changed it only through three kinds of
-commands — a move (``action``, logged as the engine action it applied), the turn clock running out
-(``timer`` "turn" → ``on_timeout``) and a seated player leaving (``leave``, ``kick``, or a ``timer``
-"grace:…" without a bot taking over → ``on_leave``). Each of those is one *step*, and each made the
-room send one game message (its ``seq`` is the step's number), so step ``k`` shows exactly what the
-table showed after message ``seq = k``; step 0 is the deal.
+``engine.setup(rules, players, Random(seed), opener)`` (the opener from the command that started it)
+and then changed it only through three kinds of commands — a move (``action``, logged as the engine
+action it applied), the turn clock running out (``timer`` "turn" → ``on_timeout``) and a seated
+player leaving (``leave``, ``kick``, or a ``timer`` "grace:…" without a bot taking over →
+``on_leave``). Each of those is one *step*, and each made the room send one game message (its
+``seq`` is the step's number), so step ``k`` shows exactly what the table showed after message
+``seq = k``; step 0 is the deal.
 
 Stepping must stay cheap on a 5,000-move game: a ``Replay`` makes one pass when it is built (the
 game's log lines, clones of the state every ``CLONE_EVERY`` steps, fewer on very long games so a
@@ -18,7 +19,6 @@ it. ``Replays`` keeps the most recently used replays (an LRU).
 
 from __future__ import annotations
 
-import random
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -26,6 +26,7 @@ from typing import Any
 
 from parlour.bots.catalog import get_game
 from parlour.games import Event, Game, Outcome
+from parlour.rooms.game_record import dealt
 from parlour.rooms.game_record import steps as game_steps
 from parlour.rooms.messages import log_entries
 from parlour.store import GameRecord
@@ -173,8 +174,7 @@ class Replay:
         seat = step.seat
         try:
             if step.kind is StepKind.DEAL:
-                rules = engine.settings(self.record.settings)
-                point.state = engine.setup(rules, len(self.record.players), random.Random(self.record.seed))
+                point.state = dealt(engine, self.record)
                 events = engine.start_events(point.state)
             elif seat is None:
                 raise ReplayError(f"step {n} names no seat")

@@ -52,12 +52,13 @@ def _setting_values(setting: Setting) -> st.SearchStrategy[Any]:
 
 
 @st.composite
-def tables(draw: st.DrawFn, game: Game) -> tuple[dict[str, Any], int, int]:
-    """Settings drawn from the game's own schema, a player count that fits them, a seed."""
+def tables(draw: st.DrawFn, game: Game) -> tuple[dict[str, Any], int, int, int]:
+    """Settings drawn from the game's own schema, a player count that fits them, a seed, the seat the
+    room would have open the game."""
     raw = draw(st.fixed_dictionaries({}, optional={s.key: _setting_values(s) for s in game.settings_schema}))
     capacity = game.default_capacity(game.settings(raw))
     players = draw(st.integers(game.min_players, max(game.min_players, capacity)))
-    return raw, players, draw(st.integers(0, 2**32 - 1))
+    return raw, players, draw(st.integers(0, 2**32 - 1)), draw(st.integers(0, players - 1))
 
 
 def _plain(value: Any) -> Any:
@@ -176,9 +177,9 @@ def _perform(game: Game, state: Any, step: Step) -> list[Event]:
     return game.apply(state, seat, game.parse_action(wire))
 
 
-def _walk(game: Game, raw: dict[str, Any], players: int, seed: int) -> None:
+def _walk(game: Game, raw: dict[str, Any], players: int, seed: int, opener: int) -> None:
     rules = game.settings(raw)
-    state = game.setup(rules, players, random.Random(seed))
+    state = game.setup(rules, players, random.Random(seed), opener)
     rng = random.Random(seed ^ 0x5EED)
     log: list[tuple[Step, bytes]] = []
     start = game.start_events(state)
@@ -213,7 +214,7 @@ def _walk(game: Game, raw: dict[str, Any], players: int, seed: int) -> None:
     if outcome is not None:  # every way a game ends is one the catalog can put into words
         assert outcome.reason == "finished" or outcome.reason in dict(game.end_reasons), outcome.reason
     # Replay: the same seed and the same accepted steps make the same game.
-    replay = game.setup(rules, players, random.Random(seed))
+    replay = game.setup(rules, players, random.Random(seed), opener)
     assert _events(game.start_events(replay), players) == _events(start, players)
     for step, seen in log:
         assert _events(_perform(game, replay, step), players) == seen, step
@@ -226,8 +227,23 @@ def _walk(game: Game, raw: dict[str, Any], players: int, seed: int) -> None:
 @given(data=st.data())
 def test_random_games_keep_the_contract(name: str, data: st.DataObject) -> None:
     game = CATALOG[name].game
-    raw, players, seed = data.draw(tables(game))
-    _walk(game, raw, players, seed)
+    raw, players, seed, opener = data.draw(tables(game))
+    _walk(game, raw, players, seed, opener)
+
+
+@pytest.mark.parametrize("name", ["dots", "connect_four"])
+def test_the_seat_the_room_names_opens_a_game_without_a_rule_for_it(name: str) -> None:
+    """Connect Four and Dots & Boxes leave who starts to the table: the room's ``opener`` moves first
+    (the room passes it round from game to game); a seat that is not at the table is refused."""
+    game = CATALOG[name].game
+    rules = game.settings({})
+    for opener in (0, 1):
+        state = game.setup(rules, 2, random.Random(5), opener)
+        assert game.to_act(state) == [opener]
+        assert [e.public for e in game.start_events(state) if e.type == "turn"] == [{"seat": opener}]
+    for wrong in (2, -1):
+        with pytest.raises(InvalidSettings):
+            game.setup(rules, 2, random.Random(5), wrong)
 
 
 @pytest.mark.parametrize("name", GAMES)

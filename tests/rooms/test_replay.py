@@ -12,6 +12,7 @@ import pytest
 from parlour.bots.catalog import CATALOG, REGISTERED, get_game, make_bot
 from parlour.bots.simulate import run
 from parlour.rooms.game_flow import outcome_json
+from parlour.rooms.game_record import public_game
 from parlour.rooms.replay import ALL, CLONE_EVERY, MAX_CLONES, Replay, ReplayError, Replays, StepKind
 from parlour.store import GameRecord
 
@@ -24,11 +25,14 @@ SETTINGS: dict[str, dict[str, Any]] = {
 PLAYERS = {"uno": 3, "cheat": 3, "dots": 2, "connect_four": 2}
 
 
-def simulated_record(game: str, seed: int, players: int, settings: dict[str, Any]) -> GameRecord:
+def simulated_record(
+    game: str, seed: int, players: int, settings: dict[str, Any], opener: int | None = None
+) -> GameRecord:
     """A bots-only game from ``simulate.run``, written as the room would store it (engine actions
-    through JSON, as the store keeps them)."""
+    through JSON, as the store keeps them); ``opener`` None: logged as before the room passed the first
+    move round the table (no opener in the start command)."""
     engine = get_game(game)
-    state = engine.setup(engine.settings(settings), players, random.Random(seed))
+    state = engine.setup(engine.settings(settings), players, random.Random(seed), opener or 0)
     levels = list(CATALOG[game].bots)
     bots = [make_bot(game, levels[s % len(levels)], s, random.Random(seed + s)) for s in range(players)]
     moves: list[tuple[int, Any]] = []
@@ -38,7 +42,8 @@ def simulated_record(game: str, seed: int, players: int, settings: dict[str, Any
         {"seat": s, "member": f"m{s + 1}", "name": f"Bot {s}", "session": f"bot:m{s + 1}"}
         for s in range(players)
     ]
-    log = [{"k": "start", "s": "host", "p": {"seed": seed}, "t": 0.0}]
+    start: dict[str, Any] = {"seed": seed} if opener is None else {"seed": seed, "opener": opener}
+    log = [{"k": "start", "s": "host", "p": start, "t": 0.0}]
     log += [
         {"k": "action", "s": f"bot:m{seat + 1}", "p": {"engine_action": action}, "t": float(i)}
         for i, (seat, action) in enumerate(moves, 1)
@@ -60,6 +65,22 @@ def test_a_simulated_game_replays_to_its_recorded_outcome(game: str) -> None:
     # The replayed log has the outcome's line last, and numbers its lines without gaps.
     assert [e["n"] for e in replay.log] == list(range(len(replay.log)))
     assert replay.log[-1]["step"] == replay.total - 1
+
+
+@pytest.mark.parametrize("game", ["dots", "connect_four"])
+def test_a_game_another_seat_opened_replays_from_that_seat(game: str) -> None:
+    """The room passes the first move round the table: the record's start command names the opener,
+    the deal replays with that seat to move and the whole game replays from it."""
+    record = simulated_record(game, 11, PLAYERS[game], SETTINGS[game], opener=1)
+    assert public_game(record)["opener"] == 1
+    assert public_game(record)["actions"][0]["seat"] == 1
+    replay = Replay(record)
+    assert replay.read(0, 1, None)[0].turn == 1
+    assert replay.outcome is not None and outcome_json(replay.outcome) == record.result
+    # A record from before there was an opener opened with seat 0, and still replays.
+    old = simulated_record(game, 11, PLAYERS[game], SETTINGS[game])
+    assert public_game(old)["opener"] == 0 and public_game(old)["actions"][0]["seat"] == 0
+    assert Replay(old).read(0, 1, None)[0].turn == 0
 
 
 @pytest.mark.parametrize("game", REGISTERED)

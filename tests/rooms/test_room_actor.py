@@ -8,7 +8,7 @@ import weakref
 from typing import Any
 
 from parlour.rooms import CallbackSink, Command, Manager, Member, Room, Timings
-from parlour.rooms.game_record import public_players
+from parlour.rooms.game_record import opener, public_players, steps
 from tests.rooms.harness import Harness, ListSink, MemoryStore, until
 from tests.server.client import first_legal
 
@@ -227,6 +227,27 @@ async def test_bot_members_act_through_their_sink(harness: Harness) -> None:
     await human.do("rematch")
     await human.do("start")
     assert (await human.do("action", engine_action=0))["code"] == "bad_action"
+
+
+async def test_the_first_move_goes_round_the_table_from_game_to_game(harness: Harness) -> None:
+    """Seat 0 opens a room's first Dots & Boxes game, seat 1 the rematch; a restarted server replays
+    the rematch from seat 1, and its record replays from there too."""
+    clients = await harness.table("dots", 2, {"width": 3, "height": 3})
+    room = _room(harness)
+    assert room.turn_info()["seat"] == 0
+    await _act(room, clients, 100)
+    await clients[1].do("rematch")
+    await clients[0].do("start")
+    assert room.turn_info()["seat"] == 1
+    await _act(room, clients, 3)
+    again = harness.restarted()
+    await again.recover()
+    after = again.rooms[room.code]
+    assert (_views(after), after.turn) == (_views(room), room.turn)
+    await _act(room, clients, 100)
+    first, second = harness.store.finished
+    assert (opener(first), opener(second)) == (0, 1)
+    assert steps(second)[0]["seat"] == 1 and len(steps(second)) == 12  # every line of a 2×2-box board
 
 
 async def test_rematch_checkpoints_the_log(tmp_path) -> None:
