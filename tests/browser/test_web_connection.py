@@ -9,7 +9,7 @@ import re
 import signal
 
 import pytest
-from browser_helpers import PHONE, create_room, join_room, start_game, take_over
+from browser_helpers import PHONE, SHOTS, create_room, join_room, start_game, take_over
 from wire import at_a_table
 
 pytestmark = pytest.mark.browser
@@ -183,3 +183,34 @@ def test_a_move_that_reaches_the_server_after_the_clock_ran_out_says_too_late(op
     page.locator("#toasts .toast", has_text="Too late: your time ran out").wait_for(timeout=20_000)
     assert page.locator("#toasts .toast", has_text="It's not your turn").count() == 0
     bo.close()
+
+
+def test_the_lost_connection_is_said_at_the_top_of_a_scrolled_phone_table(open_page, server):
+    """On a phone the hand sits below the fold: scrolled down to it, the player saw dimmed cards that took
+    no tap, with the notice (and the top bar's status) scrolled out of sight above."""
+    (ada, *others), _ = at_a_table(server, "uno", ("Ada", "Bo", "Cy", "Di"))
+    page = open_page("/", viewport=PHONE)
+    take_over(page, ada.token, "Ada")
+    hand = page.locator('[data-testid="hand"]')
+    hand.wait_for()
+    hand.scroll_into_view_if_needed()
+    page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
+    assert page.evaluate("document.querySelector('#stage').getBoundingClientRect().top") < 0
+    page.evaluate("dispatchEvent(new Event('offline'))")  # as the phone's network going away
+    page.locator("body.disconnected").wait_for()
+    # The notice (the stage's own box, over the table) is what lies at the top of the screen. The dimmed
+    # table takes no pointer, so elementFromPoint would pass through it to the stage: made to take
+    # pointers again for the reading, it is what lies there unless the notice covers it.
+    top = """() => {
+      const hosts = [...document.querySelectorAll('#stage .table-host')];
+      hosts.forEach((h) => h.style.setProperty('pointer-events', 'auto', 'important'));
+      const id = document.elementFromPoint(innerWidth / 2, 20)?.id;
+      hosts.forEach((h) => h.style.removeProperty('pointer-events'));
+      return id;
+    }"""
+    assert page.evaluate(top) == "stage"
+    page.screenshot(path=str(SHOTS / "connection-lost-scrolled-390.png"))  # the screen, as the phone shows it
+    page.locator('#conn[data-status="online"]').wait_for(timeout=15_000)
+    assert page.evaluate(top) != "stage"
+    for wire in (ada, *others):
+        wire.close()
