@@ -631,6 +631,9 @@ for (const kind of ["keydown", "pointerdown"]) addEventListener(kind, () => (tou
 
 /** The room's state at the last render: a game that starts or ends changes the whole stage. */
 let shownState = null;
+/** The prompt the table showed this player at the last render (``data-prompt``, None when none): one
+ * that appears takes the focus once. */
+let shownPrompt = null;
 
 /** After an action the control pressed may be gone (a played card, a hidden screen) or disabled (Place,
  * a Connect Four column, once the turn has passed; the browser would blur it): focus never falls back
@@ -641,7 +644,17 @@ function keepFocus() {
   const state = S.room?.state;
   const turned = shownState !== null && state !== shownState && (state === "playing" || shownState === "playing");
   shownState = state;
+  const prompt = $("#stage [data-prompt]");
+  const asked = prompt && prompt.dataset.prompt !== shownPrompt;
+  shownPrompt = prompt?.dataset.prompt ?? null;
   if ($("#dialog").open || !touched) return;
+  // A decision only this player can take came up (UNO: challenge a Wild Draw Four, or accept it): the
+  // focus goes to the question itself (read out, and the next Tab reaches the answers under it), never
+  // to an answer a second Enter meant for a card would give. Never taken from elsewhere (the chat line).
+  if (asked && (active === document.body || $("#stage").contains(active))) {
+    prompt.focus({ preventScroll: true });
+    return;
+  }
   // A game began or ended under focus on the stage: focus goes to the stage itself (the next Tab goes
   // into the new table) or to the results' first button, not to a card that Enter would play.
   if (turned && (active === document.body || $("#stage").contains(active))) {

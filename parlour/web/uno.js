@@ -143,7 +143,16 @@ export function render(stage, view, ctx) {
   const challenge = pending.challenge;
   const alerts = [
     pending.draw_stack && !challenge ? el("p", { class: "alert" }, `+${pending.draw_stack} pending for ${ctx.name(view.turn)}`) : null,
-    challenge ? el("p", { class: "alert" }, `${ctx.name(challenge.offender)} played Wild Draw Four — ${ctx.name(challenge.challenger)} may challenge`) : null,
+    challenge && has("challenge")
+      ? el(
+          "p",
+          // The decision is this player's: the question takes the focus when it comes (app.js keepFocus).
+          { class: "alert", tabindex: "-1", dataset: { prompt: "challenge" } },
+          `${ctx.name(challenge.offender)} played Wild Draw Four — challenge it, or accept the +${pending.draw_stack}?`,
+        )
+      : challenge
+        ? el("p", { class: "alert" }, `${ctx.name(challenge.offender)} played Wild Draw Four — ${ctx.name(challenge.challenger)} may challenge`)
+        : null,
     // Forced play leaves no pass: the card drawn must be played.
     pending.drawn_card_playable && myTurn ? el("p", { class: "alert" }, has("pass") ? "You drew a playable card: play it or pass." : "You drew a playable card: play it (forced play).") : null,
   ];

@@ -227,3 +227,44 @@ def test_a_game_that_ends_or_is_ended_moves_the_focus_off_the_table(open_page, s
     page.evaluate("() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))")
     assert page.evaluate("document.activeElement.id") == "stage"
     bo.close()
+
+
+def test_a_wild_draw_four_on_you_puts_its_question_in_focus(open_page, server):
+    """A Wild Draw Four played on a keyboard player asks them to challenge it or accept: the question
+    takes the focus (the Challenge and Accept buttons sat before the hand, reached only by Shift+Tab),
+    and the next Tab is Challenge, not a card."""
+    ada, bo, _ = two_at_a_table(server, "uno", {"target_score": 0})
+    page = _as(open_page, bo, "Bo")
+    page.keyboard.press("Shift")  # a keyboard player: the page may move their focus
+    page.locator("#stage").focus()
+    for _ in range(120):  # Bo only draws, Ada draws until she holds a Wild Draw Four and plays it
+        ada.catch_up(seq(page))
+        assert not ada.view["over"], "the round ended before a Wild Draw Four came up"
+        if ada.view["turn"] == 0:
+            hand = {card["id"]: card["type"] for card in ada.view["hand"]}
+            kinds = {a["type"]: a for a in ada.view["legal"]}
+            four = [a for a in ada.view["legal"] if a["type"] == "play" and hand[a["card"]] == "wild-draw4"]
+            ada.request("action", action=four[0] if four else kinds.get("draw") or kinds["pass"])
+            if four:
+                break
+            wait_seq(page, ada.seq)
+            continue
+        before = seq(page)
+        control = page.locator('[data-testid="pass"], button[data-testid="draw"]').first
+        control.focus()
+        page.keyboard.press("Enter")
+        wait_seq(page, before + 1)
+    else:
+        raise AssertionError("no Wild Draw Four in 120 moves")
+    question = page.locator('[data-prompt="challenge"]')
+    question.wait_for()
+    page.wait_for_function("document.activeElement?.dataset.prompt === 'challenge'")
+    assert "challenge it, or accept the +4?" in question.text_content()
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.textContent") == "Challenge!"
+    shots(page, "uno-challenge-question")
+    before = seq(page)
+    page.keyboard.press("Enter")
+    wait_seq(page, before + 1)
+    page.locator("#game-log .log-text", has_text=re.compile("^You challenged")).wait_for()
+    ada.close()
