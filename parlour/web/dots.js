@@ -63,9 +63,13 @@ export function render(stage, view, ctx) {
   // shown whole. One up to a sixth too wide is drawn to fit instead (40 px between dots still takes a
   // thumb): 8 × 8 dots on a 390-px phone overflowed its frame by a few pixels, its last dots cut off
   // with nothing to say the board scrolls.
+  // A phone on its side (styles.css, the same query) fits the board to the screen's height, so its
+  // width is held to 68vh at that board's shape: a 12 × 12 board's lines came 22 px apart.
   const tapWidth = (48 / GAP) * ((w - 1) * GAP + 2 * PAD);
+  const aspect = ((w - 1) * GAP + 2 * PAD) / ((h - 1) * GAP + 2 * PAD);
   const frame = (document.querySelector("#stage")?.clientWidth || window.innerWidth - 16) - 18; // less its padding and border
-  const zoomable = tapWidth * (5 / 6) > frame;
+  const sideways = matchMedia(SIDEWAYS).matches;
+  const zoomable = tapWidth * (5 / 6) > (sideways ? Math.min(frame, 0.68 * window.innerHeight * aspect) : frame);
   const whole = local.whole && zoomable;
   if (!valid(local.cursor, w, h)) local.cursor = { x: 0, y: 0, d: 0 };
   // The board element survives re-renders (ui.morph), and with it the keyboard focus and cursor.
@@ -83,7 +87,7 @@ export function render(stage, view, ctx) {
     class: `dots-board ${myTurn ? "mine" : ""}`,
     // As wide as the panel allows (and the screen's height); on a phone a big board keeps lines at
     // least 48 px apart (--min-board; a line's tap area is then 33.6 px square) and its frame scrolls, to pan.
-    style: `--min-board: ${zoomable ? tapWidth : 0}px; --aspect: ${((w - 1) * GAP + 2 * PAD) / ((h - 1) * GAP + 2 * PAD)}`,
+    style: `--min-board: ${zoomable ? tapWidth : 0}px; --aspect: ${aspect}`,
     // A replay's board is a picture: its arrow keys step through the game.
     role: ctx.readOnly ? "img" : "application",
     tabindex: ctx.readOnly ? null : "0",
@@ -131,11 +135,14 @@ export function render(stage, view, ctx) {
   });
 }
 
+/** A phone held sideways: wider than a phone in portrait, but short (styles.css has the same query). */
+const SIDEWAYS = "(min-width: 601px) and (max-height: 520px)";
+
 /** How to draw, for the pointer this screen has; the keys were told to screen readers only. */
 const yourTurnHint = () =>
   matchMedia("(hover: none)").matches ? "Your turn — tap a line twice to draw it." : "Your turn — click a line. Keys: arrows move, Space turns, Enter draws.";
 
-/** On a phone, a board wider than the screen at tap size can be shown whole (styles.css hides this elsewhere). */
+/** On a phone, a board bigger than the screen at tap size can be shown whole (styles.css hides this elsewhere). */
 function zoomToggle(zoomable, ctx) {
   // Always there (hidden when the board fits), so the board keeps its place among its siblings and
   // ui.morph keeps the board element too.

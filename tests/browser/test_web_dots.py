@@ -18,6 +18,7 @@ from browser_helpers import (
     shot,
     shots,
     start_game,
+    take_over,
     toasts_once_quiet,
     wait_room,
 )
@@ -238,6 +239,34 @@ def test_a_board_a_little_wider_than_a_phone_is_drawn_to_fit_not_cut_off(open_pa
     assert ada.get_by_role("button", name="Whole board").is_hidden()
     assert no_horizontal_scroll(ada)
     shot(ada, "dots-8x8-phone")
+
+
+def test_a_big_board_on_a_phone_on_its_side_is_drawn_to_tap_and_shown_whole_on_demand(open_page, server):
+    """844 × 390: the board was fitted to the screen's height, a 12 × 12 board's lines 22 px apart with no
+    "Whole board" to switch (offered in portrait only). It is drawn at tap size in a frame that pans, and
+    can be shown whole; a tap on the whole board zooms back in."""
+    ada, bo, _ = two_at_a_table(server, "dots", {"width": 12, "height": 12})
+    page = open_page("/", {"width": 844, "height": 390})
+    take_over(page, ada.token, "Ada")
+    board = page.locator('[data-testid="dots-board"]')
+    board.wait_for()
+    assert board.bounding_box()["width"] / 11 >= 40, "dots a thumb's width apart"
+    wrap = page.locator(".board-wrap")
+    assert wrap.bounding_box()["height"] <= 390
+    assert _board_edges_in_frame(page)
+    assert no_horizontal_scroll(page)
+    shot(page, "dots-landscape")
+    page.get_by_role("button", name="Whole board").click()
+    whole = board.bounding_box()
+    assert whole["height"] <= wrap.bounding_box()["height"], "the whole board in its frame"
+    shot(page, "dots-landscape-whole")
+    board.click(position={"x": whole["width"] * 0.5, "y": whole["height"] * 0.9})
+    page.get_by_role("button", name="Whole board").wait_for()
+    assert board.bounding_box()["width"] / 11 >= 40
+    assert wrap.evaluate("w => w.scrollTop") > 0, "zoomed in around the tapped spot, low on the board"
+    assert page.locator("line.drawn").count() == 0
+    ada.close()
+    bo.close()
 
 
 def test_dots_against_a_bot(open_page):
