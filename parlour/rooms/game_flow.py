@@ -116,7 +116,9 @@ class GameFlow(RoomState):
         if outcome.winners:
             for player in record.players:
                 player["stats"] = self.engine.player_stats(self.game, outcome, player["seat"])
-            scoreboard.record(self.scoreboard, self.engine.scores_add_up, self.seats, self.outcome)
+            scoreboard.record(
+                self.scoreboard, self.engine.scores_add_up, self.seats, self.seat_sessions, self.outcome
+            )
         board = scoreboard.as_list(self.scoreboard)
         self.broadcast(messages.game_over(self.outcome, self.seats, board, record.id))
         self.release_replaced(at)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, cast
 
 from parlour.bots.catalog import has_bots
-from parlour.rooms import messages
+from parlour.rooms import messages, scoreboard
 from parlour.rooms.commands import Command, CommandError
 from parlour.rooms.enums import PLAYER, PLAYING, LeaveReason, Role
 from parlour.rooms.members import Member
@@ -54,6 +54,7 @@ class Membership(RoomState):
         if not bot:
             self.joined.add(session)
             self.hooks.membership(session, cast("Room", self))
+            scoreboard.rejoined(self.scoreboard, session, member.id)
         return member
 
     def remove_member(self, member: Member, reason: LeaveReason, at: float) -> None:
@@ -114,8 +115,10 @@ class Membership(RoomState):
         member.sink = None
 
     def release_replaced(self, at: float) -> None:
-        """The game is over: seats still played by a bot were given up when grace ran out."""
+        """The game is over: seats still played by a bot were given up when grace ran out (each
+        player, back while the results are up, is told so and shown them, as one back mid-game is)."""
         for member in [m for m in self.members.values() if m.replaced]:
+            self.seats_lost.add(member.session)
             self.remove_member(member, LeaveReason.TIMEOUT, at)
 
     def pass_host(self) -> None:

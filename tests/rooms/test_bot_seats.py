@@ -160,6 +160,41 @@ async def test_a_bot_takes_over_a_dropped_seat_and_plays_to_the_end() -> None:
     await harness.manager.close()
 
 
+async def test_back_after_a_bot_finished_their_game_a_player_sees_its_results_and_keeps_their_line() -> None:
+    """The seat a bot played to the end is given up then: the player, back while the results are up, is
+    told their seat was lost (the page shows them the results, not a newcomer's waiting room); the rematch
+    counts on their old scoreboard line, not on a second line under the same name."""
+    harness = Harness()
+    room, (me, away) = await _takeover_table(harness)
+    member = room.member_by_session(away.session.id)
+    await _until(lambda: member.replaced)
+    await _play_seat(room, me)
+    assert room.state == "finished" and member.id not in room.members
+    await harness.manager.join(away.session, away.sink, "back", room.code, None, "player")
+    snapshot = next(m for m in away.messages if m.get("id") == "back")
+    assert snapshot["type"] == "room" and snapshot["state"] == "finished" and snapshot["seat_lost"] is True
+    again = room.member_by_session(away.session.id)
+    assert again.id != member.id
+    assert [(line["member"], line["games"]) for line in snapshot["scoreboard"] if line["name"] == "P1"] == [
+        (again.id, 1)
+    ]
+    assert all("session" not in line for line in snapshot["scoreboard"])
+    await me.do("rematch")
+    await away.do("ready", ready=True)
+    await _until(lambda: room.state == "playing")
+    for _ in range(20_000):
+        if room.state != "playing":
+            break
+        seat = room.turn[0] if room.turn else None
+        client = me if seat == room.game_seat(room.member_by_session(me.session.id)) else away
+        if seat is not None:
+            await client.do("action", action=first_legal(room.engine.view(room.game, seat)))
+        await asyncio.sleep(0)
+    board = me.last("game_over")["scoreboard"]
+    assert sorted((line["name"], line["games"]) for line in board) == [("P0", 2), ("P1", 2)]
+    await harness.manager.close()
+
+
 async def test_resuming_before_the_end_hands_the_seat_back() -> None:
     harness = Harness()
     room, (me, away) = await _takeover_table(harness)

@@ -16,12 +16,12 @@ def outcome(winners: list[int], tie: bool) -> dict:
 
 def test_the_scoreboard_counts_a_tie_as_played_and_a_win_only_when_won() -> None:
     board: scoreboard.Scoreboard = {}
-    scoreboard.record(board, False, SEATS, outcome([0, 1], tie=True))
+    scoreboard.record(board, False, SEATS, ["s1", "s2"], outcome([0, 1], tie=True))
     assert [(line["name"], line["games"], line["wins"]) for line in scoreboard.as_list(board)] == [
         ("Ada", 1, 0),
         ("Bo", 1, 0),
     ]
-    scoreboard.record(board, False, SEATS, outcome([0], tie=False))
+    scoreboard.record(board, False, SEATS, ["s1", "s2"], outcome([0], tie=False))
     assert [(line["name"], line["games"], line["wins"]) for line in scoreboard.as_list(board)] == [
         ("Ada", 2, 1),
         ("Bo", 2, 0),
