@@ -3,7 +3,7 @@
 
 import "./theme.js"; // first: the page takes its theme before anything waits
 import { GAMES, TABLES, loadCatalog } from "./catalog.js";
-import { noteEntries, personal, resetLog, toggleLog } from "./gamelog.js";
+import { closeLog, noteEntries, personal, resetLog, toggleLog } from "./gamelog.js";
 import { keepProfile, profileField } from "./identity.js";
 import { clearInvite, initLobby, presetCode, renderRooms, showInvite } from "./lobby.js";
 import { Connection } from "./net.js";
@@ -588,6 +588,7 @@ function render() {
  * scrolled away from their hand (down at the chat on a phone). */
 function yourTurn() {
   beep("turn");
+  closeLog(); // a phone's log drawer lay over the hand while the turn's clock ran
   if (document.hidden) navigator.vibrate?.(150);
   else if (!inSight($('#stage [data-testid="hand"]') ?? $("#stage"))) toast("Your turn", "turn", 3000, true);
 }

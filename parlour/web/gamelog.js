@@ -127,3 +127,27 @@ export function toggleLog() {
   const list = $("#game-log");
   list.scrollTop = list.scrollHeight;
 }
+
+/** Close the phone drawer if it is open (it lies over the hand); whether it was. */
+export function closeLog() {
+  if (!local.open) return false;
+  toggleLog();
+  return true;
+}
+
+// The drawer covers the bottom of the screen, the hand and its buttons: its Close button, Escape and a
+// tap anywhere outside it close it (only the Log button did, back at the top of the page).
+$("#log-close")?.addEventListener("click", () => {
+  closeLog();
+  $("#log-toggle").focus({ preventScroll: true });
+});
+addEventListener("keydown", (e) => {
+  if (e.key === "Escape" && !document.querySelector("dialog[open]") && closeLog()) $("#log-toggle").focus({ preventScroll: true });
+});
+addEventListener(
+  "pointerdown",
+  (e) => {
+    if (local.open && !e.target.closest?.("#log-panel, #log-toggle")) closeLog();
+  },
+  { capture: true },
+);

@@ -311,3 +311,41 @@ def test_a_matchs_results_say_what_its_last_round_added(open_page, server):
     shots(page, "uno-match-results")
     ada.close()
     bo.close()
+
+
+def test_a_phones_log_drawer_closes_by_its_button_escape_a_tap_outside_and_your_turn(open_page, server):
+    """The drawer lies over the hand: only the Log button, scrolled back up to, closed it, and a turn's
+    clock ran out under it."""
+    ada, bo, _ = two_at_a_table(server, "connect_four")
+    page = open_page("/", PHONE)
+    take_over(page, ada.token, "Ada")
+    page.locator(".table-host").wait_for()
+    toggle, drawer = page.locator("#log-toggle"), page.locator("#log-panel.open")
+    closer = page.get_by_role("button", name="Close the game log")
+    toggle.click()
+    drawer.wait_for()
+    assert on_screen(page, "#log-close")
+    shot(page, "log-drawer-close")
+    closer.click()
+    drawer.wait_for(state="hidden")
+    assert toggle.get_attribute("aria-expanded") == "false"
+    assert page.evaluate("document.activeElement.id") == "log-toggle"
+    toggle.click()
+    drawer.wait_for()
+    page.keyboard.press("Escape")
+    drawer.wait_for(state="hidden")
+    toggle.click()
+    drawer.wait_for()
+    page.locator(".room-head .room-title").click()  # anywhere outside the drawer
+    drawer.wait_for(state="hidden")
+    # Ada opens the room's first game. Opened while Bo thinks, the drawer closes as her turn comes round.
+    page.locator(".c4-col.playable").first.click()
+    page.locator(".c4-col.playable").first.wait_for(state="detached")
+    toggle.click()
+    drawer.wait_for()
+    bo.catch_up(1)
+    bo.request("action", action=bo.view["legal"][0])
+    drawer.wait_for(state="hidden")
+    page.locator(".c4-col.playable").first.wait_for()
+    ada.close()
+    bo.close()
