@@ -60,12 +60,12 @@ def join(room: Room, cmd: Command) -> bool | None:
     if existing is not None:
         return reconnect(room, cmd)
     origin, profile = cmd.payload.get("origin"), cmd.payload.get("profile")
-    if (
-        cmd.session in room.banned
-        or (profile is not None and _PROFILE_BAN + profile in room.banned)
-        or (origin is not None and origin in room.banned and cmd.session not in room.joined)
-    ):
+    if cmd.session in room.banned or (profile is not None and _PROFILE_BAN + profile in room.banned):
         raise CommandError("banned", "you were removed from this room")
+    if origin is not None and origin in room.banned and cmd.session not in room.joined:
+        # Maybe someone else on the kicked player's network (a household, a NAT): not told they were.
+        words = "the host removed someone on your network from this room, and it takes no newcomers from it"
+        raise CommandError("banned", words)
     checked = (
         room.password_hash is not None
         and not room.replaying
