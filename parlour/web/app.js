@@ -371,7 +371,8 @@ const handlers = {
     const seat = S.room.state === "playing" ? S.room.play?.seats.find((s) => s.member === member) : null;
     if (seat) Object.assign(seat, { left: true }, reason === "kicked" ? { kicked: true } : {});
     if (S.room.rematch?.member === member) S.room.rematch = null; // an offer from someone gone stands for nothing
-    const said = gone && `${gone.name} ${reason === "kicked" ? "was kicked" : reason === "timeout" ? "timed out" : "left"}`;
+    const how = reason === "kicked" ? (gone?.bot ? "was removed" : "was kicked") : reason === "timeout" ? "timed out" : "left";
+    const said = gone && `${gone.name} ${how}`;
     // A host who leaves is followed by who hosts now (host_changed): said in one toast, not two in turn.
     if (said && member === S.room.host) S.room.hostLeft = said;
     else if (said) toast(said);
@@ -476,10 +477,13 @@ const handlers = {
     render();
   },
   kicked() {
+    // The room's notices still queued are no longer this person's: they had read "Bot 6 was kicked".
+    clearToasts();
     toast("The host removed you from the room", "bad");
     leftRoom();
   },
   room_closed({ reason }) {
+    clearToasts();
     toast(reason === "terminated" ? "The host closed the room" : "The room closed", "bad");
     leftRoom();
   },

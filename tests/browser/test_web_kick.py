@@ -49,3 +49,40 @@ def test_a_bot_is_removed_not_kicked(open_page):
     assert "seat is freed" in asked.inner_text()
     asked.get_by_role("button", name="Remove").click()
     page.locator("#players .member .badge.bot").wait_for(state="detached")
+    page.locator("#toasts .toast", has_text=re.compile(r"^Bot \d+ was removed$")).wait_for()
+
+
+def _bot_seated(host: Wire) -> str:
+    """The member id of the bot the host's last ``add_bot`` seated (its ``member_joined`` may have come
+    before the reply, or be still on its way)."""
+    while True:
+        joined = [m for m in host.messages if m["type"] == "member_joined" and m["member"].get("bot")]
+        if joined:
+            return joined[-1]["member"]["id"]
+        host.until(lambda m: True)
+
+
+def test_the_kicked_are_told_so_at_once_not_the_rooms_queued_news(open_page, server):
+    """Kicked just after the host removed two bots, Wendy read "Bot 6 was kicked" on the start page, and
+    her own notice only once the room's had gone by."""
+    host = Wire(server, "Hana")
+    code = host.request("create_room", game="uno", capacity=4)["code"]
+    wendy = Wire(server, "Wendy")
+    wendy.request("spectate", code=code)
+    page = open_page("/")
+    take_over(page, wendy.token, "Wendy")  # her browser, watching
+    page.locator("#screen-room").wait_for()
+    joined = host.until(lambda m: m["type"] == "member_joined" and m["member"]["name"] == "Wendy")
+    for _ in range(2):
+        host.messages.clear()
+        host.request("add_bot")
+        host.request("kick", member=_bot_seated(host))
+    page.locator("#toasts .toast").first.wait_for()  # the room's news queues up
+    host.request("kick", member=joined["member"]["id"])
+    page.locator("#screen-start").wait_for()
+    toasts = page.locator("#toasts .toast")
+    assert toasts.first.inner_text() == "The host removed you from the room"
+    page.wait_for_timeout(3500)  # as long as a toast stays up: nothing of the room's comes after it
+    assert not page.locator("#toasts .toast", has_text="Bot").count()
+    host.close()
+    wendy.close()
