@@ -916,7 +916,7 @@ class Uno:
         if st.drawn >= 0:
             raise IllegalAction("already_drawn", "play the card you drew or pass")
         if st.stack:
-            return self._take_stack(st, seat, "stack", [])
+            return self._take_stack(st, seat, _penalty(st), [])
         s = st.settings
         hand = st.hands[seat]
         matches = _MATCHES[st.color][st.discard[-1]]
@@ -1101,7 +1101,7 @@ class Uno:
             raise IllegalAction("not_your_turn", f"it is seat {st.turn}'s turn")
         events = [Event("timeout", {"seat": seat})]
         if st.stack:
-            return self._take_stack(st, seat, "stack" if st.offender < 0 else "wild_draw4", events)
+            return self._take_stack(st, seat, _penalty(st) if st.offender < 0 else "wild_draw4", events)
         if st.drawn < 0:
             st.exposed = -1
             _give(st, seat, 1, "timeout", events)
@@ -1215,6 +1215,16 @@ class Uno:
             "hand": [CARDS[c] for c in sorted(st.hands[seat])],
             "legal": [dict(a) for a in self.legal_actions(st, seat)],
         }
+
+
+def _penalty(st: State) -> str:
+    """Why the seat on turn draws the pending penalty: one Draw Two's or Wild Draw Four's, or a stack of
+    them (a single Draw Two was logged as "the stacked penalty")."""
+    if st.stack_kind == DRAW2 and st.stack == 2:
+        return "draw2"
+    if st.stack_kind == WILD4 and st.stack == 4:
+        return "wild_draw4"
+    return "stack"
 
 
 _CARD_WORDS = {"skip": "Skip", "reverse": "Reverse", "draw2": "Draw Two"}

@@ -534,6 +534,24 @@ def test_stacking_draw_two_on_draw_two_then_the_first_non_stacker_draws_the_tota
     assert len(state.hands[2]) == 6 and state.turn == 0 and state.stack == 0
 
 
+def test_a_penalty_nobody_stacked_on_is_drawn_as_its_card_not_as_a_stack() -> None:
+    """Stacking on, a single Draw Two the next player drew was logged "(the stacked penalty)"."""
+    for stacked in (False, True):
+        state = rig(
+            [cards("rD", "b1"), cards("gD", "g2", "g3"), cards("y1", "y2")],
+            card("r3"),
+            settings={"stacking": True},
+        )
+        GAME.apply(state, 0, {"type": "play", "card": card("rD")})
+        if stacked:
+            GAME.apply(state, 1, {"type": "play", "card": card("gD")})
+        drawer = 2 if stacked else 1
+        (draw,) = [e for e in GAME.apply(state, drawer, {"type": "draw"}) if e.type == "draw"]
+        assert draw.public["reason"] == ("stack" if stacked else "draw2")
+        line = GAME.describe_event(draw.for_seat(None), ["Ada", "Bo", "Cy"])
+        assert line is not None and line.endswith("(the stacked penalty)" if stacked else "(Draw Two)")
+
+
 def test_stacking_does_not_mix_draw_two_and_wild_draw_four() -> None:
     on = {"stacking": True}
     state = rig([cards("rD", "b1"), cards("W4", "g2"), cards("y1")], card("r3"), settings=on)
