@@ -90,8 +90,13 @@ const app = {
     // once it is back (it was lost without a word, and tapped again on a table that had moved on).
     const lostMove = error.code === "connection_lost" && type === "action";
     const tooLate = error.code === "not_your_turn" && type === "action" && Date.now() - timedOutAt < TOO_LATE_MS;
+    // A table may word a refusal of its game's move from what it saw happen (Cheat: a call beaten by
+    // another's, "there is no play to challenge").
+    const table = type === "action" && S.room ? TABLES[S.room.kind] : null;
+    const told = table?.refusal?.(error, fields.action, tableContext(S.room, app).name);
     let words = error.message ?? "Something went wrong";
     if (tooLate) words = "Too late: your time ran out, and the game moved for you.";
+    else if (told) words = told;
     else if (error.code === "not_your_turn") words = "It's not your turn.";
     else if (lostMove) words = "The connection dropped before your move was answered: once it is back, check the table and play again if your move is not there.";
     answer(words);
@@ -554,6 +559,7 @@ function upsertMember(member) {
 function gameEvents(events) {
   const table = TABLES[S.room.kind];
   const ctx = tableContext(S.room, app);
+  const me = ctx.seat === null ? null : ctx.name(ctx.seat);
   for (const event of events ?? []) {
     const note = table.onEvent(event, ctx.name, ctx.seat);
     if (!note) continue;
@@ -564,7 +570,8 @@ function gameEvents(events) {
     // A move's toast makes way for the next move's; one that changed more than a move (a round won,
     // hands swapped, a call) is kept until read: the next deal's toast, in the same message, and the
     // next move's had replaced the round's winner before anyone saw it.
-    if (!note.quiet) toast(note.text, note.kind ?? "info", 2500, !note.keep);
+    // In the second person where it is about you, as the log says it ("You called Cheat! … you pick up 3").
+    if (!note.quiet) toast(personal({ text: note.text, event }, ctx.seat, me), note.kind ?? "info", 2500, !note.keep);
   }
 }
 

@@ -41,6 +41,14 @@ function cardFace(card, attrs = {}) {
   );
 }
 
+/** A call refused for want of a play to call, just after another player's call took that play: the
+ * caller lost the race ("there is no play to challenge" read as if they had tapped at nothing). */
+export function refusal(error, action, names) {
+  if (action?.type !== "call" || error.code !== "nothing_to_call" || !local.reveal) return null;
+  if (Date.now() - local.revealAt > REVEAL_MS) return null;
+  return `Too late: ${names(local.reveal.caller)} called Cheat first.`;
+}
+
 /** Remember what a call revealed; returns a toast for it. */
 export function onEvent(event, names, seat) {
   if (event.type === "called") {

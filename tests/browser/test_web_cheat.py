@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from browser_helpers import (
     PHONE,
@@ -15,7 +17,7 @@ from browser_helpers import (
     take_over,
     wait_seq,
 )
-from wire import at_a_table
+from wire import Wire, at_a_table
 
 pytestmark = pytest.mark.browser
 
@@ -144,3 +146,76 @@ def test_a_cheat_game_too_few_players_could_finish_says_nobody_won(open_page, se
     assert any(row.startswith("Ed (left)") for row in rows), rows
     assert not any("Di (" in row for row in rows), rows
     shots(page, "cheat-nobody-won")
+
+
+class HeldDelivery:
+    """The page's socket to the server, with the server's messages held back while ``held`` (as a slow
+    link delays them): the page acts on a table that has already moved on."""
+
+    def __init__(self, page) -> None:
+        self.held = False
+        self.queue: list = []
+        self.socket = None
+        page.route_web_socket(re.compile(r"/api/ws"), self._route)
+
+    def _route(self, ws) -> None:
+        server = ws.connect_to_server()
+        self.socket = ws
+        ws.on_message(server.send)
+        server.on_message(lambda m: self.queue.append(m) if self.held else ws.send(m))
+
+    def release(self) -> None:
+        self.held = False
+        while self.queue:
+            self.socket.send(self.queue.pop(0))
+
+
+def _until_others_placed(page, wires: dict[int, Wire], bo_seat: int) -> Wire:
+    """Play on (the wires place one card, Bo's page places one) until someone other than Bo has just
+    placed; a wire that may call that play (not its placer's)."""
+    for _ in range(40):
+        seen = max(w.seq for w in wires.values())
+        for wire in wires.values():
+            wire.catch_up(seen)
+        view = next(iter(wires.values())).view
+        play = view["last_play"]
+        if play and play["seat"] != bo_seat and play["callable"]:
+            return next(w for seat, w in wires.items() if seat != play["seat"])
+        if view["turn"] == bo_seat:
+            wait_seq(page, seen)
+            place_cards(page, 1)
+        else:
+            mover = wires[view["turn"]]
+            mover.request("action", action=next(a for a in mover.view["legal"] if a["type"] == "play"))
+        for wire in wires.values():
+            wire.catch_up(seen + 1)
+    raise AssertionError("nobody else placed")
+
+
+def test_a_call_beaten_by_anothers_says_who_called_first_and_your_call_says_you(open_page, server):
+    """Two calls on one play: the slower caller read "There is no play to challenge" (or nothing at all).
+    And a call's toast spoke of the caller in the third person ("Dan called Cheat! … Dan picks up 2")
+    while the log said "you"."""
+    (ada, bo, cy), _ = at_a_table(server, "cheat", ("Ada", "Bo", "Cy"))
+    page = open_page("/")
+    link = HeldDelivery(page)
+    take_over(page, bo.token, "Bo")
+    page.locator('[data-testid="hand"]').wait_for()
+    wires = {ada.view["seat"]: ada, cy.view["seat"]: cy}
+    caller = _until_others_placed(page, wires, bo.view["seat"])
+    wait_seq(page, caller.seq)
+    link.held = True  # Bo's page has yet to hear of the other call when Bo taps Cheat
+    caller.request("action", action={"type": "call"})
+    page.locator('[data-testid="cheat"]').click()
+    page.wait_for_timeout(300)
+    link.release()
+    late = page.locator("#toasts .toast", has_text=f"Too late: {caller.name} called Cheat first.")
+    late.wait_for()
+    assert page.locator("#toasts .toast", has_text="no play to challenge").count() == 0
+    # Bo's own call, later: said to Bo as "You called Cheat!".
+    _until_others_placed(page, wires, bo.view["seat"])
+    wait_seq(page, max(w.seq for w in wires.values()))
+    page.locator('[data-testid="cheat"]').click()
+    page.locator("#toasts .toast", has_text="You called Cheat!").wait_for()
+    for wire in (ada, bo, cy):
+        wire.close()
