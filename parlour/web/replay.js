@@ -86,7 +86,10 @@ const viewedSeat = () => (typeof R.seat === "number" ? R.seat : null);
 
 function context() {
   return {
-    seat: viewedSeat(),
+    // A game with nothing hidden shows one view to all: its "you" is the viewer's own seat, if they
+    // played (a stranger's replay of Connect Four said "Ada (you)" and "you win!", the default view
+    // being seat 0's).
+    seat: R.info.secret_fields?.length ? viewedSeat() : (R.info.you ?? null),
     name: names,
     readOnly: true, // the tables show the viewed seat's hand and offer no move
     act: () => {}, // nothing is sent

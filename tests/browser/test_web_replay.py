@@ -9,6 +9,7 @@ import pytest
 from browser_helpers import DESKTOP, PHONE, create_room, drive, shots, start_game, wait_drawn
 from conftest import Server
 from test_web_dots import click_free_line
+from wire import Wire, play_to_the_end
 
 pytestmark = pytest.mark.browser
 
@@ -125,6 +126,31 @@ def test_open_the_replay_from_the_results_and_step_to_the_end(open_page):
     recent.first.wait_for(state="attached")
     assert recent.count() == 1 and recent.first.get_attribute("href").startswith("/g/")
     assert recent.first.get_attribute("target") == "_blank"
+
+
+def test_a_replay_of_a_game_with_nothing_hidden_calls_nobody_you_for_a_stranger(open_page, server):
+    """A stranger's replay of Connect Four said "Ada (you)" and "Four in a row — you win!": its default
+    view is seat 0's, and the table took that seat for the viewer's own."""
+    ada, bo = Wire(server, "Ada"), Wire(server, "Bo")
+    # A public room: its replays open to anyone.
+    code = ada.request("create_room", game="connect_four", public=True, capacity=2)["code"]
+    bo.request("join", code=code)
+    ada.request("start")
+    bo.until(lambda m: m["type"] == "game_started")
+    play_to_the_end([ada, bo])
+    over = next((m for m in ada.messages if m["type"] == "game_over"), None)
+    over = over or ada.until(lambda m: m["type"] == "game_over")
+    page = open_page(f"/g/{over['game_id']}")
+    page.locator('[data-testid="replay-stage"] [data-testid="c4-board"]').wait_for()
+    page.keyboard.press("End")
+    stage = page.locator('[data-testid="replay-stage"]')
+    page.wait_for_function(
+        "() => /wins\\.|tie/i.test(document.querySelector('[data-testid=\"replay-stage\"]').innerText)"
+    )
+    text = stage.inner_text()
+    assert "(you)" not in text and "you win" not in text, text
+    ada.close()
+    bo.close()
 
 
 def test_an_unknown_game_says_so(open_page):
