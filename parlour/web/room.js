@@ -368,7 +368,7 @@ function gameOver(room, app) {
       { class: "row wrap" },
       actions,
       results.game_id ? el("a", { class: "button big", href: `/g/${results.game_id}`, target: "_blank", rel: "noopener", dataset: { testid: "watch-replay" } }, "Watch replay") : null,
-      app.profile() && you ? el("a", { class: "button big", href: `/p/${app.profile()}`, target: "_blank", rel: "noopener", dataset: { testid: "your-stats" } }, "Your stats") : null,
+      app.profile() && ctx.seat !== null ? el("a", { class: "button big", href: `/p/${app.profile()}`, target: "_blank", rel: "noopener", dataset: { testid: "your-stats" } }, "Your stats") : null,
     ),
   );
 }

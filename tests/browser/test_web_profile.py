@@ -8,9 +8,10 @@ import re
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from browser_helpers import create_room, drive, shot, shots, start_game
+from browser_helpers import create_room, drive, shot, shots, start_game, take_over
 from conftest import Server
 from test_web_connect_four import drop_in_a_column
+from wire import Wire, play_to_the_end, two_at_a_table
 
 from parlour.store import GameRecord, ProfileRecord
 from parlour.store.sqlite import SQLiteStore
@@ -121,3 +122,18 @@ def test_a_leaderboard_on_a_small_phone_fits_or_says_it_scrolls(open_page, tmp_p
         )
     finally:
         server.stop()
+
+
+def test_a_spectator_is_not_offered_stats_for_a_game_they_only_watched(open_page, server):
+    """ "Your stats" on the results led a spectator to an empty page: it is for those who played."""
+    ada, bo, code = two_at_a_table(server, "connect_four")
+    cy = Wire(server, "Cy")
+    cy.request("spectate", code=code)
+    watcher = open_page("/")
+    take_over(watcher, cy.token, "Cy")
+    watcher.locator('[data-testid="c4-board"]').wait_for()
+    play_to_the_end([ada, bo])
+    watcher.locator('[data-testid="results"]').wait_for()
+    assert watcher.locator('[data-testid="your-stats"]').count() == 0
+    for wire in (ada, bo, cy):
+        wire.close()
