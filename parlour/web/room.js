@@ -155,6 +155,19 @@ function startLabel(players, you) {
   return `Start game (${unready.length === 1 ? `${unready[0].name} isn't ready` : `${unready.length} not ready`})`;
 }
 
+/** Start now, asked first while someone has not said they are ready: a host's one click had pulled
+ * friends still reading the last game's results into the next. */
+async function startNow(players, you, app) {
+  const unready = players.filter((m) => !m.ready && m !== you).map((m) => m.name);
+  if (unready.length) {
+    const names = unready.length === 1 ? unready[0] : `${unready.slice(0, -1).join(", ")} and ${unready.at(-1)}`;
+    const they = unready.length === 1 ? "They have" : "They have each";
+    const asked = await confirmDialog(`Start without waiting for ${names}?`, `${they} not said they are ready: the game starts for them at once.`, "Start now", { kind: "primary" });
+    if (!asked) return;
+  }
+  app.send("start");
+}
+
 function waiting(room, app) {
   const host = isHost(room);
   const you = room.members.find((m) => m.id === room.you?.member);
@@ -181,7 +194,7 @@ function waiting(room, app) {
         ? el("button", { class: `big ${you.ready ? "" : "primary"}`, "aria-pressed": String(you.ready), onclick: () => app.send("ready", { ready: !you.ready }) }, you.ready ? "✓ Ready — click to unready" : "I'm ready")
         : null,
       host
-        ? el("button", { class: "big primary", disabled: !enough, onclick: () => app.send("start"), title: enough ? "" : `Needs ${game.min_players} players` }, startLabel(players, you))
+        ? el("button", { class: "big primary", disabled: !enough, onclick: () => startNow(players, you, app), title: enough ? "" : `Needs ${game.min_players} players` }, startLabel(players, you))
         : countdown ? null : el("button", { class: "big", disabled: true }, "Waiting for the host to start"), // the countdown says when
     ),
     // Short of players, the host's way to play now (bots) stands by the words that say so; it was under
