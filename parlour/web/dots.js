@@ -120,7 +120,7 @@ export function render(stage, view, ctx) {
       el("div", { class: `board-wrap ${whole ? "whole" : ""}` }, board),
       // Where the keyboard cursor is, for screen readers (``keyboard``): a line has no focus of its own.
       el("p", { class: "visually-hidden", "aria-live": "polite", dataset: { testid: "dots-cursor" } }),
-      el("p", { class: "muted hint" }, whole ? "Tap the board where you want to play to zoom in." : myTurn ? yourTurnHint() : view.over ? "" : ctx.absent(view.turn) ? `Waiting for ${ctx.name(view.turn)} to come back…` : `${ctx.name(view.turn)} is thinking…`),
+      el("p", { class: "muted hint", dataset: { testid: "dots-hint" } }, whole ? "Tap the board where you want to play to zoom in." : myTurn ? again(ctx) ?? yourTurnHint() : view.over ? "" : ctx.absent(view.turn) ? `Waiting for ${ctx.name(view.turn)} to come back…` : `${ctx.name(view.turn)} is thinking…`),
     ),
   );
   // Once morph has run (before the next paint): key the board in place so the next render can update
@@ -137,6 +137,12 @@ export function render(stage, view, ctx) {
 
 /** A phone held sideways: wider than a phone in portrait, but short (styles.css has the same query). */
 const SIDEWAYS = "(min-width: 601px) and (max-height: 520px)";
+
+/** Your turn goes on because your last line closed a box: said, or it read as a plain "Your turn". */
+function again(ctx) {
+  const taken = local.turn.seat === ctx.seat ? local.turn.boxes.size : 0;
+  return taken ? `You took ${taken === 1 ? "a box" : `${taken} boxes`}: draw another line.` : null;
+}
 
 /** How to draw, for the pointer this screen has; the keys were told to screen readers only. */
 const yourTurnHint = () =>

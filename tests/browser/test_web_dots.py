@@ -14,6 +14,7 @@ from browser_helpers import (
     drive,
     join_room,
     no_horizontal_scroll,
+    on_screen,
     record_toasts,
     shot,
     shots,
@@ -486,5 +487,25 @@ def test_a_log_entry_pointed_at_marks_its_line_or_box_on_the_board(open_page, se
     assert "pointed" not in line.get_attribute("class")
     box = watcher.locator(f'[data-box="{capture["event"]["x"]},{capture["event"]["y"]}"]')
     assert "pointed" in box.get_attribute("class")
+    ada.close()
+    bo.close()
+
+
+def test_a_laptop_shows_the_turn_line_under_the_board_and_says_a_box_earns_another_line(open_page, server):
+    """At 1280 × 800 with a turn clock, the line under a square board ("Your turn — click a line") was cut
+    off at the screen's edge; and a turn that went on after a box read as a plain "Your turn"."""
+    ada, bo, _ = two_at_a_table(server, "dots", {"width": 3, "height": 3, "turn_timer": 120})
+    for wire, line in ((ada, (0, 0, 0)), (bo, (0, 1, 0)), (ada, (0, 0, 1)), (bo, (1, 0, 0))):
+        wire.request("action", action={"type": "line", "x": line[0], "y": line[1], "d": line[2]})
+    page = open_page("/")
+    take_over(page, ada.token, "Ada")
+    hint = page.locator('[data-testid="dots-hint"]')
+    hint.filter(has_text="Your turn").wait_for()
+    assert on_screen(page, '[data-testid="dots-hint"]')
+    # Ada closes the top-left box (its right side): her turn goes on, and the table says why.
+    page.locator('g.free[data-line="1,0,1"]').dispatch_event("pointerup", {"pointerType": "mouse"})
+    hint.filter(has_text="You took a box: draw another line.").wait_for()
+    assert on_screen(page, '[data-testid="dots-hint"]')
+    shots(page, "dots-box-again")
     ada.close()
     bo.close()
