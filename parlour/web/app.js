@@ -137,7 +137,7 @@ const app = {
       await conn.request(type, fields);
     } catch (err) {
       if (err.code === "wrong_password") {
-        answer(fields.password ? "That password is wrong — check it and try again." : "This room has a password — type it under “Join a game”.");
+        answer(fields.password ? "That password is wrong — check it and try again." : "This room has a password — type it in the Password box and join again.");
         presetCode(fields.code);
         $("#join-password").focus();
       } else if (err.code === "room_full" && type === "join") {

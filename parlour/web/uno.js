@@ -264,7 +264,8 @@ function hint(view, has, playsFor, myTurn) {
   const playable = view.hand.some((c) => playsFor(c.id).length);
   const stack = view.pending.draw_stack;
   if (!myTurn) return playable ? "Jump in! You hold an identical card." : `Your hand: ${cards(view.hand.length)}`;
-  if (has("challenge")) return `Challenge the Wild Draw Four, or accept the +${stack}.`;
+  // What each answer costs, as the rule has it: the bluffer draws instead, or the challenger draws 2 more.
+  if (has("challenge")) return `Challenge: if it was a bluff they draw ${stack}, if not you draw ${stack + 2}. Or accept the +${stack}.`;
   if (stack) return playable ? `Stack a draw card, or take the +${stack}.` : `Take the +${stack}.`;
   if (has("pass")) return "Play the card you drew, or keep it and pass.";
   if (playable) return "Your turn — highlighted cards can be played.";

@@ -260,6 +260,9 @@ def test_a_wild_draw_four_on_you_puts_its_question_in_focus(open_page, server):
     question.wait_for()
     page.wait_for_function("document.activeElement?.dataset.prompt === 'challenge'")
     assert "challenge it, or accept the +4?" in question.text_content()
+    # What each answer costs, said where the hand's hint is.
+    costs = "Challenge: if it was a bluff they draw 4, if not you draw 6. Or accept the +4."
+    page.get_by_text(costs).wait_for()
     page.keyboard.press("Tab")
     assert page.evaluate("document.activeElement.textContent") == "Challenge!"
     shots(page, "uno-challenge-question")

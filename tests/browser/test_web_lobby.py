@@ -217,6 +217,9 @@ def test_join_errors_and_passwords(open_page):
     record_toasts(bo)
     bo.click('#join-form button[type="submit"]')
     bo.locator(".toast.bad", has_text="This room has a password").first.wait_for(state="attached")
+    # It names the box to type in, on the form as it is (its heading may read "Join room …").
+    said = bo.locator(".toast.bad", has_text="This room has a password").first.inner_text()
+    assert "Password box" in said and bo.locator("#join-form").get_by_label("Password").count() == 1, said
     bo.fill("#join-password", "nope")
     bo.click('#join-form button[type="submit"]')
     bo.locator(".toast.bad:not(.gone)", has_text="That password is wrong").wait_for()
