@@ -170,6 +170,17 @@ function revealBox(ctx) {
 }
 
 /** The game log's icon for each kind of entry (gamelog.js). */
+/** The results' column: the cards each kept. A player whose last cards went down just as another's
+ * claim stood (that play is what made it stand) kept none and still lost: said, or the table showed two
+ * players on 0 under one winner. */
+export function resultColumns(view, score) {
+  const cardsLeft = (seat) => {
+    const left = score(seat);
+    return left === "0" && view.winner !== null && seat !== view.winner ? "0 (went down as the winner's stood)" : left;
+  };
+  return [["Cards left", cardsLeft]];
+}
+
 export const LOG_ICONS = { dealt: "◆", played: "▼", called: "◉", picked_up: "▲", timed_out: "…", left: "←", game_over: "★" };
 
 /** A call's log entry offers its revealed cards again. */

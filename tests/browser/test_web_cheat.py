@@ -219,3 +219,17 @@ def test_a_call_beaten_by_anothers_says_who_called_first_and_your_call_says_you(
     page.locator("#toasts .toast", has_text="You called Cheat!").wait_for()
     for wire in (ada, bo, cy):
         wire.close()
+
+
+RESULT_COLUMNS = """async () => {
+    const { resultColumns } = await import("/cheat.js");
+    const scores = { 0: "0", 1: "0", 2: "5" };
+    const [[title, cardsLeft]] = resultColumns({ winner: 0 }, (seat) => scores[seat]);
+    return [title, ...[0, 1, 2].map(cardsLeft)];
+}"""
+
+
+def test_a_loser_whose_last_cards_went_down_as_the_winners_stood_is_told_apart(open_page):
+    """Cara's last card stood when Dan placed his own last card: the results showed Cara ★ 0 and Dan 0."""
+    page = open_page()
+    assert page.evaluate(RESULT_COLUMNS) == ["Cards left", "0", "0 (went down as the winner's stood)", "5"]
