@@ -778,7 +778,12 @@ $("#leave").addEventListener("click", async () => {
   const playing = S.room.state === "playing" && S.room.you.role === "player";
   // What leaving does mid-game is the game's own rule (its catalog entry says it).
   const rule = GAMES[S.room.kind]?.leave_rule ?? "The others play on without you.";
-  const text = playing ? `The game is running. ${rule}` : "You can come back with the room code.";
+  // A host who leaves hands the room on, as the server does (the longest-present connected person,
+  // players first): said before, not only to the one who gets it.
+  const others = S.room.members.filter((m) => !m.bot && m.id !== S.room.you.member);
+  const next = [...others].sort((a, b) => (b.connected - a.connected) || ((b.role === "player") - (a.role === "player")))[0];
+  const hosting = S.room.host === S.room.you.member && next ? ` ${next.name} will host the room.` : "";
+  const text = (playing ? `The game is running. ${rule}` : "You can come back with the room code.") + hosting;
   if (await confirmDialog("Leave this room?", text, "Leave")) {
     await app.send("leave");
     leftRoom();

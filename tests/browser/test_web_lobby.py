@@ -185,6 +185,11 @@ def test_waiting_room_markers_link_chat_and_host_controls(open_page, server):
     cy.locator("#screen-start").wait_for()
     member_row(bo, "Cy").wait_for(state="detached")
 
+    # The host's Exit says who hosts next.
+    bo.click("#leave")
+    assert "Ada will host the room." in bo.locator("#dialog-body").inner_text()
+    bo.click('#dialog button[value="no"]')
+
     # Exit asks first; cancelling keeps you in the room.
     ada.click("#leave")
     ada.click('#dialog button[value="no"]')
