@@ -345,7 +345,7 @@ function gameOver(room, app) {
   return el(
     "section",
     { class: "panel game-over", "aria-labelledby": "over-title" },
-    el("h2", { id: "over-title" }, "★ ", headline),
+    el("h2", { id: "over-title" }, outcome.tie || !winners.length ? "" : "★ ", headline), // a star for a winner only
     why ? el("p", { class: "muted", dataset: { testid: "end-reason" } }, why) : null,
     offer ? el("p", { class: "alert", dataset: { testid: "rematch-offer" } }, `${offer.name} asks for a rematch.`) : null,
     el(

@@ -57,7 +57,8 @@ def test_connect_four_against_a_bot_to_the_result_with_a_spectator(open_page):
     for page in (ada, watcher):
         page.locator(".game-over").wait_for()
         headline = page.locator("#over-title").inner_text()
-        assert re.search(r"wins!|Tie", headline), headline
+        # A star for a winner only.
+        assert re.fullmatch(r"★ [\w ]+ wins!|Tie: [\w ]+ & [\w ]+", headline), headline
         assert page.locator(".scores th", has_text="wins").count() == 1
         # Why it ended, in the game's own words (its catalog entry), not its wire name.
         why = page.locator('[data-testid="end-reason"]').inner_text()
