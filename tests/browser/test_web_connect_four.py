@@ -11,10 +11,13 @@ from browser_helpers import (
     create_room,
     drive,
     heading_lines,
+    on_screen,
     shots,
     start_game,
+    take_over,
     wait_room,
 )
+from wire import play_to_the_end, two_at_a_table
 
 pytestmark = pytest.mark.browser
 
@@ -82,3 +85,18 @@ def test_connect_four_against_a_bot_to_the_result_with_a_spectator(open_page):
         assert heading_lines(ada) == 2, f"the room's heading takes {heading_lines(ada)} lines at {width} px"
     shots(ada, "connect-four-over")
     shots(watcher, "connect-four-spectator")
+
+
+def test_the_finished_board_is_in_sight_beside_the_results_on_a_laptop(open_page, server):
+    """At 1280 × 800 the results filled the screen and the winning four began below the fold."""
+    ada, bo, _ = two_at_a_table(server, "connect_four")
+    play_to_the_end([ada, bo])
+    page = open_page("/")
+    take_over(page, ada.token, "Ada")
+    page.locator('[data-testid="results"]').wait_for()
+    page.locator(".table-host.final .c4-board").wait_for()
+    assert on_screen(page, ".table-host.final .c4-board")
+    assert on_screen(page, ".game-over .primary")
+    shots(page, "connect-four-over-beside")
+    ada.close()
+    bo.close()
