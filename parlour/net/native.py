@@ -169,6 +169,10 @@ class Action(_Msg, tag="action"):
     action: dict[str, Any]
 
 
+class Rename(_Msg, tag="rename"):
+    name: str
+
+
 ROOM_COMMANDS: dict[type[_Msg], str] = {
     Leave: "leave",
     Ready: "ready",
@@ -186,7 +190,8 @@ ROOM_COMMANDS: dict[type[_Msg], str] = {
     Action: "action",
 }
 ClientMessage = (
-    Identify
+    Rename
+    | Identify
     | Resume
     | CreateRoom
     | Join
@@ -460,6 +465,8 @@ class NativeClient:
             await self._join(msg)
         elif isinstance(msg, QuickPlay):
             await manager.quick_play(session, conn, msg.id, msg.game, owner=self.address)
+        elif isinstance(msg, Rename):
+            await manager.rename(session, conn, msg.id, msg.name)
         elif isinstance(msg, LobbySubscribe):
             rooms = manager.lobby_subscribe(conn, msg.game)
             conn.send(replies.lobby(rooms, msg.id))

@@ -307,6 +307,24 @@ def transfer_host(room: Room, cmd: Command) -> bool | None:
     return True
 
 
+@handles("rename")
+def rename(room: Room, cmd: Command) -> bool | None:
+    """A member's new name (``manager.rename`` cleaned it), never one another member here has; in a
+    game, their seat takes it too (lines already in the log keep the old one)."""
+    member = room.require_member(cmd)
+    name = cmd.payload["name"]
+    if name == member.name:
+        return False
+    if any(m is not member and m.name.casefold() == name.casefold() for m in room.members.values()):
+        raise CommandError("name_taken", f"someone in this room is already called {name}")
+    member.name = name
+    seat = room.game_seat(member)
+    if seat is not None:
+        room.seats[seat]["name"] = name
+    room.broadcast(messages.member_updated(member, room.host))
+    return True
+
+
 @handles("update_settings")
 def update_settings(room: Room, cmd: Command) -> bool | None:
     """Change rules, visibility, password or capacity while waiting; the others are unreadied (what

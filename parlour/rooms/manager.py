@@ -470,6 +470,19 @@ class Manager:
             payload["password_hash"] = await asyncio.to_thread(hash_password, password) if password else None
         await room.submit(Command(kind, session.id, payload, sink, request_id))
 
+    async def rename(self, session: Session, sink: Sink, request_id: Any, raw_name: str) -> None:
+        """A new name for the session's member in its room (a typo fixed without leaving), kept for the
+        rooms it enters next and for coming back to this one."""
+        name = clean_name(raw_name)
+        room = self.session_rooms.get(session.id)
+        if room is None:
+            raise CommandError("not_in_room", "you are not in a room")
+        if await room.submit(Command("rename", session.id, {"name": name}, sink, request_id)) is None:
+            session.name = name
+            await self.store.save_session(
+                SessionRecord(session.id, name, session.token_hash, time.time(), session.profile)
+            )
+
     async def command_as(self, code: str, session: str, kind: str, payload: dict[str, Any]) -> str | None:
         """A command from ``session`` that no connection here carries (the Dots adapter acting for
         the admin session of a room made on another node): its error code, or None if accepted."""

@@ -187,6 +187,30 @@ const app = {
     }
   },
 
+  /** Your name in this room, and from now on (a typo fixed without leaving and joining again). */
+  async rename(member) {
+    const field = el("input", { name: "new-name", maxlength: "16", required: true, value: member.name, autocomplete: "nickname" });
+    // Enter in the field renames (the form's first button, Cancel, would take it).
+    field.addEventListener("keydown", (e) => {
+      if (e.key !== "Enter") return;
+      e.preventDefault();
+      if (field.reportValidity()) $("#dialog").close("yes");
+    });
+    const body = el("label", {}, "Your name ", field);
+    const chosen = await choose("Change your name", body, [
+      { label: "Cancel", value: "no" },
+      { label: "Rename", value: "yes", class: "primary", validate: true },
+    ]);
+    const name = field.value.trim();
+    if (chosen !== "yes" || !name || name === member.name) return;
+    if (await app.send("rename", { name })) {
+      // The session is renamed too: the start page's name is it (a name that differs starts a new one).
+      if (S.session) S.session.name = name;
+      localStorage.setItem("parlour.name", name);
+      $("#name").value = name;
+    }
+  },
+
   async kick(member) {
     const why = member.bot ? "Its seat is freed for someone else." : "They will not be able to rejoin this room.";
     if (await confirmDialog(`${member.bot ? "Remove" : "Kick"} ${member.name}?`, why, member.bot ? "Remove" : "Kick")) {
@@ -366,6 +390,13 @@ const handlers = {
       toast(`${member.name} is back`);
     }
     if (before && !before.replaced && member.replaced) toast(`A bot plays for ${member.name} until they are back`);
+    if (before && before.name !== member.name) {
+      // A rename: their seat at the table (and in the results) takes it, as the server's does.
+      for (const seats of [S.room.play?.seats, S.room.results?.play?.seats]) {
+        for (const seat of seats ?? []) if (seat.member === member.id) seat.name = member.name;
+      }
+      if (member.id !== S.room.you.member) toast(`${before.name} is now ${member.name}`);
+    }
     upsertMember(member);
   },
   member_left({ member, reason }) {

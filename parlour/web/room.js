@@ -97,7 +97,9 @@ function renderMembers(room, app) {
     m.role === "player" && turnSeat === m.seat ? el("span", { class: "badge turn" }, "to play") : null,
   ];
   const controls = (m) =>
-    host && m.id !== room.you.member
+    m.id === room.you?.member
+      ? el("span", { class: "member-controls" }, el("button", { class: "small", onclick: () => app.rename(m), "aria-label": "Change your name" }, "Rename"))
+      : host
       ? el(
         "span",
         { class: "member-controls" },

@@ -631,3 +631,32 @@ def test_the_create_form_remembers_the_last_rooms_game_and_listing(open_page):
     page.wait_for_function("document.querySelector('#create-form input[value=\"cheat\"]').checked")
     assert not page.locator('#create-form [name="public"]').is_checked()
     assert page.locator('#create-form [name="bots_take_over"]').is_checked()
+
+
+def test_a_member_renames_without_leaving(open_page, server):
+    """A typo in a name could only be fixed by leaving, renaming on the start page and joining again
+    (the others saw a newcomer)."""
+    ada = open_page()
+    code = create_room(ada, "Ada", "uno", capacity=3)
+    bo = open_page()
+    join_room(bo, "Boo", code)
+    member_row(ada, "Boo").wait_for()
+    assert member_row(ada, "Boo").get_by_role("button", name="Change your name").count() == 0  # only your own
+    member_row(bo, "Boo").get_by_role("button", name="Change your name").click()
+    field = bo.locator('#dialog input[name="new-name"]')
+    assert field.input_value() == "Boo"
+    shots(bo, "rename-dialog")
+    field.fill("Ada")  # someone here is called that
+    field.press("Enter")
+    bo.locator(".toast.bad", has_text="already called Ada").wait_for()
+    member_row(bo, "Boo").get_by_role("button", name="Change your name").click()
+    bo.locator('#dialog input[name="new-name"]').fill("Bo")
+    bo.locator('#dialog input[name="new-name"]').press("Enter")
+    member_row(ada, "Bo").wait_for()
+    ada.locator("#toasts .toast", has_text="Boo is now Bo").wait_for()
+    assert member_row(ada, "Boo").count() == 0
+    # The name stays: on the start page, and for the room after a reload.
+    assert bo.evaluate("localStorage.getItem('parlour.name')") == "Bo"
+    bo.reload()
+    member_row(bo, "Bo").wait_for()
+    assert bo.locator("#name").input_value() == "Bo"

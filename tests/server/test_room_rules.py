@@ -252,6 +252,27 @@ async def test_dots_last_player_wins(server) -> None:
 # --- Chat, settings, seats ------------------------------------------------------------------
 
 
+async def test_a_member_renames_in_the_room_and_keeps_the_name(server) -> None:
+    """A typo fixed without leaving: everyone sees the new name, mid-game the seat and its later log lines
+    take it, a name someone here has is refused, and the session keeps it for coming back."""
+    seated, watchers, code = await open_table(server.ws, "dots", 2, {"width": 3, "height": 3})
+    host, guest = seated
+    assert await error_code(guest, "rename", name="p0") == "name_taken"  # the host's, letter case aside
+    assert await error_code(guest, "rename", name=" ") == "invalid_name"
+    await guest.ok("rename", name="Bea")
+    update = await host.expect("member_updated")
+    assert update["member"]["id"] == guest.member and update["member"]["name"] == "Bea"
+    # Mid-game: the seat takes the name, as a newcomer's snapshot shows.
+    late = await Client.open(server.ws, "Late")
+    seen = await late.ok("spectate", code=code)
+    assert {s["name"] for s in seen["table"]["seats"]} == {"P0", "Bea"}
+    await guest.ok("leave")
+    again = await guest.request("join", code=code)
+    names = {m["id"]: m["name"] for m in again["members"]}
+    assert names[again["you"]["member"]] == "Bea"  # the session kept it
+    await close_all(seated, [*watchers, late])
+
+
 async def test_chat_history_and_limits(server) -> None:
     host = await Client.open(server.ws, "Host")
     code = (await host.ok("create_room", game="uno"))["code"]
