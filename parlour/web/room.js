@@ -98,7 +98,7 @@ function renderMembers(room, app) {
   ];
   const controls = (m) =>
     m.id === room.you?.member
-      ? el("span", { class: "member-controls" }, el("button", { class: "small", onclick: () => app.rename(m), "aria-label": "Change your name" }, "Rename"))
+      ? el("span", { class: "member-controls" }, el("button", { class: "small", onclick: () => app.rename(m), "aria-label": "Rename yourself" }, "Rename"))
       : host
       ? el(
         "span",
@@ -255,6 +255,8 @@ function invitePanel(room, app) {
       { class: "invite-text" },
       el("p", {}, "Invite friends with this link or the QR code:"),
       el("p", {}, el("code", { class: "invite-url", dataset: { testid: "invite-url" } }, invite.url)),
+      // The link does not carry the password (nor should it): the one who shares it has to pass it on.
+      room.has_password ? el("p", { class: "muted", dataset: { testid: "invite-password" } }, "The room has a password: tell them it too.") : null,
       el(
         "div",
         { class: "row wrap" },

@@ -210,6 +210,8 @@ def test_join_errors_and_passwords(open_page):
     ada.locator("#create-form .create-options summary").click()  # rules and room options
     ada.fill("#create-form [name=password]", "sesame")
     code = create_room(ada, "Ada", "uno", {"target_score": 100}, capacity=3)
+    # The invite link does not carry the password: the one who shares it is reminded to pass it on.
+    ada.locator('[data-testid="invite-password"]', has_text="tell them it too").wait_for()
 
     bo = open_page()
     bo.fill("#name", "Bo")
@@ -641,15 +643,15 @@ def test_a_member_renames_without_leaving(open_page, server):
     bo = open_page()
     join_room(bo, "Boo", code)
     member_row(ada, "Boo").wait_for()
-    assert member_row(ada, "Boo").get_by_role("button", name="Change your name").count() == 0  # only your own
-    member_row(bo, "Boo").get_by_role("button", name="Change your name").click()
+    assert member_row(ada, "Boo").get_by_role("button", name="Rename yourself").count() == 0  # only your own
+    member_row(bo, "Boo").get_by_role("button", name="Rename yourself").click()
     field = bo.locator('#dialog input[name="new-name"]')
     assert field.input_value() == "Boo"
     shots(bo, "rename-dialog")
     field.fill("Ada")  # someone here is called that
     field.press("Enter")
     bo.locator(".toast.bad", has_text="already called Ada").wait_for()
-    member_row(bo, "Boo").get_by_role("button", name="Change your name").click()
+    member_row(bo, "Boo").get_by_role("button", name="Rename yourself").click()
     bo.locator('#dialog input[name="new-name"]').fill("Bo")
     bo.locator('#dialog input[name="new-name"]').press("Enter")
     member_row(ada, "Bo").wait_for()
