@@ -199,8 +199,12 @@ export function render(stage, view, ctx) {
 function lastRound(view, ctx) {
   const last = local.lastRound;
   if (!last || last.round !== view.round - 1 || view.over) return null;
-  const who = last.winner === ctx.seat ? "you" : ctx.name(last.winner);
-  return el("span", { class: "last-round", dataset: { testid: "last-round" } }, `Round ${last.round} went to ${who}: +${last.points} points`);
+  const name = (seat) => (seat === ctx.seat ? "you" : ctx.name(seat));
+  // Whose cards the points came from, when more than one hand gave them (the log said it, the table
+  // only the sum).
+  const from = (last.held ?? []).map((points, seat) => [seat, points]).filter(([seat, points]) => seat !== last.winner && points > 0);
+  const parts = from.length > 1 ? ` (${from.map(([seat, points]) => `${name(seat)} ${points}`).join(", ")})` : "";
+  return el("span", { class: "last-round", dataset: { testid: "last-round" } }, `Round ${last.round} went to ${name(last.winner)}: +${last.points} points${parts}`);
 }
 
 /** UNO!: call it right after playing down to one card, or press it first to arm the next play. */

@@ -241,12 +241,12 @@ def test_log_and_chat_both_fit_a_laptop_screen_mid_game(open_page, server):
 def test_a_rounds_end_stays_in_sight_through_the_next_round(open_page, server):
     """A match's round ends and the next is dealt in the same message: its toast went in seconds. The
     table says under the round's number who took the last round and for how much, after a reload too."""
-    ada, bo, code = two_at_a_table(server, "uno", {"target_score": 500})
+    (ada, bo, cy), code = at_a_table(server, "uno", ("Ada", "Bo", "Cy"), {"target_score": 500})
     watcher = open_page(f"/r/{code}")  # sees the round end as it happens
-    watcher.fill("#name", "Cy")
+    watcher.fill("#name", "Di")
     watcher.click("#spectate-btn")
     watcher.locator(".uno-table").wait_for()
-    players = [ada, bo]
+    players = [ada, bo, cy]
     for _ in range(3000):
         for p in players:
             p.catch_up(max(q.seq for q in players))
@@ -262,18 +262,26 @@ def test_a_rounds_end_stays_in_sight_through_the_next_round(open_page, server):
         actor.request("action", action=action)
     assert ada.view["round"] == 2, "the first round ended"
     ended = next(e for e in reversed(ada.log) if e["kind"] == "round_over")["event"]
-    winner = "you" if ended["winner"] == 0 else "Bo"  # Ada is seat 0 (the first to join)
+    names = ("Ada", "Bo", "Cy")  # by seat: the order they joined
+
+    def said(viewer: int | None) -> str:
+        """The line as ``viewer`` reads it: who went out, for how much, and whose cards gave it."""
+        name = lambda seat: "you" if seat == viewer else names[seat]  # noqa: E731
+        gave = [(s, p) for s, p in enumerate(ended["held"]) if s != ended["winner"] and p > 0]
+        parts = f" ({', '.join(f'{name(s)} {p}' for s, p in gave)})" if len(gave) > 1 else ""
+        return f"Round 1 went to {name(ended['winner'])}: +{ended['points']} points{parts}"
+
     live = watcher.locator('[data-testid="last-round"]')
     live.wait_for()
-    assert live.inner_text() == f"Round 1 went to {('Ada', 'Bo')[ended['winner']]}: +{ended['points']} points"
+    assert live.inner_text() == said(None)
     page = open_page("/", PHONE)
     take_over(page, ada.token, "Ada")  # a page that never saw the round end: from the log
-    said = page.locator('[data-testid="last-round"]')
-    said.wait_for()
-    assert said.inner_text() == f"Round 1 went to {winner}: +{ended['points']} points"
+    line = page.locator('[data-testid="last-round"]')
+    line.wait_for()
+    assert line.inner_text() == said(0)
     shots(page, "uno-last-round")
-    ada.close()
-    bo.close()
+    for wire in players:
+        wire.close()
 
 
 def test_a_matchs_results_say_what_its_last_round_added(open_page, server):
