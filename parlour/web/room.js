@@ -111,6 +111,9 @@ function renderMembers(room, app) {
     el("li", { class: `member ${m.connected || m.bot ? "" : "away"}`, dataset: { member: m.id } }, el("span", { class: "member-name" }, m.name), badges(m), controls(m));
   morph($("#players"), players.map(item));
   morph($("#spectators"), spectators.length ? spectators.map(item) : el("li", { class: "muted" }, "nobody watching"));
+  // Mid-game an empty audience says nothing worth its lines: five players and the host's buttons filled
+  // the panel at 1280 × 800, and "nobody watching" was cut off half-way.
+  $("#spectators-title").hidden = $("#spectators").hidden = room.state === "playing" && !spectators.length;
 }
 
 /** "offline", counting down the seconds the seat still waits for them when the server said so. */

@@ -357,3 +357,21 @@ def test_a_phones_log_drawer_closes_by_its_button_escape_a_tap_outside_and_your_
     page.locator(".c4-col.playable").first.wait_for()
     ada.close()
     bo.close()
+
+
+def test_five_players_and_nobody_watching_fit_the_players_panel_mid_game(open_page, server):
+    """Five players and the host's buttons filled the panel at 1280 × 800: "Spectators" and "nobody
+    watching" were cut off half-way. Mid-game an empty audience is not listed; a spectator still is."""
+    players, code = at_a_table(server, "uno", ("Ada", "Bo", "Cy", "Di", "Ed"), {"target_score": 2000})
+    page = open_page("/")
+    take_over(page, players[0].token, "Ada")  # the host, whose rows have buttons
+    page.locator('[data-testid="hand"] .ucard').first.wait_for()
+    assert page.locator("#spectators-title").is_hidden()
+    unseen = """p => p.scrollHeight - p.clientHeight"""
+    assert page.locator(".players-panel").evaluate(unseen) <= 1, "the players' panel scrolls"
+    watcher = Wire(server, "Fay")
+    watcher.request("spectate", code=code)
+    page.locator("#spectators .member", has_text="Fay").wait_for()
+    assert page.locator("#spectators-title").is_visible()
+    for wire in (*players, watcher):
+        wire.close()
