@@ -662,3 +662,14 @@ def test_a_member_renames_without_leaving(open_page, server):
     bo.reload()
     member_row(bo, "Bo").wait_for()
     assert bo.locator("#name").input_value() == "Bo"
+
+
+def test_the_start_page_says_how_to_play_the_game_picked(open_page):
+    """A newcomer found a game's rules only inside a room."""
+    page = open_page()
+    how = page.locator('[data-testid="start-how-to-play"]')
+    how.locator("summary", has_text="How to play UNO").wait_for()
+    page.check('#create-form input[name="game"][value="dots"]')
+    how.locator("summary", has_text="How to play Dots & Boxes").click()
+    assert "Draw the fourth side of a box" in how.inner_text()
+    shots(page, "start-how-to-play")
