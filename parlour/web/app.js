@@ -341,10 +341,12 @@ const handlers = {
     const resumed = S.room?.code === msg.code || Boolean(S.resuming);
     const results = S.room?.code === msg.code ? S.room.results : null;
     const invite = S.room?.code === msg.code ? S.room.invite : null;
+    const newSettings = S.room?.code === msg.code ? S.room.newSettings : null;
     const entering = S.room?.code !== msg.code;
     if (entering) clearToasts(); // stale notices from the start page stay there
     S.room = normalise(msg);
     S.room.invite = invite;
+    S.room.newSettings = newSettings;
     if (!invite) loadInvite(S.room.code);
     // The results stay on screen until this player leaves them, whoever asked for a rematch; someone
     // who only now joins is there for the next game, not for the results of one they did not see (but
@@ -427,6 +429,8 @@ const handlers = {
   },
   settings_changed(msg) {
     const changes = describeChanges(S.room.kind, S.room, msg);
+    // Changed since the last game: said with a rematch offer to those still on the results.
+    if (S.room.results) S.room.newSettings = [...new Set([...(S.room.newSettings ?? []), ...changes])];
     Object.assign(S.room, { settings: msg.settings, public: msg.public, capacity: msg.capacity, has_password: msg.has_password, bots_take_over: msg.bots_take_over, bot_catch_delay: msg.bot_catch_delay });
     // The server unreadies every ready player but the host who made the change: say why the button changed.
     const me = S.room.members.find((m) => m.id === S.room.you.member);
@@ -450,6 +454,7 @@ const handlers = {
   },
   game_started(msg) {
     for (const table of Object.values(TABLES)) table.reset();
+    S.room.newSettings = null;
     closeDialog();
     S.room.state = "playing";
     S.room.countdown = null;

@@ -354,7 +354,8 @@ function gameOver(room, app) {
     { class: "panel game-over", "aria-labelledby": "over-title" },
     el("h2", { id: "over-title" }, outcome.tie || !winners.length ? "" : "★ ", headline), // a star for a winner only
     why ? el("p", { class: "muted", dataset: { testid: "end-reason" } }, why) : null,
-    offer ? el("p", { class: "alert", dataset: { testid: "rematch-offer" } }, `${offer.name} asks for a rematch.`) : null,
+    // What the host changed since this game, said before anyone accepts (only the offer showed).
+    offer ? el("p", { class: "alert", dataset: { testid: "rematch-offer" } }, `${offer.name} asks for a rematch.`, room.newSettings?.length ? ` New settings: ${room.newSettings.join(", ")}.` : "") : null,
     el(
       "table",
       { class: "scores", dataset: { testid: "results" } },

@@ -15,10 +15,11 @@ from browser_helpers import (
     record_toasts,
     shot,
     shots,
+    take_over,
     toasts_once_quiet,
     wait_room,
 )
-from wire import Wire, at_a_table, play_to_the_end
+from wire import Wire, at_a_table, play_to_the_end, two_at_a_table
 
 pytestmark = pytest.mark.browser
 
@@ -673,3 +674,20 @@ def test_the_start_page_says_how_to_play_the_game_picked(open_page):
     how.locator("summary", has_text="How to play Dots & Boxes").click()
     assert "Draw the fourth side of a box" in how.inner_text()
     shots(page, "start-how-to-play")
+
+
+def test_a_rematch_offer_says_what_the_host_changed_since_the_game(open_page, server):
+    """The host changed the board between games: those on the results saw only "Ada asks for a rematch"
+    and Accept, and played on a board they had not agreed to."""
+    ada, bo, _ = two_at_a_table(server, "connect_four")
+    play_to_the_end([ada, bo])
+    page = open_page("/")
+    take_over(page, bo.token, "Bo")  # Bo's browser, on the results
+    page.locator('[data-testid="results"]').wait_for()
+    ada.request("rematch")
+    ada.request("update_settings", settings={"width": 8})
+    offer = page.locator('[data-testid="rematch-offer"]')
+    offer.filter(has_text="New settings:").wait_for()
+    assert "8" in offer.inner_text(), offer.inner_text()
+    ada.close()
+    bo.close()
