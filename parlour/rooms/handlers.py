@@ -327,11 +327,12 @@ def rename(room: Room, cmd: Command) -> bool | None:
 
 @handles("update_settings")
 def update_settings(room: Room, cmd: Command) -> bool | None:
-    """Change rules, visibility, password or capacity while waiting; the others are unreadied (what
-    they readied for changed), the host who chose the change is not."""
+    """Change rules, visibility, password or capacity before a game starts; the others are unreadied
+    (what they readied for changed), the host who chose the change is not, and a start countdown stops
+    (saved during "Starting in 5 s", the change was refused and the game began on the old rules)."""
     host = room.require_host(cmd)
-    if room.state != WAITING:
-        raise CommandError("invalid_state", "settings change only in the waiting room")
+    if room.state not in BEFORE_START:
+        raise CommandError("invalid_state", "settings change only before the game starts")
     payload = cmd.payload
     rules = room.engine.settings(payload["settings"]) if "settings" in payload else room.rules
     capacity = payload.get("capacity", room.capacity)
@@ -373,6 +374,7 @@ def update_settings(room: Room, cmd: Command) -> bool | None:
         if member.ready and not member.bot and member is not host:
             member.ready = False
             room.broadcast(messages.member_updated(member, room.host))
+    room.update_countdown(cmd.at)
     return True
 
 

@@ -59,7 +59,7 @@ export function onEvent(event, names, seat) {
     case "challenge":
       return {
         text: event.guilty
-          ? `${who(event.seat)} challenged: ${names(event.offender)} was bluffing and draws`
+          ? `${who(event.seat)} challenged: ${names(event.offender)} was bluffing` // the draw's own toast says how many
           : `${who(event.seat)} challenged and lost: ${names(event.offender)} played fair`,
         kind: "bad",
         sound: "bad",

@@ -183,6 +183,26 @@ async def test_cheat_leave_below_three_ends_game(server) -> None:
 # --- Dots & Boxes room rules ---------------------------------------------------------------
 
 
+async def test_settings_saved_during_the_start_countdown_stop_it(server_factory) -> None:
+    """Saved during "Starting in 5 s", a change was refused ("only in the waiting room") and the game
+    began on the old rules: now it is taken, the others are unready again, and the countdown stops."""
+    srv = server_factory({"PARLOUR_READY_COUNTDOWN": "3"})
+    seated, _, _ = await open_table(srv.ws, "dots", 2, {"width": 3, "height": 3}, spectators=0, start=False)
+    host, guest = seated
+    await host.ok("ready", ready=True)
+    await guest.ok("ready", ready=True)
+    await guest.expect("countdown", kind="ready")
+    await host.ok("update_settings", settings={"width": 4, "height": 4})
+    assert (await guest.expect("settings_changed"))["settings"] == {"width": 4, "height": 4}
+    unready = await guest.expect("member_updated")
+    assert unready["member"]["id"] == guest.member and unready["member"]["ready"] is False
+    assert (await guest.expect("countdown"))["kind"] is None
+    await guest.ok("ready", ready=True)  # agreed to the new board: the game starts on it
+    started = await guest.expect("game_started", timeout=8)
+    assert (started["view"]["width"], started["view"]["height"]) == (4, 4)
+    await close_all(seated, [])
+
+
 async def test_dots_ready_countdown_cancelled_by_unready(server_factory) -> None:
     srv = server_factory({"PARLOUR_READY_COUNTDOWN": "1.5"})
     seated, _, code = await open_table(
