@@ -158,10 +158,11 @@ def add_bot(room: Room, cmd: Command) -> bool | None:
         if not levels:
             raise CommandError("no_bots", f"{title} has no bots")
         raise CommandError("no_bots", f"{title} has no {level!r} bot (it has {', '.join(levels)})")
-    if room.state != WAITING:
-        raise CommandError("invalid_state", "bots join between games")
     if len(room.players()) >= room.capacity:
         raise CommandError("room_full", "no free seat")
+    _leave_results(room)  # last, after every check: a refused command changes nothing
+    if room.state != WAITING:
+        raise CommandError("invalid_state", "bots join between games")
     # Named for the seat it takes ("Bot 2" beside the host), not for how many have come and gone: a
     # two-seat room's only bot was "Bot 3" after a guest left. Never a name someone here has.
     names = {m.name for m in room.members.values()}
@@ -182,14 +183,28 @@ def add_bot(room: Room, cmd: Command) -> bool | None:
 # --- waiting room ----------------------------------------------------------------------
 
 
+def _leave_results(room: Room) -> None:
+    """A waiting room's command in a room whose game is over (called once the command can no longer be
+    refused: a refusal must leave the room as it was): the room leaves the results behind first,
+    as a rematch does, without its offer. Someone who arrives after a game is shown the waiting room (the
+    results are for those who played), and its Ready, Start, Settings and Add bot were refused there as
+    "the game has already started"."""
+    if room.state == FINISHED:
+        room.to_waiting()
+        room.broadcast_snapshots()
+        room.broadcast(messages.state_changed(WAITING))
+
+
 @handles("ready")
 def ready(room: Room, cmd: Command) -> bool | None:
     member = room.require_member(cmd)
     if not member.is_player:
         raise CommandError("not_a_player", "spectators do not ready up")
+    value = bool(cmd.payload.get("ready"))
+    if value:
+        _leave_results(room)
     if room.state not in BEFORE_START:
         raise CommandError("invalid_state", "ready up in the waiting room")
-    value = bool(cmd.payload.get("ready"))
     if member.ready == value:
         return False
     member.ready = value
@@ -201,6 +216,9 @@ def ready(room: Room, cmd: Command) -> bool | None:
 @handles("start")
 def start(room: Room, cmd: Command) -> bool | None:
     room.require_host(cmd)
+    if len(room.players()) < room.engine.min_players:
+        raise CommandError("not_enough_players", f"{room.game_name} needs {room.engine.min_players} players")
+    _leave_results(room)
     if room.state not in BEFORE_START:
         raise CommandError("invalid_state", "the game has already started")
     room.start_game(cmd)
@@ -331,7 +349,7 @@ def update_settings(room: Room, cmd: Command) -> bool | None:
     (what they readied for changed), the host who chose the change is not, and a start countdown stops
     (saved during "Starting in 5 s", the change was refused and the game began on the old rules)."""
     host = room.require_host(cmd)
-    if room.state not in BEFORE_START:
+    if room.state not in BEFORE_START and room.state != FINISHED:
         raise CommandError("invalid_state", "settings change only before the game starts")
     payload = cmd.payload
     rules = room.engine.settings(payload["settings"]) if "settings" in payload else room.rules
@@ -350,6 +368,7 @@ def update_settings(room: Room, cmd: Command) -> bool | None:
     password_named = "password" in payload or "password_hash" in payload
     if (rules, capacity, catch_delay, public, bots_take_over) == now and not password_named:
         return False  # saved unchanged (answered, not logged): nobody told or unreadied for nothing
+    _leave_results(room)  # after every check: a refused command changes nothing
     if "password" in payload:
         password = payload.pop("password")
         payload["password_hash"] = hash_password(password) if password else None

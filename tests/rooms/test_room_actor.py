@@ -250,6 +250,35 @@ async def test_the_first_move_goes_round_the_table_from_game_to_game(harness: Ha
     assert steps(second)[0]["seat"] == 1 and len(steps(second)) == 12  # every line of a 2×2-box board
 
 
+async def test_a_game_started_from_a_finished_room_survives_a_restart(tmp_path) -> None:
+    """The host's Start in a finished room leaves the results and starts the next game in one command:
+    its checkpoint would have held no game, and a restarted server lost the game begun."""
+    from parlour.store import open_store
+
+    store = await open_store(str(tmp_path))
+    h = Harness()
+    h.store, h.manager = store, Manager(store, h.timings)  # type: ignore[assignment]
+    host, guest = await h.table("dots", 2, {"width": 3, "height": 3})
+    room = _room(h)
+    await guest.do("leave")  # the last player left wins: the game is over
+    assert room.state == "finished"
+    await h.manager.join(guest.session, guest.sink, "back", room.code, None, "player")
+    assert (await host.do("start"))["type"] == "ok"
+    assert room.state == "playing" and room.games_played == 2
+    await _act(room, [host, guest], 3)
+    before = (_views(room), room.turn, room.seq, room.games_played)
+    await h.manager.close()
+    await store.close()
+
+    store = await open_store(str(tmp_path))
+    again = Manager(store, h.timings)
+    await again.recover()
+    after = again.rooms[room.code]
+    assert (_views(after), after.turn, after.seq, after.games_played) == before
+    await again.close()
+    await store.close()
+
+
 async def test_rematch_checkpoints_the_log(tmp_path) -> None:
     """Between games the room's state replaces its log, so recovery replays one game at most."""
     from parlour.store import open_store

@@ -203,6 +203,24 @@ async def test_settings_saved_during_the_start_countdown_stop_it(server_factory)
     await close_all(seated, [])
 
 
+async def test_the_waiting_room_of_a_finished_room_works(server) -> None:
+    """Back in a room whose game ended after they left, a player is shown the waiting room: its Ready,
+    and the host's Start, were refused there ("the game has already started") until a reload showed the
+    results. They now leave the results behind first, as a rematch does."""
+    seated, _, code = await open_table(server.ws, "dots", 2, {"width": 3, "height": 3}, spectators=0)
+    host, guest = seated
+    await guest.ok("leave")  # the last player left wins: the game is over
+    await host.expect("game_over")
+    assert await error_code(host, "start") == "not_enough_players"  # refused: nothing changed
+    back = await guest.ok("join", code=code)
+    assert back["state"] == "finished"
+    await guest.ok("ready", ready=True)
+    assert (await host.expect("state_changed"))["state"] == "waiting"
+    await host.ok("start")
+    await guest.expect("game_started")
+    await close_all(seated, [])
+
+
 async def test_dots_ready_countdown_cancelled_by_unready(server_factory) -> None:
     srv = server_factory({"PARLOUR_READY_COUNTDOWN": "1.5"})
     seated, _, code = await open_table(
