@@ -387,6 +387,11 @@ class RoomActor(RoomState):
                 member.sink.send(self.snapshot(member))
             elif not member.bot and not member.replaced:
                 self.submit(Command("disconnect", member.session, {"restart": True}))
+        if self.turn is not None and self.turn[1] is not None:
+            # The seat on turn starts its clock again in full: it ran on while the server was down and
+            # nobody could move ("Moves wait until it is back"), and the move was made for them as soon
+            # as the room came back.
+            self.turn = (self.turn[0], time.time() + self.engine.turn_timer(self.rules))
         self._timers.sync(self._deadlines())
 
     def _timer_due(self, name: str, deadline: float) -> None:

@@ -279,6 +279,34 @@ async def test_a_game_started_from_a_finished_room_survives_a_restart(tmp_path) 
     await store.close()
 
 
+async def test_a_restart_gives_the_seat_on_turn_its_clock_again_in_full(tmp_path) -> None:
+    """The turn clock ran on while the server was down: a player came back to "You ran out of time"
+    and a line drawn for them, though the page had said moves wait until it is back."""
+    import time
+
+    from parlour.store import open_store
+
+    store = await open_store(str(tmp_path))
+    h = Harness()
+    h.store, h.manager = store, Manager(store, h.timings)  # type: ignore[assignment]
+    clients = await h.table("dots", 2, {"width": 3, "height": 3, "turn_timer": 30})
+    room = _room(h)
+    await _act(room, clients, 2)
+    seat, deadline = room.turn
+    await h.manager.close()
+    await store.close()
+    await asyncio.sleep(0.05)  # the server is down a while
+
+    store = await open_store(str(tmp_path))
+    again = Manager(store, h.timings)
+    await again.recover()
+    after = again.rooms[room.code]
+    assert after.turn is not None and after.turn[0] == seat
+    assert after.turn[1] > deadline and abs(after.turn[1] - (time.time() + 30)) < 1
+    await again.close()
+    await store.close()
+
+
 async def test_rematch_checkpoints_the_log(tmp_path) -> None:
     """Between games the room's state replaces its log, so recovery replays one game at most."""
     from parlour.store import open_store

@@ -19,9 +19,10 @@ TABLES = [
 
 
 def _stable(snapshot: dict) -> dict:
-    """A snapshot without what legitimately changes across a restart (connection flags, seconds left)."""
+    """A snapshot without what legitimately changes across a restart (connection flags, seconds left,
+    the turn clock's deadline: it starts again in full)."""
     table = dict(snapshot["table"])
-    table["turn"] = {k: v for k, v in table["turn"].items() if k != "remaining"}
+    table["turn"] = {k: v for k, v in table["turn"].items() if k not in ("remaining", "deadline")}
     members = [{k: v for k, v in m.items() if k != "connected"} for m in snapshot["members"]]
     return {**snapshot, "table": table, "members": members, "timers": None, "id": None}
 
@@ -40,13 +41,14 @@ async def test_kill_9_mid_game_then_resume_and_finish(server_factory) -> None:
         rooms.append((game, seated, watchers, code))
 
     # Snapshots as each client sees its room right before the crash (a fresh resume takes over).
-    before = {}
+    before, deadlines = {}, {}
     for _game, seated, watchers, _ in rooms:
         for client in seated + watchers:
             fresh = await Client.open(srv.ws)
             await fresh.ok("resume", token=client.token)
             snap = await fresh.expect("room")
             before[client.token] = _stable(snap)
+            deadlines[client.token] = snap["table"]["turn"]["deadline"]
             await fresh.close()
     srv.kill()
     for _, seated, watchers, _ in rooms:
@@ -64,7 +66,10 @@ async def test_kill_9_mid_game_then_resume_and_finish(server_factory) -> None:
             snap = await back.expect("room")
             assert _stable(snap) == before[client.token], game
             assert snap["chat"][-1]["text"] == f"before the crash in {game}"
-            assert snap["table"]["turn"]["deadline"] == before[client.token]["table"]["turn"]["deadline"]
+            # The clock on turn starts again in full: it ran on while nobody could move.
+            deadline = snap["table"]["turn"]["deadline"]
+            assert deadline > deadlines[client.token]
+            assert deadline - time.time() > 100, "a whole 120 s turn from the restart"
             resumed.append(back)
         players = resumed[: len(seated)]
         over = await play_game(players)
