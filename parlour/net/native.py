@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import ipaddress
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -41,6 +42,22 @@ UNSET = msgspec.UNSET
 Int64 = Annotated[int, msgspec.Meta(ge=-(2**63), le=2**63 - 1)]
 """An integer field: one the store could not write (orjson stops at 64 bits) is ``bad_message`` at
 decode, before any handler acts on it."""
+
+
+_LOOPBACK = (ipaddress.ip_network("127.0.0.0/8"), ipaddress.ip_network("::1/128"))
+
+
+def kick_origin(address: str) -> str | None:
+    """What a room remembers of a client's address to make a kick stick, never the address itself; none
+    for this machine's own (loopback), which everyone on the server's machine shares (a server bound to
+    127.0.0.1 serves nobody else): a kick there had barred every newcomer."""
+    try:
+        network = ipaddress.ip_network(address, strict=False)  # an IPv6 address comes as its /64
+    except ValueError:
+        return None  # no address known
+    if any(network.version == lo.version and network.overlaps(lo) for lo in _LOOPBACK):
+        return None
+    return "a:" + hashlib.sha256(address.encode()).hexdigest()[:16]
 
 
 class _Msg(msgspec.Struct, tag_field="type", kw_only=True):
@@ -286,8 +303,7 @@ class NativeClient:
         self.metrics = metrics
         self.session: Session | None = None
         self.address = address
-        # What a room remembers of the address (to make a kick stick), never the address itself.
-        self.origin = "a:" + hashlib.sha256(address.encode()).hexdigest()[:16]
+        self.origin = kick_origin(address)
         self.limits = limits
         self.profiles = protocol == "native"
         """Guest profiles are the native client's: a seed protocol's players have none."""

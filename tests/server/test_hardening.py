@@ -455,11 +455,13 @@ async def test_junk_fields_in_legal_moves_are_not_stored(server_factory) -> None
 
 async def test_a_kicked_guest_cannot_come_back_under_a_new_name(server_factory) -> None:
     """A kick bars the session, its guest profile and, for sessions new to the room, its address; those
-    who share the address and were in the room before (a household, a NAT) may still come back."""
+    who share the address and were in the room before (a household, a NAT) may still come back. The
+    guest's household is 198.51.100.5, as the proxy in front (this machine, trusted) names it."""
     srv = server_factory()
-    host, guest = await Client.open(srv.ws, "Host"), await Client.open(srv.ws)
+    home = {"X-Forwarded-For": "198.51.100.5"}
+    host, guest = await Client.open(srv.ws, "Host"), await Client.open(srv.ws, headers=home)
     profile = (await guest.ok("identify", name="Guest"))["profile"]
-    housemate = await Client.open(srv.ws, "Housemate")
+    housemate = await Client.open(srv.ws, "Housemate", headers=home)
     code = (await host.ok("create_room", game="cheat", capacity=4))["code"]
     await guest.ok("join", code=code)
     await housemate.ok("join", code=code)
@@ -467,7 +469,7 @@ async def test_a_kicked_guest_cannot_come_back_under_a_new_name(server_factory) 
     await host.ok("kick", member=guest.member)
     await guest.expect("kicked")
     assert (await guest.request("join", code=code))["message"] == "you were removed from this room"
-    again = await Client.open(srv.ws, "Not Guest")
+    again = await Client.open(srv.ws, "Not Guest", headers=home)
     reply = await again.request("join", code=code)
     # Barred by the address alone: maybe another person on that network, who is not told they were removed.
     assert reply["code"] == "banned" and "someone on your network" in reply["message"]
@@ -482,14 +484,27 @@ async def test_a_kicked_guest_cannot_come_back_under_a_new_name(server_factory) 
     await close_all([host, guest, again, housemate, away, stranger])
 
 
-async def test_only_a_trusted_proxy_names_the_client_address(server_factory) -> None:
-    """``PARLOUR_TRUSTED_PROXIES``: X-Forwarded-For from another peer is ignored, so a forged header
-    does not get a new session past a kick's address ban."""
-    srv = server_factory({"PARLOUR_TRUSTED_PROXIES": "192.0.2.1"})
+async def test_a_kick_on_the_servers_own_machine_bars_only_the_kicked(server_factory) -> None:
+    """Everyone on the server's machine shares its loopback address (a server bound to 127.0.0.1 serves
+    nobody else): a kick there had barred every newcomer, told "someone on your network" was removed."""
+    srv = server_factory()
     host, guest = await Client.open(srv.ws, "Host"), await Client.open(srv.ws, "Guest")
     code = (await host.ok("create_room", game="cheat", capacity=4))["code"]
     await guest.ok("join", code=code)
     await host.ok("kick", member=guest.member)
-    forged = await Client.open(srv.ws, "Forged", headers={"X-Forwarded-For": "198.51.100.9"})
-    assert (await forged.request("join", code=code))["code"] == "banned"
-    await close_all([host, guest, forged])
+    assert (await guest.request("join", code=code))["code"] == "banned"
+    newcomer = await Client.open(srv.ws, "Newcomer")
+    assert (await newcomer.ok("join", code=code))["type"] == "room"
+    await close_all([host, guest, newcomer])
+
+
+async def test_only_a_trusted_proxy_names_the_client_address(server_factory) -> None:
+    """``PARLOUR_TRUSTED_PROXIES``: X-Forwarded-For from another peer is ignored, so a forged header
+    does not make a client someone else (past a kick's address ban, or a per-address limit): here each
+    forged address would have had a budget of its own."""
+    srv = server_factory({"PARLOUR_TRUSTED_PROXIES": "192.0.2.1", "PARLOUR_SESSIONS_PER_IP_PER_MINUTE": "2"})
+    forged = [await Client.open(srv.ws, headers={"X-Forwarded-For": f"198.51.100.{n}"}) for n in (9, 10, 11)]
+    for client in forged[:2]:
+        await client.ok("identify", name="Forged")
+    assert (await forged[2].request("identify", name="Forged"))["code"] == "too_many_sessions"
+    await close_all(forged)
