@@ -11,6 +11,7 @@ from browser_helpers import (
     PHONE,
     create_room,
     join_room,
+    no_horizontal_scroll,
     on_screen,
     record_toasts,
     seq,
@@ -594,3 +595,30 @@ def test_a_rematch_pressed_low_on_a_phone_opens_the_waiting_room_at_its_top(open
     page.locator(".countdown, button:has-text('Ready')").first.wait_for()
     page.wait_for_function("document.querySelector('#stage').getBoundingClientRect().top > -1")
     ada.close()
+
+
+def test_cheats_any_rank_picker_has_a_row_of_its_own_in_a_phones_dock(open_page, server):
+    """With "any rank" announced, the picker squeezed in beside Place and Cheat!: Cheat! was cut to
+    "heat", Place wrapped to four lines, and the page was 9 px wider than a 390-px phone."""
+    wires, _ = at_a_table(server, "cheat", ("Ada", "Bo", "Cy"), {"rank_sequence": "any"})
+    ada = wires[0]
+    for _ in range(10):  # someone else places first: Ada's turn then asks which rank to announce
+        for wire in wires:
+            wire.catch_up(max(w.seq for w in wires))
+        if ada.view["turn"] == ada.view["seat"] and ada.view["last_play"]:
+            break
+        mover = next(w for w in wires if w.view["turn"] == w.view["seat"])
+        mover.request("action", action=next(a for a in mover.view["legal"] if a["type"] == "play"))
+    page = open_page("/", PHONE)
+    take_over(page, ada.token, "Ada")
+    page.locator(".dock .rank-pick select").wait_for()
+    page.locator('[data-testid="hand"] button.pcard:not([disabled])').first.click()
+    assert no_horizontal_scroll(page)
+    place, cheat = (
+        page.locator(s).bounding_box() for s in ('[data-testid="place"]', '[data-testid="cheat"]')
+    )
+    assert cheat["width"] >= 100, "Cheat! whole"
+    assert abs(place["y"] - cheat["y"]) < 2, "Place and Cheat! share a row"
+    shot(page, "cheat-any-rank-dock")
+    for wire in wires:
+        wire.close()
