@@ -237,7 +237,9 @@ def test_a_wild_draw_four_on_you_puts_its_question_in_focus(open_page, server):
     page = _as(open_page, bo, "Bo")
     page.keyboard.press("Shift")  # a keyboard player: the page may move their focus
     page.locator("#stage").focus()
-    for _ in range(120):  # Bo only draws, Ada draws until she holds a Wild Draw Four and plays it
+    # Ada draws until she holds a Wild Draw Four and plays it; Bo plays his plain cards down to two (the
+    # discards then come back into the deck: Bo drawing too had emptied it about one game in twenty).
+    for _ in range(200):
         ada.catch_up(seq(page))
         assert not ada.view["over"], "the round ended before a Wild Draw Four came up"
         if ada.view["turn"] == 0:
@@ -250,12 +252,16 @@ def test_a_wild_draw_four_on_you_puts_its_question_in_focus(open_page, server):
             wait_seq(page, ada.seq)
             continue
         before = seq(page)
-        control = page.locator('[data-testid="pass"], button[data-testid="draw"]').first
-        control.focus()
+        plain = page.locator('[data-testid="hand"] button.playable:not(.wild)')
+        held = page.locator('[data-testid="hand"] button').count()
+        if plain.count() and held > 2:
+            plain.first.focus()
+        else:
+            page.locator('[data-testid="pass"], button[data-testid="draw"]').first.focus()
         page.keyboard.press("Enter")
         wait_seq(page, before + 1)
     else:
-        raise AssertionError("no Wild Draw Four in 120 moves")
+        raise AssertionError("no Wild Draw Four in 200 moves")
     question = page.locator('[data-prompt="challenge"]')
     question.wait_for()
     page.wait_for_function("document.activeElement?.dataset.prompt === 'challenge'")

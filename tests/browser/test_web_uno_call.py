@@ -230,7 +230,7 @@ def test_every_house_rule_says_what_it_does(open_page, server):
 
     bo = open_page()
     join_room(bo, "Bo", code)
-    bo.get_by_text("How to play UNO").click()
+    bo.locator("#stage").get_by_text("How to play UNO").click()
     rules = bo.locator(".rules-in-play li").all_inner_texts()
     assert rules[0].startswith("Target score: one round. Rounds go on"), rules
     assert any(r.startswith("Forced play. You may draw only when") for r in rules), rules
