@@ -541,7 +541,8 @@ class DotsGame(SchemaSettings):
         if kind == "capture":
             return f"{names[event['seat']]} took the box at ({event['x']}, {event['y']})"
         if kind == "timeout":
-            return f"{names[event['seat']]} ran out of time: a line was drawn for them"
+            # No pronoun for the seat: "You ran out of time: a line was drawn for them" read as someone else.
+            return f"{names[event['seat']]} ran out of time, so the game drew a line"
         if kind == "left":
             boxes = event["boxes"]
             kept = "; their box stays" if boxes == 1 else f"; their {boxes} boxes stay" if boxes else ""

@@ -213,7 +213,8 @@ function waiting(room, app) {
         host ? botButtons(room, game, app, players) : null,
       ),
     invitePanel(room, app),
-    room.rematch && room.rematch.member !== room.you?.member
+    // Once accepted (ready), the offer is answered: it had stayed up through the countdown.
+    room.rematch && room.rematch.member !== room.you?.member && !you?.ready
       ? el("p", { class: "alert" }, `${room.rematch.name} asked for a rematch: ${room.you?.role === "player" ? "ready up to accept" : "take a seat to play"}.`)
       : null,
     scoreTable(room.kind, room.scoreboard),

@@ -691,3 +691,22 @@ def test_a_rematch_offer_says_what_the_host_changed_since_the_game(open_page, se
     assert "8" in offer.inner_text(), offer.inner_text()
     ada.close()
     bo.close()
+
+
+def test_an_accepted_rematch_offer_is_no_longer_asked(open_page, server):
+    """Ready after a rematch was asked for, Bo still read "Ada asked for a rematch: ready up to accept"
+    through the countdown."""
+    ada, bo, _ = two_at_a_table(server, "connect_four")
+    play_to_the_end([ada, bo])
+    page = open_page("/")
+    take_over(page, bo.token, "Bo")
+    page.locator('[data-testid="results"]').wait_for()
+    ada.request("rematch")
+    page.get_by_role("button", name="Back to the room").click()
+    asked = page.locator("#stage .alert", has_text="asked for a rematch")
+    asked.wait_for()
+    page.get_by_role("button", name="I'm ready").click()
+    page.locator(".countdown").wait_for()  # both ready: the start's countdown, still in the waiting room
+    assert asked.count() == 0
+    ada.close()
+    bo.close()

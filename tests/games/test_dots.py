@@ -344,7 +344,7 @@ def test_timeout_takes_a_box_when_one_is_offered() -> None:
         {"type": "capture", "seat": 1, "x": 2, "y": 2},
     ]
     assert GAME.to_act(state) == [1]
-    assert GAME.describe_event(events[0], ["Ada", "Bo"]) == "Bo ran out of time: a line was drawn for them"
+    assert GAME.describe_event(events[0], ["Ada", "Bo"]) == "Bo ran out of time, so the game drew a line"
 
 
 def test_timeout_draws_the_first_safe_line_else_the_first_free_line() -> None:
