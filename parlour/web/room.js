@@ -96,9 +96,13 @@ function renderMembers(room, app) {
       : null,
     m.role === "player" && turnSeat === m.seat ? el("span", { class: "badge turn" }, "to play") : null,
   ];
+  // Rename between games (the server takes it mid-game too): at the table the button widened your row,
+  // and with "to play" beside it the row wrapped and pushed the panel into scrolling at 1280 × 800.
   const controls = (m) =>
     m.id === room.you?.member
-      ? el("span", { class: "member-controls" }, el("button", { class: "small", onclick: () => app.rename(m), "aria-label": "Rename yourself" }, "Rename"))
+      ? room.state === "playing"
+        ? null
+        : el("span", { class: "member-controls" }, el("button", { class: "small", onclick: () => app.rename(m), "aria-label": "Rename yourself" }, "Rename"))
       : host
       ? el(
         "span",
