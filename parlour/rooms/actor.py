@@ -326,15 +326,13 @@ class RoomActor(RoomState):
                 if len(forwarded) > FORWARDED_HISTORY:
                     del forwarded[next(iter(forwarded))]
             record = cmd.record()
-            if self._checkpoint_due and self.state != PLAYING:
-                # Back in the waiting room: the state is small, so it replaces the log so far.
-                self._checkpoint_due = False
+            # Back in the waiting room the state is small, so a checkpoint replaces the log so far;
+            # not when the same command also started the next game (the host's Start in a finished
+            # room): a checkpoint holds no game, so the log goes on, replayed through that handler.
+            due, self._checkpoint_due = self._checkpoint_due, False
+            if due and self.state != PLAYING:
                 self.records = [{"k": "checkpoint", "s": None, "p": self.checkpoint(), "t": cmd.at}]
             else:
-                # A command that left the results and started the next game at once (the host's Start
-                # in a finished room): a checkpoint holds no game, so the log goes on instead, and
-                # replaying it passes through the same handler.
-                self._checkpoint_due = False
                 self.records.append(record)
             if in_game or self.state == PLAYING or self._record is not None:
                 self.game_log.append(record)

@@ -50,15 +50,19 @@ class GameFlow(RoomState):
             self.countdown, self.state = (kind, at + seconds), COUNTDOWN
             self.broadcast(self.countdown_message())
 
+    def require_players(self) -> None:
+        """Refuse a start short of the game's minimum number of seated players."""
+        if len(self.players()) < self.engine.min_players:
+            raise CommandError(
+                "not_enough_players", f"{self.game_name} needs {self.engine.min_players} players"
+            )
+
     def start_game(self, cmd: Command) -> None:
         import random
         import secrets
 
+        self.require_players()
         players = self.players()
-        if len(players) < self.engine.min_players:
-            raise CommandError(
-                "not_enough_players", f"{self.game_name} needs {self.engine.min_players} players"
-            )
         seed = cmd.payload.setdefault("seed", secrets.randbits(63))
         # The first move goes round the table from game to game (a log from before it did has none:
         # its games all opened with seat 0).

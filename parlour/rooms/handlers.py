@@ -216,11 +216,10 @@ def ready(room: Room, cmd: Command) -> bool | None:
 @handles("start")
 def start(room: Room, cmd: Command) -> bool | None:
     room.require_host(cmd)
-    if len(room.players()) < room.engine.min_players:
-        raise CommandError("not_enough_players", f"{room.game_name} needs {room.engine.min_players} players")
-    _leave_results(room)
-    if room.state not in BEFORE_START:
+    if room.state not in BEFORE_START and room.state != FINISHED:
         raise CommandError("invalid_state", "the game has already started")
+    room.require_players()  # before leaving the results: a refused command changes nothing
+    _leave_results(room)
     room.start_game(cmd)
     return True
 

@@ -817,7 +817,7 @@ $("#leave").addEventListener("click", async () => {
   // A host who leaves hands the room on, as the server does (the longest-present connected person,
   // players first): said before, not only to the one who gets it.
   const others = S.room.members.filter((m) => !m.bot && m.id !== S.room.you.member);
-  const next = [...others].sort((a, b) => (b.connected - a.connected) || ((b.role === "player") - (a.role === "player")))[0];
+  const next = others.sort((a, b) => (b.connected - a.connected) || ((b.role === "player") - (a.role === "player")))[0];
   const hosting = S.room.host === S.room.you.member && next ? ` ${next.name} will host the room.` : "";
   const text = (playing ? `The game is running. ${rule}` : "You can come back with the room code.") + hosting;
   if (await confirmDialog("Leave this room?", text, "Leave")) {
