@@ -26,7 +26,8 @@ class Bot:
         self.rng = rng
 
     def choose(self, view: dict[str, Any], legal: list[Action]) -> Action | None:
-        """One of ``legal``, or None to let an optional moment pass (never when on the clock)."""
+        """One of ``legal``, or None to let an optional moment pass (never when on the clock, but in
+        a pause of the game's, ``Game.pause``, which bots let run its time)."""
         raise NotImplementedError
 
     def observe(self, events: list[dict[str, Any]]) -> None:

@@ -93,7 +93,9 @@ def run(
 ) -> tuple[Outcome | None, int]:
     """Play a set-up game to its end (or ``max_actions``), telling every bot what its seat sees.
 
-    ``moves``, when given, gets every ``(seat, action)`` applied, in order (a replayable record)."""
+    ``moves``, when given, gets every ``(seat, action)`` applied, in order (a replayable record); a
+    pause of the game's (``Game.pause``), which the bots let run out, is ``(seat, None)``: the room
+    would call ``on_timeout`` for that seat, and so does this."""
     n = len(bots)
     _deliver(bots, game.start_events(state))
     actions = 0
@@ -107,7 +109,7 @@ def run(
                 continue
             action = bots[seat].choose(game.view(state, seat), legal)
             if action is None:
-                if seat in clock:
+                if seat in clock and not game.pause(state):
                     raise RuntimeError(f"{type(bots[seat]).__name__} passed while on the clock")
                 continue
             _deliver(bots, game.apply(state, seat, action))
@@ -116,7 +118,11 @@ def run(
             actions += 1
             break
         else:
-            raise RuntimeError(f"nobody can act in an unfinished {game.name} game")
+            if not (clock and game.pause(state)):
+                raise RuntimeError(f"nobody can act in an unfinished {game.name} game")
+            _deliver(bots, game.on_timeout(state, clock[0]))  # the pause ran out
+            if moves is not None:
+                moves.append((clock[0], None))
     return game.outcome(state), actions
 
 

@@ -76,6 +76,10 @@ class Setting:
     ``options``; ``BOOL`` accepts true or false. A ``hidden`` setting is not offered in the form (the
     room's seat count stands for ``max_players``). ``help`` is one or two sentences a form shows under
     the control: what the setting does at the table, for a rule its label alone cannot explain.
+
+    ``default`` is what the setting is when a room leaves it out: the API's, the seed adapters' and every
+    stored game's. ``initial``, when set, is what a new room made by a person starts with instead (the web
+    form, quick play): a rule the table wants that an older record or client knows nothing of.
     """
 
     key: str
@@ -89,6 +93,7 @@ class Setting:
     off: bool = False
     hidden: bool = False
     help: str = ""
+    initial: bool | int | str | None = None
 
     def check(self, value: Any) -> None:
         """Refuse a value this setting does not accept, naming the setting."""
@@ -113,6 +118,8 @@ class Setting:
         """The setting as the catalog serves it to clients."""
         out: dict[str, Any] = {"key": self.key, "label": self.label, "type": self.kind.value}
         out["default"] = self.default
+        if self.initial is not None:
+            out["initial"] = self.initial
         if self.kind is SettingKind.INT:
             out.update(min=self.low, max=self.high, step=self.step, off=self.off)
         if self.options:
@@ -136,9 +143,10 @@ def number(
     off: bool = False,
     hidden: bool = False,
     help: str = "",
+    initial: int | None = None,
 ) -> Setting:
     """An integer setting in ``low..high`` (see ``Setting``)."""
-    return Setting(key, label, SettingKind.INT, default, low, high, step, presets, off, hidden, help)
+    return Setting(key, label, SettingKind.INT, default, low, high, step, presets, off, hidden, help, initial)
 
 
 def flag(key: str, label: str, default: bool, help: str) -> Setting:
@@ -170,6 +178,12 @@ def seats(low: int, high: int, default: int) -> Setting:
     """``max_players``: how many seats a room of this game offers by default (hidden: the form's seat
     count sets it)."""
     return number("max_players", "Seats", default, low, high, hidden=True)
+
+
+def initial_settings(schema: tuple[Setting, ...]) -> dict[str, Any]:
+    """The settings a room made by a person starts with where they differ from the defaults
+    (``Setting.initial``): quick play's, and the web form's before anyone changes it."""
+    return {s.key: s.initial for s in schema if s.initial is not None}
 
 
 def read_settings(schema: tuple[Setting, ...], raw: Any, cls: Callable[..., Any]) -> Any:
@@ -306,6 +320,12 @@ class Game(Protocol):
     def turn_timer(self, settings: Any) -> int:
         """Seconds the seat on the clock has to act, 0 for no clock (the room runs the clock and calls
         ``on_timeout`` when it runs out)."""
+
+    def pause(self, state: Any) -> int:
+        """Seconds the table rests before the game goes on by itself, else 0: UNO's break between rounds,
+        to see how one ended before the next is dealt. The room times it whatever the turn timer, as the
+        clock of the first seat in ``to_act`` (who may end it sooner: UNO's next dealer deals), calls
+        ``on_timeout`` when it runs out and tells no one it is their turn; bots let it run."""
 
     def setup(self, settings: Any, players: int, rng: random.Random, opener: int = 0) -> Any:
         """A new game for ``players`` seats (0..players-1, in join order). ``opener`` is the seat the

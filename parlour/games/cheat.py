@@ -692,6 +692,9 @@ class Cheat:
     def apply(self, state: State, seat: Any, action: Any) -> list[Event]:
         return apply(state, seat, action)
 
+    def pause(self, state: State) -> int:
+        return 0  # no rests: the game goes on move by move
+
     def to_act(self, state: State) -> list[int]:
         return to_act(state)
 

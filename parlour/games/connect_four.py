@@ -198,6 +198,9 @@ class ConnectFour(SchemaSettings):
             "game_over", {"winners": list(winners), "tie": tie, "reason": reason, "line": state.line or []}
         )
 
+    def pause(self, state: State) -> int:
+        return 0  # no rests: the game goes on move by move
+
     def to_act(self, state: State) -> list[int]:
         return [] if state.result is not None else [state.turn]
 

@@ -432,6 +432,9 @@ class DotsGame(SchemaSettings):
             events.append(_TURN_EVENTS[nxt])
         return events
 
+    def pause(self, state: State) -> int:
+        return 0  # no rests: the game goes on move by move
+
     def to_act(self, state: State) -> list[int]:
         """The seat on turn, or nobody once the game is over."""
         return [] if state.result is not None else [state.turn]

@@ -12,7 +12,8 @@ Actions (JSON dicts, see ``parse_action``)
     ``{"type": "play", "card": id, "color"?: name, "target"?: seat, "uno"?: bool}`` — a Wild
     needs ``color``; a 7 under Seven Swap needs ``target``; ``uno`` calls UNO as the play
     leaves one card. Also ``draw``, ``pass`` (after drawing a playable card), ``call_uno``,
-    ``{"type": "catch", "target": seat}``, ``challenge`` and ``accept`` (a pending Wild Draw Four).
+    ``{"type": "catch", "target": seat}``, ``challenge`` and ``accept`` (a pending Wild Draw Four),
+    ``deal`` (the next dealer, in a break between rounds).
     Out of turn: ``catch``, ``call_uno`` (the player just down to one card) and Jump-In plays.
     ``legal_actions`` lists a play from a two-card hand with ``"uno": true`` (the call made as
     one plays); the same play without the flag is accepted too, and may then be caught.
@@ -21,11 +22,12 @@ Refusals (``IllegalAction.code``)
     bad_action, not_seated, game_over, not_your_turn, card_not_in_hand, card_not_playable,
     color_required, bad_target, illegal_wild_draw4, must_play_drawn_card_or_pass,
     must_stack_or_draw, must_challenge_or_accept, already_drawn, forced_play, cannot_pass,
-    cannot_call_uno, cannot_catch, nothing_to_challenge, nothing_to_accept.
+    cannot_call_uno, cannot_catch, nothing_to_challenge, nothing_to_accept, between_rounds,
+    not_between_rounds.
 
 Events
     dealer_draw, deal, first_card, play, draw, drawn_playable, reshuffle, skip, reverse, pass, uno_called,
-    uno_caught, challenge, accept, swap, rotate, player_left, timeout, turn, round_over,
+    uno_caught, challenge, accept, swap, rotate, player_left, timeout, turn, round_over, round_break,
     round_started, game_over. Cards a seat may not see only ever travel in ``private``.
     Events are read-only: the frequent ones (turn, skip, reverse, pass, one-card draws...) are
     built once and shared by every game, their ``public``/``private`` dicts refusing changes (copy
@@ -51,6 +53,10 @@ Choices the rulebook leaves open
       ``play`` or ``pass`` (so everyone can tell which it was, as at a real table).
     * A player who leaves takes their pending penalty with them: it lapses, and so does a
       challenge against a bluffer who left.
+    * Between rounds (``round_break`` seconds, off by default) the table rests on the round's last card
+      and the hands as they were: nobody is on turn until the next dealer deals (``deal``), or the
+      break runs out and the room deals for them (``on_timeout``). A dealer who leaves passes the
+      deal to their left.
 """
 
 from __future__ import annotations
@@ -123,6 +129,7 @@ _PLAY_WILD_UNO = tuple(
 _DRAW = {"type": "draw"}
 _PASS = {"type": "pass"}
 _CALL_UNO = {"type": "call_uno"}
+_DEAL = {"type": "deal"}
 _CHALLENGE = {"type": "challenge"}
 _ACCEPT = {"type": "accept"}
 
@@ -272,6 +279,7 @@ class Settings:
     challenge_wild_draw4: bool = True
     uno_penalty: int = 2
     target_score: int = 500
+    round_break: int = 0
     turn_timer: int = 0
     max_players: int = 10
 
@@ -305,6 +313,18 @@ SCHEMA: tuple[Setting, ...] = (
         presets=((0, "one round"), (100, "100"), (200, "200"), (300, "300"), (500, "500"), (1000, "1000")),
         help="Rounds go on until someone has this many points: a round's winner scores the cards left in "
         "the other hands. One round: the first to empty their hand wins.",
+    ),
+    number(
+        "round_break",
+        "Pause between rounds",
+        0,
+        3,
+        60,
+        presets=((0, "none"), (5, "5 s"), (10, "10 s"), (20, "20 s"), (30, "30 s")),
+        off=True,
+        initial=10,
+        help="Time to see how a round ended, its last card and its points, before the next deal; the next "
+        "dealer may deal sooner.",
     ),
     number(
         "uno_penalty",
@@ -393,6 +413,7 @@ class State:
     drawn: int = -1  # card just drawn that may be played now, else -1
     scores: list[int] = field(default_factory=list)
     round: int = 1
+    dealing: bool = False  # between rounds: the dealer deals the next one (``round_break``)
     over: bool = False
     winners: list[int] = field(default_factory=list)
     reason: str = ""
@@ -522,6 +543,10 @@ class Uno:
 
     def turn_timer(self, settings: Settings) -> int:
         return settings.turn_timer
+
+    def pause(self, state: State) -> int:
+        """The break between rounds, while the next dealer has not dealt."""
+        return state.settings.round_break if state.dealing else 0
 
     def setup(self, settings: Settings, players: Any, rng: random.Random, opener: int = 0) -> State:
         """Pick the dealer by turning cards, as the rules say, then deal the first round (``opener``
@@ -654,7 +679,7 @@ class Uno:
             if type(target) is not int:
                 raise IllegalAction("bad_action", "catch needs a target seat number")
             return {"type": "catch", "target": target}
-        if kind in ("draw", "pass", "call_uno", "challenge", "accept"):
+        if kind in ("draw", "pass", "call_uno", "challenge", "accept", "deal"):
             return {"type": kind}
         raise IllegalAction("bad_action", f"unknown action type {kind!r}")
 
@@ -665,6 +690,8 @@ class Uno:
     def legal_actions(self, state: State, seat: int) -> list[dict[str, Any]]:
         """Every action ``seat`` may take now, in and out of turn (shared dicts: read-only)."""
         st = state
+        if st.dealing:
+            return [_DEAL] if seat == st.dealer else []
         if seat == st.turn and not st.over:  # the seat on turn is always a seated player
             hand = st.hands[seat]
             if st.stack or st.drawn >= 0:
@@ -749,6 +776,8 @@ class Uno:
         if not isinstance(action, dict):
             raise IllegalAction("bad_action", "an action must be an object")
         kind = action.get("type")
+        if st.dealing:
+            return self._deal_next(st, seat, kind)
         if kind == "play":
             return self._play(st, seat, action)
         if kind == "draw" and seat == st.turn:  # the other common action, first
@@ -758,6 +787,8 @@ class Uno:
         if kind == "call_uno":
             return self._call_uno(st, seat)
         if kind not in ("draw", "pass", "challenge", "accept"):
+            if kind == "deal":
+                raise IllegalAction("not_between_rounds", "cards are dealt only between rounds")
             raise IllegalAction("bad_action", f"unknown action type {kind!r}")
         if seat != st.turn:
             raise IllegalAction("not_your_turn", f"it is seat {st.turn}'s turn")
@@ -1051,10 +1082,28 @@ class Uno:
         if target == 0 or st.scores[seat] >= target:
             self._finish(st, [seat], "finished", events)
             return
-        st.round += 1
         st.dealer = _left(st, st.dealer)
+        if st.settings.round_break:
+            st.dealing, st.turn, st.drawn = True, st.dealer, -1
+            events.append(_break_event(st))
+            return
+        self._next_round(st, events)
+
+    def _next_round(self, st: State, events: list[Event]) -> None:
+        st.round += 1
         events.append(Event("round_started", {"round": st.round, "dealer": st.dealer}))
         self._deal(st, events)
+
+    def _deal_next(self, st: State, seat: int, kind: Any) -> list[Event]:
+        """The break between rounds: only the next dealer's ``deal`` ends it."""
+        if kind != "deal":
+            raise IllegalAction("between_rounds", f"round {st.round} is over: the next is about to be dealt")
+        if seat != st.dealer:
+            raise IllegalAction("not_your_turn", f"seat {st.dealer} deals the next round")
+        st.dealing = False
+        events: list[Event] = []
+        self._next_round(st, events)
+        return events
 
     @staticmethod
     def _finish(st: State, winners: list[int], reason: str, events: list[Event]) -> None:
@@ -1083,7 +1132,13 @@ class Uno:
             st.offender = -1
         events = [Event("player_left", {"seat": seat, "draw_pile": len(st.draw)})]
         if st.n_active == 1:
+            st.dealing = False
             self._finish(st, [st.active.index(True)], "opponents_left", events)
+            return events
+        if st.dealing:
+            if st.dealer == seat:  # the deal passes to their left
+                st.dealer = st.turn = _left(st, seat)
+                events.append(_break_event(st))
             return events
         if st.turn == seat:
             st.drawn = -1
@@ -1099,6 +1154,8 @@ class Uno:
             raise IllegalAction("game_over", "the game is over")
         if seat != st.turn:
             raise IllegalAction("not_your_turn", f"it is seat {st.turn}'s turn")
+        if st.dealing:  # the break is over: nobody ran out of time, the next round is dealt
+            return self._deal_next(st, seat, "deal")
         events = [Event("timeout", {"seat": seat})]
         if st.stack:
             return self._take_stack(st, seat, _penalty(st) if st.offender < 0 else "wild_draw4", events)
@@ -1140,6 +1197,7 @@ class Uno:
             drawn=st.drawn,
             scores=st.scores.copy(),
             round=st.round,
+            dealing=st.dealing,
             over=st.over,
             winners=st.winners.copy(),
             reason=st.reason,
@@ -1184,13 +1242,14 @@ class Uno:
             "top": CARDS[st.discard[-1]],
             "color": COLORS[st.color],
             "direction": st.direction,
-            "turn": None if st.over else st.turn,
+            "turn": None if st.over or st.dealing else st.turn,
             "draw_pile": len(st.draw),
             "discard_pile": len(st.discard),
             "scores": st.scores.copy(),
             "round": st.round,
             "target_score": st.settings.target_score,
             "dealer": st.dealer,
+            "dealing": st.dealer if st.dealing else None,  # the next dealer, between rounds
             "over": st.over,
             "winners": st.winners.copy(),
             "settings": _settings_view(st.settings),
@@ -1215,6 +1274,11 @@ class Uno:
             "hand": [CARDS[c] for c in sorted(st.hands[seat])],
             "legal": [dict(a) for a in self.legal_actions(st, seat)],
         }
+
+
+def _break_event(st: State) -> Event:
+    """The table rests between rounds until ``dealer`` deals round ``round``."""
+    return Event("round_break", {"round": st.round + 1, "dealer": st.dealer})
 
 
 def _penalty(st: State) -> str:
@@ -1308,7 +1372,7 @@ def describe_event(event: dict[str, Any], names: Sequence[str]) -> str | None:
         winners = " and ".join(names[w] for w in event["winners"])
         why = " (everyone else left)" if event["reason"] == "opponents_left" else ""
         return f"{winners} won the game{why}"
-    return None  # turn, drawn_playable: shown by the table, not worth a line
+    return None  # turn, drawn_playable, round_break: shown by the table, not worth a line
 
 
 GAME = Uno()

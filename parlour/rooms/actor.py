@@ -389,7 +389,8 @@ class RoomActor(RoomState):
             # The seat on turn starts its clock again in full: it ran on while the server was down and
             # nobody could move ("Moves wait until it is back"), and the move was made for them as soon
             # as the room came back.
-            self.turn = (self.turn[0], time.time() + self.engine.turn_timer(self.rules))
+            limit = self.engine.pause(self.game) or self.engine.turn_timer(self.rules)
+            self.turn = (self.turn[0], time.time() + limit)
         self._timers.sync(self._deadlines())
 
     def _timer_due(self, name: str, deadline: float) -> None:

@@ -97,16 +97,18 @@ class GameFlow(RoomState):
         self.check_over(at)
 
     def set_turn(self, at: float, actor: int | None) -> None:
-        """The clock restarts when the seat on it changes or that seat acted; others acting don't reset it."""
+        """The clock restarts when the seat on it changes or that seat acted, and when a pause of the
+        game's begins or ends; others acting don't reset it."""
         to_act = self.engine.to_act(self.game) if self.state == PLAYING else []
         if not to_act:
             self.turn = None
             return
         seat = to_act[0]
-        if self.turn is not None and self.turn[0] == seat and actor != seat:
+        pause = self.engine.pause(self.game)
+        if self.turn is not None and self.turn[0] == seat and actor != seat and (pause > 0) is self.paused:
             return
-        limit = self.engine.turn_timer(self.rules)
-        self.turn = (seat, at + limit if limit else None)
+        limit = pause or self.engine.turn_timer(self.rules)
+        self.turn, self.paused = (seat, at + limit if limit else None), pause > 0
 
     def check_over(self, at: float) -> None:
         outcome = self.engine.outcome(self.game)

@@ -18,6 +18,7 @@ from typing import Any
 
 from parlour.bots.catalog import get_game
 from parlour.games import InvalidSettings
+from parlour.games.base import initial_settings
 from parlour.rooms import messages
 from parlour.rooms.commands import Command, CommandError
 from parlour.rooms.enums import BEFORE_START, CLOSED, FINISHED, PLAYER, SPECTATOR
@@ -421,7 +422,10 @@ class Manager:
             room = self._quick_room(game)
             if room is None:
                 # No host to change it, and the seed quick-play clients expect a dropped seat to free up.
-                room = await self._open_room(game, None, True, None, None, True, False, owner=owner)
+                # A person's new room: the rules a table wants (UNO's pause between rounds), as the web
+                # form starts with them.
+                rules = initial_settings(get_game(game).settings_schema)
+                room = await self._open_room(game, rules, True, None, None, True, False, owner=owner)
             self._quick_pending.setdefault(room.code, set()).add(session.id)
         try:
             await room.submit(Command("join", session.id, session.join_payload(), sink, request_id))

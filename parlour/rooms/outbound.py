@@ -190,7 +190,10 @@ class Outbound(RoomState):
         if self.turn is None:
             return None
         seat, deadline = self.turn
-        return {"seat": seat, "deadline": deadline, "remaining": _remaining(deadline)}
+        info = {"seat": seat, "deadline": deadline, "remaining": _remaining(deadline)}
+        if self.paused:  # the game rests (between UNO's rounds): the clock is not a move's
+            info["pause"] = True
+        return info
 
     def snapshot(self, member: Member) -> Message:
         """Everything ``member`` may know about the room right now."""

@@ -165,6 +165,9 @@ class RoomState:
         self.outcome: Message | None = None
         self.countdown: tuple[CountdownKind, float] | None = None
         self.turn: tuple[int, float | None] | None = None
+        self.paused = False
+        """The clock in ``turn`` times the game's pause (``Game.pause``), not a move: nobody is told it is
+        their turn."""
         self.grace: dict[str, float] = {}
         self.forwarded: dict[str, None] = {}
         """The ``fid`` of each forwarded move this room applied (newest last, ``FORWARDED_HISTORY``):

@@ -7,7 +7,7 @@ import { closeLog, noteEntries, personal, resetLog, toggleLog } from "./gamelog.
 import { keepProfile, profileField } from "./identity.js";
 import { clearInvite, initLobby, presetCode, renderRooms, showInvite } from "./lobby.js";
 import { Connection } from "./net.js";
-import { appendChat, renderRoom, tableContext, updateTimers } from "./room.js";
+import { appendChat, renderRoom, seatOnTurn, tableContext, updateTimers } from "./room.js";
 import { describeChanges } from "./settings.js";
 import { beep, isMuted, setMuted } from "./sound.js";
 import { $, $$, answer, choose, clearToasts, closeDialog, confirmDialog, el, fill, markOverflow, sentence, showScreen, toast } from "./ui.js";
@@ -469,7 +469,7 @@ const handlers = {
     beep("good");
     gameEvents(msg.events);
     const seat = tableContext(S.room, app).seat;
-    announce(msg.log ?? [], seat !== null && S.room.play.turn?.seat === seat); // a first turn is said too
+    announce(msg.log ?? [], seat !== null && seatOnTurn(S.room.play) === seat); // a first turn is said too
     render();
   },
   game(msg) {
@@ -479,14 +479,14 @@ const handlers = {
       return;
     }
     const seat = tableContext(S.room, app).seat;
-    const wasMyTurn = seat !== null && play.turn?.seat === seat;
+    const wasMyTurn = seat !== null && seatOnTurn(play) === seat;
     const news = msg.log ?? [];
     Object.assign(play, { seq: msg.seq, view: msg.view, turn: withDeadline(msg.turn) });
     S.room.log.push(...(msg.log ?? []));
     if (S.room.log.length > 200) S.room.log.splice(0, S.room.log.length - 200);
     noteEntries(msg.log ?? []);
     gameEvents(msg.events);
-    const myTurn = !wasMyTurn && seat !== null && play.turn?.seat === seat;
+    const myTurn = !wasMyTurn && seat !== null && seatOnTurn(play) === seat;
     if (myTurn) yourTurn();
     announce(news, myTurn);
     render();
@@ -650,7 +650,7 @@ function inSight(element) {
 
 function isMyTurn() {
   const seat = S.room ? tableContext(S.room, app).seat : null;
-  return S.room?.state === "playing" && seat !== null && S.room.play?.turn?.seat === seat;
+  return S.room?.state === "playing" && seat !== null && seatOnTurn(S.room.play) === seat;
 }
 
 function clip(text, length) {

@@ -40,7 +40,7 @@ export function initLobby(app) {
   }
   const showSettings = () => {
     const game = create.elements.game.value;
-    fill($("#game-settings"), capacityField(game), settingsFields(game), catchDelayField(game));
+    fill($("#game-settings"), capacityField(game), settingsFields(game, {}, true), catchDelayField(game));
     // The rules of the game picked, before a room is made (a newcomer found them only inside a room).
     const chosen = games.find((g) => g.name === game);
     $("#game-how summary").textContent = `How to play ${chosen?.title ?? game}`;

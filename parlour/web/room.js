@@ -9,6 +9,12 @@ import { $, $$, choose, confirmDialog, el, fill, markOverflow, morph, sentence }
 
 const STATE_TEXT = { waiting: "Waiting for players", countdown: "Starting soon", playing: "Playing", finished: "Game over" };
 
+/** The seat whose move the game waits for, or null: nobody's while the game rests between rounds
+ * (the room's clock then times the pause, `turn.pause`, not a move). */
+export function seatOnTurn(play) {
+  return play?.turn && !play.turn.pause ? play.turn.seat : null;
+}
+
 /** Everything the table modules need to know about the current room. */
 export function tableContext(room, app) {
   const seats = room.play?.seats ?? [];
@@ -41,6 +47,8 @@ export function tableContext(room, app) {
       return Boolean(m && !m.bot && !m.connected && !m.replaced);
     },
     rerender: () => renderStage(room, app),
+    /** The game's rest (UNO between rounds) with its clock's `localDeadline`, or null. */
+    pause: room.state === "playing" && room.play?.turn?.pause ? room.play.turn : null,
   };
 }
 
@@ -81,7 +89,7 @@ function isHost(room) {
 
 function renderMembers(room, app) {
   const host = isHost(room);
-  const turnSeat = room.state === "playing" ? room.play?.turn?.seat : null;
+  const turnSeat = room.state === "playing" ? seatOnTurn(room.play) : null;
   const players = room.members.filter((m) => m.role === "player").sort((a, b) => a.seat - b.seat);
   const spectators = room.members.filter((m) => m.role === "spectator");
   const badges = (m) => [
@@ -473,7 +481,7 @@ function scoreTable(kind, board) {
 function turnTimer(room) {
   const turn = room.play.turn;
   const total = room.settings?.turn_timer;
-  if (!turn?.localDeadline || !total) return null;
+  if (!turn?.localDeadline || !total || turn.pause) return null; // a pause's clock is the table's to show
   return el(
     "div",
     { class: "turn-timer", role: "timer", "aria-label": "Turn timer", dataset: { deadline: turn.localDeadline, total } },

@@ -18,10 +18,12 @@ function withHelp(field, input, help) {
   return el("div", { class: "setting" }, field, el("p", { class: "setting-help", id }, help));
 }
 
-/** Inputs for a game's settings, pre-filled from `values` (or the defaults). */
-export function settingsFields(game, values = {}) {
+/** Inputs for a game's settings, pre-filled from `values`, else the defaults: for a new room (`fresh`)
+ * what a room made by a person starts with (`initial`, UNO's pause between rounds), for a room's own
+ * settings what leaving one out means. */
+export function settingsFields(game, values = {}, fresh = false) {
   return shown(game).map((f) => {
-    const value = values[f.key] ?? f.default;
+    const value = values[f.key] ?? (fresh ? f.initial : undefined) ?? f.default;
     const name = `s.${f.key}`;
     if (f.type === "bool") {
       const box = el("input", { type: "checkbox", name, checked: Boolean(value) });

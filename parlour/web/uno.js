@@ -164,7 +164,7 @@ export function render(stage, view, ctx) {
     has("accept") ? el("button", { class: "big", onclick: () => ctx.act({ type: "accept" }) }, `Accept +${pending.draw_stack}`) : null,
     has("draw") ? el("button", { class: "big", onclick: () => ctx.act({ type: "draw" }) }, pending.draw_stack ? `Draw ${pending.draw_stack}` : "Draw") : null,
     has("pass") ? el("button", { class: "big", onclick: () => ctx.act({ type: "pass" }), dataset: { testid: "pass" } }, "Keep & pass") : null,
-    ctx.seat !== null ? unoButton(view, has, playsFor, ctx) : null,
+    ctx.seat !== null && view.dealing == null ? unoButton(view, has, playsFor, ctx) : null,
   );
 
   const hand = view.hand ? handArea(view, ctx, playsFor, myTurn, hint(view, has, playsFor, myTurn)) : null;
@@ -188,7 +188,7 @@ export function render(stage, view, ctx) {
           lastRound(view, ctx),
         ),
       ),
-      alerts,
+      view.dealing != null ? roundBreak(view, ctx, has) : alerts,
       // The dock: buttons and hand, kept at the bottom of a phone's screen (styles.css).
       hand ? el("div", { class: `dock ${myTurn ? "my-turn" : ""}`, dataset: { testid: "dock" } }, controls, hand) : null,
     ),
@@ -199,12 +199,38 @@ export function render(stage, view, ctx) {
 function lastRound(view, ctx) {
   const last = local.lastRound;
   if (!last || last.round !== view.round - 1 || view.over) return null;
+  return el("span", { class: "last-round", dataset: { testid: "last-round" } }, `Round ${last.round} went to ${roundWords(last, ctx)}`);
+}
+
+/** "Ada: +35 points (Bo 6, Cy 29)": whose cards the points came from, when more than one hand gave
+ * them (the log said it, the table only the sum). */
+function roundWords(last, ctx) {
   const name = (seat) => (seat === ctx.seat ? "you" : ctx.name(seat));
-  // Whose cards the points came from, when more than one hand gave them (the log said it, the table
-  // only the sum).
   const from = (last.held ?? []).map((points, seat) => [seat, points]).filter(([seat, points]) => seat !== last.winner && points > 0);
   const parts = from.length > 1 ? ` (${from.map(([seat, points]) => `${name(seat)} ${points}`).join(", ")})` : "";
-  return el("span", { class: "last-round", dataset: { testid: "last-round" } }, `Round ${last.round} went to ${name(last.winner)}: +${last.points} points${parts}`);
+  return `${name(last.winner)}: +${last.points} points${parts}`;
+}
+
+/** Between rounds: how the round ended, on its last card, until the next dealer deals (or the pause
+ * runs out). The next deal had come in the same message as the last card, which nobody then saw. */
+function roundBreak(view, ctx, has) {
+  const last = local.lastRound?.round === view.round ? local.lastRound : null;
+  const dealer = view.dealing === ctx.seat ? "You deal" : `${ctx.name(view.dealing)} deals`;
+  return el(
+    "section",
+    { class: "round-break", "aria-label": `Round ${view.round} is over`, dataset: { testid: "round-break" } },
+    el("p", { class: "rb-head" }, last ? `★ Round ${view.round} went to ${roundWords(last, ctx)}` : `Round ${view.round} is over`),
+    el(
+      "p",
+      { class: "muted" },
+      `${dealer} round ${view.round + 1}`,
+      // The pause's clock; a replay has none.
+      ctx.pause?.localDeadline ? [" in ", el("span", { class: "timer-text", dataset: { deadline: ctx.pause.localDeadline } }, ""), " s"] : null,
+      ".",
+    ),
+    // Not given the focus: the winner's Enter on their last card must not deal the next round too.
+    has("deal") ? el("button", { class: "big", onclick: () => ctx.act({ type: "deal" }), dataset: { testid: "deal" } }, "Deal now") : null,
+  );
 }
 
 /** UNO!: call it right after playing down to one card, or press it first to arm the next play. */
@@ -256,6 +282,7 @@ function opponents(view, ctx, legal) {
         el("span", { class: "count cards", role: "img", "aria-label": cards(view.counts[seat]) }, String(view.counts[seat])),
         view.uno_called[seat] && view.counts[seat] ? el("span", { class: "badge uno" }, "UNO") : null, // not on an emptied hand
         view.turn === seat ? el("span", { class: "badge turn" }, "to play") : null,
+        view.dealing === seat ? el("span", { class: "badge turn" }, "deals next") : null,
         view.target_score ? el("span", { class: "muted score", title: "Score" }, String(view.scores[seat]), el("span", { class: "unit" }, " pts")) : null,
         catchable ? el("button", { class: "small danger", onclick: () => ctx.act({ type: "catch", target: seat }), dataset: { testid: "catch" } }, "Catch!") : null,
       );
@@ -265,6 +292,7 @@ function opponents(view, ctx, legal) {
 
 /** One line telling this player what they can do now. */
 function hint(view, has, playsFor, myTurn) {
+  if (view.dealing != null) return view.hand.length ? `Round over: your ${cards(view.hand.length)} counted for the winner.` : "Round over: you went out!";
   const playable = view.hand.some((c) => playsFor(c.id).length);
   const stack = view.pending.draw_stack;
   if (!myTurn) return playable ? "Jump in! You hold an identical card." : `Your hand: ${cards(view.hand.length)}`;

@@ -509,6 +509,60 @@ def test_match_mode_starts_the_next_round_in_the_same_apply_and_rotates_the_deal
     assert sorted([c for h in state.hands for c in h] + state.draw + state.discard) == list(range(108))
 
 
+def _at_the_break(players: int = 3) -> State:
+    """A match with a 10 s pause between rounds, its first round just won by seat 0 (dealer 0)."""
+    hands = [cards("r5"), cards("g1", "g2"), cards("b4", "y6", "W")][:players]
+    state = rig(hands, card("r3"), settings={"target_score": 500, "round_break": 10}, dealer=0)
+    events = GAME.apply(state, 0, {"type": "play", "card": card("r5")})
+    assert types(events) == ["play", "round_over", "round_break"]
+    assert events[-1].public == {"round": 2, "dealer": 1}
+    return state
+
+
+def test_with_a_pause_between_rounds_the_table_rests_on_the_last_card_until_the_next_dealer_deals() -> None:
+    state = _at_the_break()
+    # The round's end stands: its last card on top, the hands as they were, nobody on turn.
+    view = GAME.view(state, 2)
+    assert view["top"] == CARDS[card("r5")] and view["counts"] == [0, 2, 3] and view["round"] == 1
+    assert view["turn"] is None and view["dealing"] == 1 and view["legal"] == []
+    assert GAME.to_act(state) == [1] and GAME.pause(state) == 10
+    assert GAME.legal_actions(state, 1) == [{"type": "deal"}]
+    # Only the dealer's deal ends it: anything else, or anyone else, is refused.
+    assert refused(state, 1, {"type": "draw"}) == "between_rounds"
+    assert refused(state, 2, {"type": "play", "card": card("b4")}) == "between_rounds"
+    assert refused(state, 2, {"type": "deal"}) == "not_your_turn"
+    events = GAME.apply(state, 1, GAME.parse_action({"type": "deal"}))
+    assert types(events)[:2] == ["round_started", "deal"] and events[0].public == {"round": 2, "dealer": 1}
+    assert state.round == 2 and not state.dealing and GAME.pause(state) == 0
+    assert [len(h) for h in state.hands] in ([7, 7, 7], [7, 7, 9], [9, 7, 7])  # a first Draw Two hits seat 2
+    assert sorted([c for h in state.hands for c in h] + state.draw + state.discard) == list(range(108))
+
+
+def test_a_pause_that_runs_out_deals_the_next_round_and_nobody_ran_out_of_time() -> None:
+    state = _at_the_break()
+    events = GAME.on_timeout(state, 1)
+    assert "timeout" not in types(events) and types(events)[:2] == ["round_started", "deal"]
+    assert state.round == 2 and state.dealer == 1 and GAME.view(state, None)["turn"] is not None
+
+
+def test_a_dealer_who_leaves_in_the_pause_passes_the_deal_to_their_left() -> None:
+    state = _at_the_break()
+    events = GAME.on_leave(state, 1)
+    assert types(events) == ["player_left", "round_break"] and events[-1].public == {"round": 2, "dealer": 2}
+    assert GAME.to_act(state) == [2] and GAME.legal_actions(state, 2) == [{"type": "deal"}]
+    assert GAME.view(state, None)["dealing"] == 2
+    GAME.on_leave(state, 0)  # someone else leaving leaves one player: they win the match
+    outcome = GAME.outcome(state)
+    assert outcome is not None and outcome.winners == [2] and GAME.pause(state) == 0
+
+
+def test_cards_are_dealt_only_between_rounds_and_a_match_with_no_pause_deals_at_once() -> None:
+    state = rig([cards("r5", "r6"), cards("g1", "g2")], card("r3"))
+    assert refused(state, 0, {"type": "deal"}) == "not_between_rounds"
+    assert GAME.settings({}).round_break == 0  # what a room that leaves it out (and every older game) has
+    assert [(s.key, s.initial) for s in GAME.settings_schema if s.initial is not None] == [("round_break", 10)]
+
+
 def test_match_ends_when_a_player_reaches_the_target() -> None:
     state = rig([cards("r5"), cards("W", "W4")], card("r3"), settings={"target_score": 100}, scores=[10, 90])
     GAME.apply(state, 0, {"type": "play", "card": card("r5")})

@@ -35,3 +35,16 @@ async def test_quick_play_for_an_unknown_game_is_refused(harness: Harness) -> No
     with pytest.raises(CommandError) as refused:
         await harness.manager.quick_play(client.session, client.sink, "q", "chess")
     assert refused.value.code == "unknown_game" and not harness.manager._quick_locks
+
+
+@pytest.mark.parametrize(("game", "settings"), [("uno", {"round_break": 10}), ("dots", {})])
+async def test_a_quick_play_room_starts_with_the_rules_a_new_room_starts_with(
+    harness: Harness, game: str, settings: dict[str, int]
+) -> None:
+    """Quick play's room is a person's, as the web form's is: UNO pauses between rounds (a room that
+    leaves the setting out, as the API's and every older game's, does not)."""
+    client = await harness.client("Q")
+    await harness.manager.quick_play(client.session, client.sink, "q", game)
+    (room,) = harness.manager.rooms.values()
+    assert room.settings_raw == settings and client.last("room")["settings"] == settings
+    await harness.manager.close()

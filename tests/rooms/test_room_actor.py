@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import time
 import weakref
 from typing import Any
 
@@ -145,6 +146,33 @@ async def test_turn_timer_applies_timeout_rule_and_ignores_stale_timers(harness:
     update = clients[0].last("game")
     assert any(e["type"] == "timeout" for e in update["events"])
     assert room.turn != (seat, deadline)
+
+
+async def test_a_pause_between_rounds_is_timed_by_the_room_and_is_nobodys_turn(harness: Harness) -> None:
+    """UNO's break between rounds, with no turn timer: the room times it for the next dealer, tells
+    nobody it is their turn, and deals when it runs out. The round here ends on a jump-in by a player
+    who was not on turn, while the next dealer was: their clock must still restart as the pause's."""
+    clients = await harness.table("uno", 3, {"round_break": 5, "jump_in": True})
+    room = _room(harness)
+    game = room.game
+    on_turn = game.turn
+    jumper = (on_turn + 1) % 3
+    game.dealer = (on_turn - 1) % 3  # the next dealer is the seat on turn
+    game.discard, game.color = [9], 0  # a red 5 on top; the jumper holds the other red 5 only
+    game.hands[jumper] = [10]
+    assert room.turn == (on_turn, None)
+    client = next(c for c in clients if room.member_by_session(c.session.id).seat == jumper)
+    reply = await client.do("action", action={"type": "play", "card": 10})
+    assert reply["type"] == "ok", reply
+    seat, deadline = room.turn
+    assert seat == on_turn and deadline is not None and 4 < deadline - time.time() <= 5
+    told = clients[0].last("game")
+    assert told["turn"]["pause"] is True and told["view"]["dealing"] == on_turn and told["view"]["turn"] is None
+    await room.submit(Command("timer", None, {"name": "turn", "deadline": deadline}))
+    told = clients[0].last("game")
+    assert [e["type"] for e in told["events"]][:2] == ["round_started", "deal"]
+    assert not any(e["type"] == "timeout" for e in told["events"])  # nobody ran out of time
+    assert room.game.round == 2 and room.turn is not None and room.turn[1] is None and "pause" not in told["turn"]
 
 
 async def test_grace_then_idle_close() -> None:
