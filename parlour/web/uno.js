@@ -164,10 +164,15 @@ export function render(stage, view, ctx) {
     has("accept") ? el("button", { class: "big", onclick: () => ctx.act({ type: "accept" }) }, `Accept +${pending.draw_stack}`) : null,
     has("draw") ? el("button", { class: "big", onclick: () => ctx.act({ type: "draw" }) }, pending.draw_stack ? `Draw ${pending.draw_stack}` : "Draw") : null,
     has("pass") ? el("button", { class: "big", onclick: () => ctx.act({ type: "pass" }), dataset: { testid: "pass" } }, "Keep & pass") : null,
+    // In the dock, where a phone's thumb is; never given the focus: the winner's Enter on their last
+    // card must not deal the next round too.
+    has("deal") ? el("button", { class: "big", onclick: () => ctx.act({ type: "deal" }), dataset: { testid: "deal" } }, `Deal round ${view.round + 1}`) : null,
     ctx.seat !== null && view.dealing == null ? unoButton(view, has, playsFor, ctx) : null,
   );
 
-  const hand = view.hand ? handArea(view, ctx, playsFor, myTurn, hint(view, has, playsFor, myTurn)) : null;
+  // The round's winner, between rounds, has no cards: a dock with nothing in it was an empty band on a phone.
+  const idle = view.dealing != null && !view.hand?.length;
+  const hand = view.hand && !idle ? handArea(view, ctx, playsFor, myTurn, hint(view, has, playsFor, myTurn)) : null;
   fill(
     stage,
     el(
@@ -190,7 +195,7 @@ export function render(stage, view, ctx) {
       ),
       view.dealing != null ? roundBreak(view, ctx, has) : alerts,
       // The dock: buttons and hand, kept at the bottom of a phone's screen (styles.css).
-      hand ? el("div", { class: `dock ${myTurn ? "my-turn" : ""}`, dataset: { testid: "dock" } }, controls, hand) : null,
+      hand || has("deal") ? el("div", { class: `dock ${myTurn ? "my-turn" : ""}`, dataset: { testid: "dock" } }, controls, hand) : null,
     ),
   );
 }
@@ -226,10 +231,8 @@ function roundBreak(view, ctx, has) {
       `${dealer} round ${view.round + 1}`,
       // The pause's clock; a replay has none.
       ctx.pause?.localDeadline ? [" in ", el("span", { class: "timer-text", dataset: { deadline: ctx.pause.localDeadline } }, ""), " s"] : null,
-      ".",
+      has("deal") ? ", or deal now." : ".",
     ),
-    // Not given the focus: the winner's Enter on their last card must not deal the next round too.
-    has("deal") ? el("button", { class: "big", onclick: () => ctx.act({ type: "deal" }), dataset: { testid: "deal" } }, "Deal now") : null,
   );
 }
 

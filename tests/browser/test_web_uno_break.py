@@ -1,0 +1,74 @@
+"""UNO's pause between rounds in the browser: the round's last card and its points stay on the table
+until the next dealer deals (the next round used to be dealt in the same message as the last card)."""
+
+from __future__ import annotations
+
+import pytest
+from browser_helpers import PHONE, shots, take_over
+from wire import Wire, at_a_table
+
+pytestmark = pytest.mark.browser
+
+
+def _to_the_break(players: list[Wire]) -> None:
+    """Play the first round out (first playable card, calling UNO), up to the pause after it."""
+    for _ in range(3000):
+        for p in players:
+            p.catch_up(max(q.seq for q in players))
+        if players[0].view["dealing"] is not None:
+            return
+        actor = next(p for p in players if p.view["legal"])
+        legal = actor.view["legal"]
+        plays = [a for a in legal if a["type"] == "play" and a.get("uno", True)]
+        kinds = {a["type"]: a for a in legal}
+        action = (plays or [None])[0] or kinds.get("accept") or kinds.get("draw") or kinds.get("pass") or legal[0]
+        actor.request("action", action=action)
+    raise AssertionError("the first round did not end in 3,000 moves")
+
+
+def test_the_table_rests_on_a_rounds_end_until_the_next_dealer_deals(open_page, server):
+    names = ("Ada", "Bo", "Cy")
+    players, code = at_a_table(server, "uno", names, {"target_score": 500, "round_break": 60})
+    watcher = open_page(f"/r/{code}")
+    watcher.fill("#name", "Di")
+    watcher.click("#spectate-btn")
+    watcher.locator(".uno-table").wait_for()
+    _to_the_break(players)
+    ada = players[0]
+    ended = next(e for e in reversed(ada.log) if e["kind"] == "round_over")["event"]
+    last = next(e for e in reversed(ada.log) if e["kind"] == "play")["event"]
+    dealer = ada.view["dealing"]
+
+    # The spectator sees who won, for how much, on the round's last card, and who deals next, when.
+    panel = watcher.locator('[data-testid="round-break"]')
+    panel.wait_for()
+    text = panel.inner_text()
+    assert f"Round 1 went to {names[ended['winner']]}: +{ended['points']} points" in text, text
+    assert f"{names[dealer]} deals round 2 in " in text, text
+    assert watcher.locator('[data-testid="top"]').get_attribute("data-id") == f"top-{last['card']['id']}"
+    assert watcher.locator(".badge.turn", has_text="to play").count() == 0  # nobody is on turn
+    assert watcher.locator('[data-testid="deal"]').count() == 0  # nor may a spectator deal
+    shots(watcher, "uno-round-break")
+
+    # The dealer, on a phone: offered the deal, and not told it is their turn.
+    page = open_page("/", PHONE)
+    take_over(page, players[dealer].token, names[dealer])
+    deal = page.locator('[data-testid="deal"]')
+    deal.wait_for()
+    assert "You deal round 2" in page.locator('[data-testid="round-break"]').inner_text()
+    assert "Your turn" not in page.title()
+    shots(page, "uno-round-break-dealer")
+    deal.click()
+    page.locator('[data-testid="round-break"]').wait_for(state="detached")
+    assert page.locator('[data-testid="last-round"]').inner_text().startswith("Round 1 went to ")
+    watcher.locator('[data-testid="round-break"]').wait_for(state="detached")
+    assert watcher.locator(".match").inner_text().startswith("Round 2")
+    for wire in players:
+        wire.close()
+
+
+def test_a_new_uno_room_from_the_form_pauses_between_rounds(open_page):
+    """The create form starts UNO with the pause (its `initial`), though a room that leaves it out has none."""
+    page = open_page("/")
+    page.check('#create-form input[name="game"][value="uno"]')
+    assert page.locator('select[name="s.round_break"]').input_value() == "10"
