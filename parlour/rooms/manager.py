@@ -421,11 +421,7 @@ class Manager:
         async with self._quick_locks.setdefault(game, asyncio.Lock()):
             room = self._quick_room(game)
             if room is None:
-                # No host to change it, and the seed quick-play clients expect a dropped seat to free up.
-                # A person's new room: the rules a table wants (UNO's pause between rounds), as the web
-                # form starts with them.
-                rules = initial_settings(get_game(game).settings_schema)
-                room = await self._open_room(game, rules, True, None, None, True, False, owner=owner)
+                room = await self._open_quick_room(game, owner)
             self._quick_pending.setdefault(room.code, set()).add(session.id)
         try:
             await room.submit(Command("join", session.id, session.join_payload(), sink, request_id))
@@ -434,6 +430,13 @@ class Manager:
             pending.discard(session.id)
             if not pending:
                 del self._quick_pending[room.code]
+
+    async def _open_quick_room(self, game: str, owner: str | None) -> Room:
+        """A new quick-play room: public, no host to change it, and the seed quick-play clients expect a
+        dropped seat to free up. Its rules are those a person's new room starts with (UNO's pause between
+        rounds), as the web form's are."""
+        rules = initial_settings(get_game(game).settings_schema)
+        return await self._open_room(game, rules, True, None, None, True, False, owner=owner)
 
     def _quick_room(self, game: str) -> Room | None:
         """The fullest room a quick player may join now, counting joins on their way to it."""

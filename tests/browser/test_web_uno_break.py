@@ -21,7 +21,8 @@ def _to_the_break(players: list[Wire]) -> None:
         legal = actor.view["legal"]
         plays = [a for a in legal if a["type"] == "play" and a.get("uno", True)]
         kinds = {a["type"]: a for a in legal}
-        action = (plays or [None])[0] or kinds.get("accept") or kinds.get("draw") or kinds.get("pass") or legal[0]
+        action = (plays or [None])[0] or kinds.get("accept") or kinds.get("draw") or kinds.get("pass")
+        action = action or legal[0]
         actor.request("action", action=action)
     raise AssertionError("the first round did not end in 3,000 moves")
 
@@ -68,7 +69,7 @@ def test_the_table_rests_on_a_rounds_end_until_the_next_dealer_deals(open_page, 
 
 
 def test_a_new_uno_room_from_the_form_pauses_between_rounds(open_page):
-    """The create form starts UNO with the pause (its `initial`), though a room that leaves it out has none."""
+    """The create form starts UNO with the pause (its `initial`); a room that leaves it out has none."""
     page = open_page("/")
     page.check('#create-form input[name="game"][value="uno"]')
     assert page.locator('select[name="s.round_break"]').input_value() == "10"

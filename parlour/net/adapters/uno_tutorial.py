@@ -11,7 +11,9 @@ it poll that session's events and post to it).
 The client has no colour picker, UNO button, challenge or pass, so the adapter supplies the
 translation defaults: a Wild names the colour the player holds most of; a play that leaves one
 card calls UNO; a Seven Swap targets the opponent with the fewest cards; ``drawCard`` accepts a
-pending Wild Draw Four, and passes after drawing a playable card. Legality is the engine's: a card is
+pending Wild Draw Four, and passes after drawing a playable card; a client that is to deal the next
+round of a match with a pause between rounds (a quick-play room's) deals at once, having no button for
+it, and under another dealer it waits the pause out. Legality is the engine's: a card is
 played as one of the plays the view lists for it (``legal``), chosen by these defaults.
 After a game the room reopens (rematch, then the quick-play countdown). A reconnecting client
 gets its seat back within the grace period when it sends ``requestRoom`` with the same name **from
@@ -280,6 +282,7 @@ class TutorialClient:
         self._hand()
         if turn is not None:
             self._say_turn(turn)
+        self._deal_if_dealer()
 
     def _table(self) -> None:
         """The tutorial's start-of-game trio: haveCard, turnPlayer, sendCard."""
@@ -288,6 +291,13 @@ class TutorialClient:
             self._say_turn(self.view["turn"])
         if self.view.get("top"):
             self.emit("sendCard", card_to_number(self.view["top"]["id"]))
+        self._deal_if_dealer()
+
+    def _deal_if_dealer(self) -> None:
+        """Between rounds, this client deals the next one if it is to: it has no button to."""
+        dealer = self.view.get("dealing")
+        if dealer is not None and dealer == self._my_seat():
+            self.bridge.post("action", action={"type": "deal"})
 
     def _hand(self) -> None:
         if "hand" not in self.view:

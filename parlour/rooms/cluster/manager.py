@@ -294,7 +294,7 @@ class ClusterManager(Manager):
                     if choice is None and newest is not None and newest not in tried.union(self.rooms):
                         choice = newest
                     if choice is None:
-                        choice = await self._open_room(game, None, True, None, None, True, False, owner=owner)
+                        choice = await self._open_quick_room(game, owner)
                         await self.store.opened_quick_room(game, choice.code)
             if isinstance(choice, Room):
                 if await self._quick_join(session, sink, request_id, choice) != "full":
