@@ -83,6 +83,7 @@ def _observable(game: Game, state: Any, players: int) -> bytes:
             "views": [game.view(state, s) for s in _recipients(players)],
             "legal": [game.legal_actions(state, s) for s in range(players)],
             "to_act": game.to_act(state),
+            "pause": game.pause(state),
             "outcome": None if outcome is None else repr(outcome),
         },
         option=_SORTED,
