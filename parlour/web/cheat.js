@@ -169,7 +169,6 @@ function revealBox(ctx) {
   );
 }
 
-/** The game log's icon for each kind of entry (gamelog.js). */
 /** The results' column: the cards each kept. A player whose last cards went down just as another's
  * claim stood (that play is what made it stand) kept none and still lost: said, or the table showed two
  * players on 0 under one winner. */
@@ -181,6 +180,10 @@ export function resultColumns(view, score) {
   return [["Cards left", cardsLeft]];
 }
 
+/** The results rank fewer cards left first. */
+export const FEWER_IS_BETTER = true;
+
+/** The game log's icon for each kind of entry (gamelog.js). */
 export const LOG_ICONS = { dealt: "◆", played: "▼", called: "◉", picked_up: "▲", timed_out: "…", left: "←", game_over: "★" };
 
 /** A call's log entry offers its revealed cards again. */

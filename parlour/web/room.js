@@ -332,14 +332,23 @@ function gameOver(room, app) {
   const winners = outcome.winners.map(ctx.name);
   const headline = outcome.tie ? `Tie: ${winners.join(" & ")}` : winners.length ? `${winners[0]} wins!` : "Nobody won";
   const you = room.members.find((m) => m.id === room.you?.member);
-  const seats = results.play.seats.map((s) => s.seat);
   const view = results.play.view;
-  const score = (seat) => String(outcome.scores[seat] ?? outcome.scores[String(seat)] ?? "–");
+  const scoreOf = (seat) => outcome.scores[seat] ?? outcome.scores[String(seat)];
+  const score = (seat) => String(scoreOf(seat) ?? "–");
+  // Ranked, as a results table is read: the winners, then who stayed to the end before who left (or was
+  // kicked), each by score (fewest first where fewer is better, Cheat's cards left); seat order breaks
+  // ties. In seat order, a loser with more points had stood under one with fewer.
+  const sign = TABLES[room.kind]?.FEWER_IS_BETTER ? 1 : -1;
+  const left = new Map(results.play.seats.filter(gone).map((s) => [s.seat, ` (${gone(s)})`]));
+  const rank = (seat) => [outcome.winners.includes(seat) ? 0 : 1, left.has(seat) ? 1 : 0, scoreOf(seat) === undefined ? Infinity : sign * scoreOf(seat)];
+  const seats = results.play.seats.map((s) => s.seat).sort((a, b) => {
+    const [x, y] = [rank(a), rank(b)];
+    return x[0] - y[0] || x[1] - y[1] || x[2] - y[2] || a - b;
+  });
   // What a finished hand or board says about each player: the game's table module may say more than
   // the score its catalog entry names.
   const label = GAMES[room.kind]?.score_label ?? "score";
   const columns = TABLES[room.kind]?.resultColumns?.(view, score, results.log) ?? [[label[0].toUpperCase() + label.slice(1), score]];
-  const left = new Map(results.play.seats.filter(gone).map((s) => [s.seat, ` (${gone(s)})`]));
   const helped = new Set((results.log ?? []).filter((entry) => entry.by_bot).map((entry) => entry.seat));
   const why = endReason(GAMES[room.kind], outcome.reason);
   const offer = room.rematch && room.rematch.member !== room.you?.member ? room.rematch : null;

@@ -100,3 +100,21 @@ def test_the_finished_board_is_in_sight_beside_the_results_on_a_laptop(open_page
     shots(page, "connect-four-over-beside")
     ada.close()
     bo.close()
+
+
+def test_the_results_rank_the_winner_first_whatever_their_seat(open_page, server):
+    """Bo, in the second seat, wins: the results had listed the players in seat order, Ada on top."""
+    ada, bo, _ = two_at_a_table(server, "connect_four")
+    for column in (0, 1, 0, 1, 0, 1, 6, 1):  # Ada opens; Bo's fourth disc in column 1 wins
+        mover = ada if ada.view["turn"] == 0 else bo
+        mover.request("action", action={"type": "drop", "column": column})
+        for wire in (ada, bo):
+            wire.catch_up(max(ada.seq, bo.seq))
+    assert ada.view["winners"] == [1]
+    page = open_page("/")
+    take_over(page, ada.token, "Ada")
+    rows = page.locator('[data-testid="results"] tbody tr')
+    rows.first.wait_for()
+    assert [text.split("\t")[0] for text in rows.all_inner_texts()] == ["Bo ★ winner", "Ada"]
+    for wire in (ada, bo):
+        wire.close()

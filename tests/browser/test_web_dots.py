@@ -402,6 +402,7 @@ def test_a_player_who_leaves_mid_game_is_told_the_rule_and_marked_in_the_results
     ada.locator(".game-over").wait_for()
     rows = ada.locator('[data-testid="results"] tbody tr').all_inner_texts()
     assert len(rows) == 3 and [r for r in rows if "(left)" in r] == [next(r for r in rows if "Cy" in r)], rows
+    assert "(left)" in rows[-1] and ("winner" in rows[0] or "(tie)" in rows[0]), rows  # ranked: a leaver last
     # Boxes do not add up across games: the room's scoreboard counts wins and games only.
     heads = ada.locator('[data-testid="scoreboard"] th').all_inner_texts()
     assert heads == ["Player", "Wins", "Games"], heads
