@@ -413,6 +413,7 @@ class State:
     drawn: int = -1  # card just drawn that may be played now, else -1
     scores: list[int] = field(default_factory=list)
     round: int = 1
+    rounds: list[tuple[int, int]] = field(default_factory=list)  # each round's (winner, points), in order
     dealing: bool = False  # between rounds: the dealer deals the next one (``round_break``)
     over: bool = False
     winners: list[int] = field(default_factory=list)
@@ -1066,6 +1067,7 @@ class Uno:
         held = [sum(_POINTS[c] for c in hand) for hand in st.hands]  # each other hand's points, shown
         points = sum(held)
         st.scores[seat] += points
+        st.rounds.append((seat, points))
         events.append(
             Event(
                 "round_over",
@@ -1197,6 +1199,7 @@ class Uno:
             drawn=st.drawn,
             scores=st.scores.copy(),
             round=st.round,
+            rounds=st.rounds.copy(),
             dealing=st.dealing,
             over=st.over,
             winners=st.winners.copy(),
@@ -1232,7 +1235,7 @@ class Uno:
     def public_view(self, state: State) -> dict[str, Any]:
         """The part of every view that is the same for every recipient (built once per action)."""
         st = state
-        return {
+        view: dict[str, Any] = {
             "game": self.name,
             "players": st.n,
             "active": st.active.copy(),
@@ -1254,6 +1257,9 @@ class Uno:
             "winners": st.winners.copy(),
             "settings": _settings_view(st.settings),
         }
+        if st.over and st.rounds:  # a match's rounds, for its results (not built on every move)
+            view["rounds"] = [{"winner": w, "points": p} for w, p in st.rounds]
+        return view
 
     def seat_view(self, state: State, seat: int | None) -> dict[str, Any]:
         """The part that depends on the recipient: its seat, what is pending for it, hand and moves."""

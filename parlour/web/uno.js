@@ -119,6 +119,15 @@ export function resultColumns(view, score, log) {
   return [["Points", score], ...round, ["Cards left", (seat) => String(view.counts?.[seat] ?? "–")]];
 }
 
+/** Under a match's results, every round: who went out and for how much (the table's column is the last
+ * round's only). */
+export function resultNotes(view, ctx) {
+  if (!view.rounds || view.rounds.length < 2) return null;
+  // Each round unbroken: "2:" had ended one line and "Bo +60" begun the next.
+  const rounds = view.rounds.flatMap((r, i) => [i ? " · " : "", el("span", { class: "nowrap" }, `${i + 1}: ${ctx.name(r.winner)} +${r.points}`)]);
+  return el("p", { class: "muted", dataset: { testid: "rounds" } }, "Rounds — ", rounds);
+}
+
 export function render(stage, view, ctx) {
   const legal = ctx.readOnly ? [] : (view.legal ?? []); // a replay shows the hand, offers no move
   const has = (type) => legal.some((a) => a.type === type);

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import time
 
 import pytest
 from browser_helpers import PHONE, on_screen, shot, shots, take_over
@@ -376,4 +377,36 @@ def test_five_players_and_nobody_watching_fit_the_players_panel_mid_game(open_pa
     page.locator("#spectators .member", has_text="Fay").wait_for()
     assert page.locator("#spectators-title").is_visible()
     for wire in (*players, watcher):
+        wire.close()
+
+
+def test_a_matchs_results_list_every_round(open_page, server):
+    """The results' round column is the last round's: the rounds before it were nowhere on them."""
+    ada, bo, _ = two_at_a_table(server, "uno", {"target_score": 150})
+    players = [ada, bo]
+    for _ in range(5000):
+        time.sleep(0.03)  # within the server's 20 messages a second per connection
+        for p in players:
+            p.catch_up(max(q.seq for q in players))
+        if ada.view["over"]:
+            break
+        actor = next(p for p in players if p.view["legal"])
+        legal = actor.view["legal"]
+        plays = [a for a in legal if a["type"] == "play" and a.get("uno", True)]
+        kinds = {a["type"]: a for a in legal}
+        action = (plays or [None])[0] or kinds.get("accept") or kinds.get("draw") or legal[0]
+        actor.request("action", action=action)
+    assert ada.view["over"], "the match ended"
+    ends = [e["event"] for e in ada.log if e["kind"] == "round_over"]
+    page = open_page("/")
+    take_over(page, ada.token, "Ada")
+    page.locator('[data-testid="results"]').wait_for()
+    rounds = page.locator('[data-testid="rounds"]')
+    if len(ends) < 2:  # a match won in its first round has its one round in the table already
+        assert rounds.count() == 0
+    else:
+        said = " · ".join(f"{e['round']}: {('Ada', 'Bo')[e['winner']]} +{e['points']}" for e in ends)
+        assert rounds.inner_text() == f"Rounds — {said}"
+        shots(page, "uno-match-rounds")
+    for wire in players:
         wire.close()

@@ -569,6 +569,8 @@ def test_match_ends_when_a_player_reaches_the_target() -> None:
     GAME.apply(state, 0, {"type": "play", "card": card("r5")})
     outcome = GAME.outcome(state)
     assert outcome is not None and outcome.winners == [0] and outcome.scores == {0: 110, 1: 90}
+    # The finished match's view lists its rounds (this rigged one: only the last was played here).
+    assert GAME.view(state, None)["rounds"] == [{"winner": 0, "points": 100}]
 
 
 # ---------------------------------------------------------------- house rules
