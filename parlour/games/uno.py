@@ -1305,7 +1305,7 @@ _DRAW_REASONS = {
     "challenge_lost": " (a lost challenge)",
     "challenge_guilty": " (caught bluffing)",
     "uno_penalty": " (missed UNO)",
-    "last_card": " (the last card)",
+    "last_card": " (for the winning card)",
     "timeout": " (out of time)",
 }
 
@@ -1340,7 +1340,7 @@ def describe_event(event: dict[str, Any], names: Sequence[str]) -> str | None:
     who = names[event["seat"]] if isinstance(event.get("seat"), int) else ""
     if kind == "play":
         text = f"{who} played {card_words(event['card'])}"
-        if event["card"]["color"] == "wild":
+        if event["card"]["color"] == "wild" and event["count"]:  # a last card names none: the round is over
             text += f" and named {event['color']}"
         if event["jump_in"]:
             text += " (jump-in)"
@@ -1374,11 +1374,13 @@ def describe_event(event: dict[str, Any], names: Sequence[str]) -> str | None:
         return f"{names[event['winner']]} won round {event['round']} (+{event['points']} points{source})"
     if kind == "round_started":
         return f"Round {event['round']}: {names[event['dealer']]} deals"
+    if kind == "round_break":  # the table rests: said, so that a screen reader hears who deals next
+        return f"{names[event['dealer']]} deals round {event['round']} next"
     if kind == "game_over":
         winners = " and ".join(names[w] for w in event["winners"])
         why = " (everyone else left)" if event["reason"] == "opponents_left" else ""
         return f"{winners} won the game{why}"
-    return None  # turn, drawn_playable, round_break: shown by the table, not worth a line
+    return None  # turn, drawn_playable: shown by the table, not worth a line
 
 
 GAME = Uno()

@@ -47,7 +47,8 @@ export function onEvent(event, names, seat) {
   const who = (s) => (s === seat ? "You" : names(s));
   switch (event.type) {
     case "play":
-      return { text: `${who(event.seat)} ${event.jump_in ? "jumped in with" : "played"} ${cardWords(event.card)}${event.card.color === "wild" ? ` → ${event.color}` : ""}`, sound: "play", quiet: event.seat === seat };
+      // A Wild that was the last card names no colour: the round is over.
+      return { text: `${who(event.seat)} ${event.jump_in ? "jumped in with" : "played"} ${cardWords(event.card)}${event.card.color === "wild" && event.count ? ` → ${event.color}` : ""}`, sound: "play", quiet: event.seat === seat };
     case "draw":
       return event.count && event.reason !== "draw"
         ? { text: `${who(event.seat)} drew ${event.count} (${DRAW_REASON[event.reason] ?? event.reason})`, sound: "draw" }
@@ -91,7 +92,7 @@ const DRAW_REASON = {
   challenge_lost: "lost the challenge",
   challenge_guilty: "caught bluffing",
   uno_penalty: "missed UNO",
-  last_card: "last card",
+  last_card: "for the winning card",
   timeout: "out of time",
 };
 
@@ -99,7 +100,7 @@ const DRAW_REASON = {
 export const LOG_ICONS = {
   play: "▶", draw: "+", skip: "⊘", reverse: "⇄", pass: "→", uno_called: "!", uno_caught: "!", challenge: "?",
   accept: "✓", swap: "⇆", rotate: "↻", deal: "◆", first_card: "◆", dealer_draw: "◆", reshuffle: "◆",
-  round_over: "★", round_started: "◆", game_over: "★", timeout: "…", player_left: "←",
+  round_over: "★", round_break: "◆", round_started: "◆", game_over: "★", timeout: "…", player_left: "←",
 };
 
 /** A played card's colour beside its log entry (a Wild's: the colour named). */
@@ -175,7 +176,7 @@ export function render(stage, view, ctx) {
     has("pass") ? el("button", { class: "big", onclick: () => ctx.act({ type: "pass" }), dataset: { testid: "pass" } }, "Keep & pass") : null,
     // In the dock, where a phone's thumb is; never given the focus: the winner's Enter on their last
     // card must not deal the next round too.
-    has("deal") ? el("button", { class: "big", onclick: () => ctx.act({ type: "deal" }), dataset: { testid: "deal" } }, `Deal round ${view.round + 1}`) : null,
+    has("deal") ? el("button", { class: "big primary", onclick: () => ctx.act({ type: "deal" }), dataset: { testid: "deal" } }, `Deal round ${view.round + 1}`) : null,
     ctx.seat !== null && view.dealing == null ? unoButton(view, has, playsFor, ctx) : null,
   );
 
@@ -230,9 +231,12 @@ function roundWords(last, ctx) {
 function roundBreak(view, ctx, has) {
   const last = local.lastRound?.round === view.round ? local.lastRound : null;
   const dealer = view.dealing === ctx.seat ? "You deal" : `${ctx.name(view.dealing)} deals`;
+  // The dealer's decision: the panel takes the focus once (app.js keepFocus), read out, and the next Tab
+  // reaches Deal in the dock (a keyboard dealer had tabbed through the log, the chat and the header).
+  const asks = has("deal") ? { tabindex: "-1", "data-prompt": `deal-${view.round}` } : {};
   return el(
     "section",
-    { class: "round-break", "aria-label": `Round ${view.round} is over`, dataset: { testid: "round-break" } },
+    { class: "round-break", "aria-label": `Round ${view.round} is over`, ...asks, dataset: { testid: "round-break" } },
     el("p", { class: "rb-head" }, last ? `★ Round ${view.round} went to ${roundWords(last, ctx)}` : `Round ${view.round} is over`),
     el(
       "p",
@@ -294,7 +298,7 @@ function opponents(view, ctx, legal) {
         el("span", { class: "count cards", role: "img", "aria-label": cards(view.counts[seat]) }, String(view.counts[seat])),
         view.uno_called[seat] && view.counts[seat] ? el("span", { class: "badge uno" }, "UNO") : null, // not on an emptied hand
         view.turn === seat ? el("span", { class: "badge turn" }, "to play") : null,
-        view.dealing === seat ? el("span", { class: "badge turn" }, "deals next") : null,
+        view.dealing === seat ? el("span", { class: "badge deals" }, "deals next") : null,
         view.target_score ? el("span", { class: "muted score", title: "Score" }, String(view.scores[seat]), el("span", { class: "unit" }, " pts")) : null,
         catchable ? el("button", { class: "small danger", onclick: () => ctx.act({ type: "catch", target: seat }), dataset: { testid: "catch" } }, "Catch!") : null,
       );
@@ -357,7 +361,9 @@ async function play(card, plays, view, ctx) {
   if (!plays.length) return;
   const action = { type: "play", card: card.id };
   if (local.armed && view.hand.length === 2) action.uno = true;
-  if (card.color === "wild") {
+  if (card.color === "wild" && view.hand.length === 1) {
+    action.color = plays[0].color; // the last card ends the round: no colour to ask for
+  } else if (card.color === "wild") {
     const colour = await choose("Choose a colour", null, [
       ...COLOURS.map((c) => ({ label: cap(c), value: c, class: `colour-pick ${c}` })),
       CANCEL,

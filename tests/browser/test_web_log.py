@@ -182,12 +182,22 @@ def test_a_moves_popup_words_the_card_as_its_log_line_does(open_page):
     from parlour.games.uno import describe_event
 
     page = open_page()
+    wild = {"color": "wild", "type": "wild-draw4", "value": None}
     plays = [
-        {"type": "play", "seat": 1, "card": card, "color": "green", "jump_in": False, "uno": False}
-        for card in (
-            {"color": "red", "type": "number", "value": 6},
-            {"color": "blue", "type": "draw2", "value": None},
-            {"color": "wild", "type": "wild-draw4", "value": None},
+        {
+            "type": "play",
+            "seat": 1,
+            "card": card,
+            "color": "green",
+            "jump_in": False,
+            "uno": False,
+            "count": left,
+        }
+        for card, left in (
+            ({"color": "red", "type": "number", "value": 6}, 3),
+            ({"color": "blue", "type": "draw2", "value": None}, 3),
+            (wild, 3),
+            (wild, 0),  # the last card: the round is over, and no colour was named
         )
     ]
     toasts = page.evaluate(TOASTS, plays)
@@ -195,6 +205,7 @@ def test_a_moves_popup_words_the_card_as_its_log_line_does(open_page):
     assert toasts[:2] == lines[:2] == ["Bo played red 6", "Bo played blue Draw Two"]
     assert toasts[2] == "Bo played Wild Draw Four → green"
     assert lines[2] == "Bo played Wild Draw Four and named green"
+    assert toasts[3] == lines[3] == "Bo played Wild Draw Four"
 
 
 def _lines_shown(page, selector: str) -> float:

@@ -25,7 +25,7 @@ def _turn(players: list[Wire]) -> Wire:
 
 def _until_draw_two(players: list[Wire]) -> tuple[Wire, dict]:
     """Play on (never a Draw Two) until the player on turn can play one that is not their last card
-    (a last card's penalty is drawn "(the last card)"); returns them and that play."""
+    (a last card's penalty is drawn "(for the winning card)"); returns them and that play."""
     for _ in range(3000):
         actor = _turn(players)
         legal = actor.view["legal"]

@@ -3,8 +3,10 @@ until the next dealer deals (the next round used to be dealt in the same message
 
 from __future__ import annotations
 
+import re
+
 import pytest
-from browser_helpers import PHONE, shots, take_over
+from browser_helpers import PHONE, join_room, shots, take_over, wait_seq
 from wire import Wire, at_a_table
 
 pytestmark = pytest.mark.browser
@@ -73,3 +75,71 @@ def test_a_new_uno_room_from_the_form_pauses_between_rounds(open_page):
     page = open_page("/")
     page.check('#create-form input[name="game"][value="uno"]')
     assert page.locator('select[name="s.round_break"]').input_value() == "10"
+
+
+def test_a_keyboard_dealer_is_taken_to_the_deal_when_the_round_ends(open_page, server):
+    """A dealer playing by keyboard: focus stayed in the hand after the round's end, and Deal, in the
+    dock before it, was ten Tabs away (through the log, the chat and the header). The pause's panel now
+    takes the focus, is read out, and the next Tab reaches Deal."""
+    ada = Wire(server, "Ada")
+    code = ada.request(
+        "create_room", game="uno", settings={"target_score": 500, "round_break": 60}, capacity=2
+    )["code"]
+    page = open_page("/")
+    join_room(page, "Bo", code)
+    for _ in range(20):  # Bo (seat 1) deals the second round only if Ada dealt the first
+        before = len(ada.messages)
+        ada.request("start")
+        if not any(m["type"] == "game_started" for m in ada.messages[before:]):
+            ada.until(lambda m: m["type"] == "game_started")
+        if ada.view["dealer"] == 0:
+            break
+        ada.request("reset")
+    assert ada.view["dealer"] == 0
+    page.locator(".uno-table").wait_for()
+    for _ in range(600):
+        ada.catch_up(ada.seq)
+        if ada.view["dealing"] is not None:
+            break
+        if ada.view["turn"] == 0 or ada.view["legal"]:
+            legal = ada.view["legal"]
+            plays = [a for a in legal if a["type"] == "play" and a.get("uno", True)]
+            kinds = {a["type"]: a for a in legal}
+            action = (plays or [None])[0] or kinds.get("accept") or kinds.get("draw") or kinds.get("pass")
+            ada.request("action", action=action or legal[0])
+            continue
+        wait_seq(page, ada.seq)
+        _bo_moves(page)
+        ada.until(lambda m: m["type"] == "game")
+    else:
+        raise AssertionError("the first round did not end")
+    panel = page.locator('[data-testid="round-break"]')
+    panel.wait_for()
+    page.wait_for_function("document.activeElement?.dataset.testid === 'round-break'")
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.dataset.testid") == "deal"
+    page.keyboard.press("Enter")
+    panel.wait_for(state="detached")
+    ada.until(lambda m: m["type"] == "game" and m["view"]["round"] == 2)
+    ada.close()
+
+
+def _bo_moves(page) -> None:
+    """Bo's turn, by keyboard as far as it goes: a playable card (a Wild names red), else keep the card
+    drawn, accept a Wild Draw Four, or draw."""
+    card = page.locator('[data-testid="hand"] .ucard.playable').first
+    if card.count():
+        card.focus()
+        page.keyboard.press("Enter")
+        colour = page.locator("dialog[open] button", has_text="Red")
+        if colour.count() or page.locator("dialog[open]").count():
+            colour.click()
+        return
+    for name in ("Keep & pass", re.compile("^Accept"), re.compile("^Draw")):
+        button = page.get_by_role("button", name=name)
+        if button.count():
+            button.first.focus()
+            page.keyboard.press("Enter")
+            return
+    page.locator('[data-testid="draw"]').focus()
+    page.keyboard.press("Enter")

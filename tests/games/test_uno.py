@@ -495,8 +495,11 @@ def test_last_card_draw_two_still_makes_the_next_player_draw_and_it_scores() -> 
 
 def test_last_card_wild_draw_four_makes_the_next_player_draw_four() -> None:
     state = rig([cards("W4"), cards("g1"), cards("y1")], card("r3"), uno_called=[True, False, False])
-    GAME.apply(state, 0, {"type": "play", "card": card("W4"), "color": "red"})
+    events = GAME.apply(state, 0, {"type": "play", "card": card("W4"), "color": "red"})
     assert len(state.hands[1]) == 5 and GAME.outcome(state) is not None
+    # The log names no colour for a last card (the round is over), and says why Bo drew.
+    lines = [GAME.describe_event(e.for_seat(None), ["Ada", "Bo", "Cy"]) for e in events]
+    assert lines[:2] == ["Ada played Wild Draw Four", "Bo drew 4 cards (for the winning card)"]
 
 
 def test_match_mode_starts_the_next_round_in_the_same_apply_and_rotates_the_dealer() -> None:
@@ -516,6 +519,7 @@ def _at_the_break(players: int = 3) -> State:
     events = GAME.apply(state, 0, {"type": "play", "card": card("r5")})
     assert types(events) == ["play", "round_over", "round_break"]
     assert events[-1].public == {"round": 2, "dealer": 1}
+    assert GAME.describe_event(events[-1].for_seat(None), ["Ada", "Bo", "Cy"]) == "Bo deals round 2 next"
     return state
 
 
