@@ -79,7 +79,9 @@ class Setting:
 
     ``default`` is what the setting is when a room leaves it out: the API's, the seed adapters' and every
     stored game's. ``initial``, when set, is what a new room made by a person starts with instead (the web
-    form, quick play): a rule the table wants that an older record or client knows nothing of.
+    form, quick play): a rule the table wants that an older record or client knows nothing of. ``needs``
+    names a setting that must be on (true, or not 0) for this one to change anything: a form hides this
+    one while that one is off, and a summary leaves it out (UNO's pause between rounds, in one round).
     """
 
     key: str
@@ -94,6 +96,7 @@ class Setting:
     hidden: bool = False
     help: str = ""
     initial: bool | int | str | None = None
+    needs: str = ""
 
     def check(self, value: Any) -> None:
         """Refuse a value this setting does not accept, naming the setting."""
@@ -120,6 +123,8 @@ class Setting:
         out["default"] = self.default
         if self.initial is not None:
             out["initial"] = self.initial
+        if self.needs:
+            out["needs"] = self.needs
         if self.kind is SettingKind.INT:
             out.update(min=self.low, max=self.high, step=self.step, off=self.off)
         if self.options:
@@ -144,9 +149,12 @@ def number(
     hidden: bool = False,
     help: str = "",
     initial: int | None = None,
+    needs: str = "",
 ) -> Setting:
     """An integer setting in ``low..high`` (see ``Setting``)."""
-    return Setting(key, label, SettingKind.INT, default, low, high, step, presets, off, hidden, help, initial)
+    return Setting(
+        key, label, SettingKind.INT, default, low, high, step, presets, off, hidden, help, initial, needs
+    )
 
 
 def flag(key: str, label: str, default: bool, help: str) -> Setting:

@@ -323,6 +323,7 @@ SCHEMA: tuple[Setting, ...] = (
         presets=((0, "none"), (5, "5 s"), (10, "10 s"), (20, "20 s"), (30, "30 s")),
         off=True,
         initial=10,
+        needs="target_score",
         help="Time to see how a round ended, its last card and its points, before the next deal; the next "
         "dealer may deal sooner.",
     ),

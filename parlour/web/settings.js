@@ -6,6 +6,12 @@ import { GAMES } from "./catalog.js";
 import { el } from "./ui.js";
 
 const shown = (game) => GAMES[game].settings.filter((f) => !f.hidden);
+/** Whether a setting changes anything with these settings: the one it `needs` is on (true, not 0). */
+const matters = (game, f, settings) => {
+  if (!f.needs) return true;
+  const needed = GAMES[game].settings.find((g) => g.key === f.needs);
+  return Boolean(settings[f.needs] ?? needed?.default);
+};
 const asSelect = (f) => f.type === "choice" || (f.type === "int" && f.options);
 
 let helpIds = 0;
@@ -22,7 +28,7 @@ function withHelp(field, input, help) {
  * what a room made by a person starts with (`initial`, UNO's pause between rounds), for a room's own
  * settings what leaving one out means. */
 export function settingsFields(game, values = {}, fresh = false) {
-  return shown(game).map((f) => {
+  const fields = shown(game).map((f) => {
     const value = values[f.key] ?? (fresh ? f.initial : undefined) ?? f.default;
     const name = `s.${f.key}`;
     if (f.type === "bool") {
@@ -36,6 +42,19 @@ export function settingsFields(game, values = {}, fresh = false) {
       : el("input", { type: "number", name, value, min: f.off ? 0 : f.min, max: f.max, step: f.step ?? 1, required: true });
     return withHelp(el("label", {}, f.label, " ", input), input, f.help);
   });
+  // A setting that changes nothing while the one it needs is off is hidden until it is on (UNO's pause
+  // between rounds, in a game of one round).
+  const inputOf = (key) => fields[shown(game).findIndex((f) => f.key === key)]?.querySelector("input, select");
+  shown(game).forEach((f, i) => {
+    const needed = f.needs && inputOf(f.needs);
+    if (!needed) return;
+    const show = () => {
+      fields[i].hidden = needed.type === "checkbox" ? !needed.checked : Number(needed.value) === 0;
+    };
+    needed.addEventListener("change", show);
+    show();
+  });
+  return fields;
 }
 
 /** Read the settings inputs of `form` back into a settings object with the schema's types. */
@@ -74,6 +93,7 @@ export function describeSettings(game, settings = {}, catchDelay = undefined) {
   const parts = [];
   for (const f of shown(game)) {
     const value = settings[f.key] ?? f.default;
+    if (!matters(game, f, settings)) continue;
     if (f.type === "bool") {
       if (value) parts.push(f.label);
     } else {
@@ -91,6 +111,7 @@ export function rulesInPlay(game, settings = {}) {
   const out = [];
   for (const f of shown(game)) {
     const value = settings[f.key] ?? f.default;
+    if (!matters(game, f, settings)) continue;
     if (!f.help || (f.type === "bool" && !value) || (f.type !== "bool" && !f.options) || (f.off && !value)) continue;
     const option = (f.options ?? []).find(([v]) => String(v) === String(value));
     out.push([f.type === "bool" ? f.label : `${f.label}: ${option ? option[1] : value}`, f.help]);
@@ -110,7 +131,7 @@ export function describeChanges(game, before, after) {
   for (const f of shown(game)) {
     const was = before.settings?.[f.key] ?? f.default;
     const now = after.settings?.[f.key] ?? f.default;
-    if (String(was) !== String(now)) changes.push(`${f.label}: ${words(f, now)}`);
+    if (String(was) !== String(now) && matters(game, f, after.settings ?? {})) changes.push(`${f.label}: ${words(f, now)}`);
   }
   if (before.capacity !== after.capacity) changes.push(`Seats: ${after.capacity}`);
   if (before.public !== after.public) changes.push(after.public ? "Listed in the lobby" : "Not listed in the lobby");

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from browser_helpers import PHONE, join_room, shots, take_over, wait_seq
+from browser_helpers import PHONE, join_room, shots, take_over, wait_room, wait_seq
 from wire import Wire, at_a_table
 
 pytestmark = pytest.mark.browser
@@ -74,7 +74,20 @@ def test_a_new_uno_room_from_the_form_pauses_between_rounds(open_page):
     """The create form starts UNO with the pause (its `initial`); a room that leaves it out has none."""
     page = open_page("/")
     page.check('#create-form input[name="game"][value="uno"]')
-    assert page.locator('select[name="s.round_break"]').input_value() == "10"
+    page.evaluate("document.querySelector('#create-form .create-options').open = true")
+    pause = page.locator('select[name="s.round_break"]')
+    assert pause.input_value() == "10" and pause.is_visible()
+    # A game of one round has no rounds to pause between: the setting is not offered, nor summed up.
+    page.select_option('select[name="s.target_score"]', "0")
+    assert not pause.is_visible()
+    page.select_option('select[name="s.target_score"]', "200")
+    assert pause.is_visible()
+    page.select_option('select[name="s.target_score"]', "0")
+    page.fill("#name", "Ada")
+    page.click('#create-form button[type="submit"]')
+    wait_room(page)
+    summary = page.locator("#stage").inner_text()
+    assert "Target score: one round" in summary and "Pause between rounds" not in summary, summary
 
 
 def test_a_keyboard_dealer_is_taken_to_the_deal_when_the_round_ends(open_page, server):

@@ -564,8 +564,8 @@ def test_cards_are_dealt_only_between_rounds_and_a_match_with_no_pause_deals_at_
     state = rig([cards("r5", "r6"), cards("g1", "g2")], card("r3"))
     assert refused(state, 0, {"type": "deal"}) == "not_between_rounds"
     assert GAME.settings({}).round_break == 0  # what a room that leaves it out (and every older game) has
-    initial = [(s.key, s.initial) for s in GAME.settings_schema if s.initial is not None]
-    assert initial == [("round_break", 10)]
+    initial = [(s.key, s.initial, s.needs) for s in GAME.settings_schema if s.initial is not None]
+    assert initial == [("round_break", 10, "target_score")]  # a game of one round has no pause to set
 
 
 def test_match_ends_when_a_player_reaches_the_target() -> None:
