@@ -156,3 +156,36 @@ def _bo_moves(page) -> None:
             return
     page.locator('[data-testid="draw"]').focus()
     page.keyboard.press("Enter")
+
+
+LAST_WILD = """async (legal) => {
+    const uno = await import("/uno.js");
+    const stage = document.createElement("div");
+    document.body.append(stage);
+    const sent = [];
+    const wild = { id: 100, color: "wild", type: "wild", value: null };
+    const view = {
+        game: "uno", players: 2, active: [true, true], counts: [1, 3], uno_called: [true, false],
+        catchable: null, top: { id: 0, color: "red", type: "number", value: 0 }, color: "red",
+        direction: 1, turn: 0, draw_pile: 50, discard_pile: 1, scores: [0, 0], round: 1,
+        target_score: 0, dealer: 1, dealing: null, over: false, winners: [], settings: {}, seat: 0,
+        pending: { draw_stack: 0, stack_kind: null, challenge: null, drawn_card_playable: false },
+        hand: [wild], legal,
+    };
+    const ctx = { seat: 0, name: (s) => ["Ada", "Bo"][s], act: (a) => sent.push(a), presence: () => null,
+                  absent: () => false, rerender: () => {}, pause: null };
+    uno.render(stage, view, ctx);
+    stage.querySelector('[data-testid="hand"] .ucard.playable').click();
+    await new Promise((done) => setTimeout(done, 100));
+    const asked = document.querySelector("dialog[open]") !== null;
+    stage.remove();
+    return { sent, asked };
+}"""
+
+
+def test_a_wild_that_is_the_last_card_asks_for_no_colour(open_page):
+    """Going out with a Wild ended the round only after a colour was picked, and the log named it."""
+    page = open_page("/")
+    legal = [{"type": "play", "card": 100, "color": c} for c in ("red", "yellow", "green", "blue")]
+    result = page.evaluate(LAST_WILD, [*legal, {"type": "draw"}])
+    assert result == {"sent": [legal[0]], "asked": False}
