@@ -337,6 +337,37 @@ async def test_a_restart_gives_the_seat_on_turn_its_clock_again_in_full(tmp_path
     await store.close()
 
 
+async def test_a_restart_in_a_pause_between_rounds_gives_the_pause_again_in_full(tmp_path) -> None:
+    """The pause is the room's clock as a turn is: back from a restart it is a pause again (nobody's
+    turn), with its time in full, and running out it deals."""
+    from parlour.store import open_store
+
+    store = await open_store(str(tmp_path))
+    h = Harness()
+    h.store, h.manager = store, Manager(store, h.timings)  # type: ignore[assignment]
+    clients = await h.table("uno", 2, {"target_score": 500, "round_break": 20})
+    room = _room(h)
+    for _ in range(3000):
+        if room.game.dealing:
+            break
+        await _act(room, clients, 1)
+    assert room.game.dealing and room.paused
+    await h.manager.close()
+    await store.close()
+
+    store = await open_store(str(tmp_path))
+    again = Manager(store, h.timings)
+    await again.recover()
+    after = again.rooms[room.code]
+    assert after.game.dealing and after.paused and after.turn_info()["pause"] is True
+    seat, deadline = after.turn
+    assert seat == after.game.dealer and abs(deadline - (time.time() + 20)) < 1
+    await after.submit(Command("timer", None, {"name": "turn", "deadline": deadline}))
+    assert after.game.round == 2 and not after.paused
+    await again.close()
+    await store.close()
+
+
 async def test_rematch_checkpoints_the_log(tmp_path) -> None:
     """Between games the room's state replaces its log, so recovery replays one game at most."""
     from parlour.store import open_store
