@@ -329,7 +329,7 @@ function handArea(view, ctx, playsFor, myTurn, hintText) {
   return el(
     "div",
     { class: "hand-area" },
-    el("p", { class: "muted hint" }, hintText),
+    el("p", { class: `muted hint ${view.dealing != null ? "between" : ""}`, dataset: { testid: "hint" } }, hintText),
     el(
       "div",
       // With no card to play every card is disabled: the hand itself takes focus, so a keyboard can scroll it

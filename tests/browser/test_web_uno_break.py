@@ -59,6 +59,11 @@ def test_the_table_rests_on_a_rounds_end_until_the_next_dealer_deals(open_page, 
     deal = page.locator('[data-testid="deal"]')
     deal.wait_for()
     assert "You deal round 2" in page.locator('[data-testid="round-break"]').inner_text()
+    held = ada.view["counts"][dealer]
+    if held:  # the phone hides the dock's hint line, but not what your cards counted for
+        hint = page.locator('[data-testid="hint"]')
+        said = f"{held} card{'s' if held > 1 else ''}"
+        assert hint.is_visible() and hint.inner_text() == f"Round over: your {said} counted for the winner."
     assert "Your turn" not in page.title()
     shots(page, "uno-round-break-dealer")
     deal.click()
