@@ -192,6 +192,7 @@ function waiting(room, app) {
   const game = GAMES[room.kind];
   const enough = players.length >= game.min_players;
   const countdown = room.countdown;
+  const canSit = you?.role === "spectator" && players.length < room.capacity && !seatNeedsPassword(room);
   return el(
     "div",
     { class: "panel waiting" },
@@ -209,7 +210,9 @@ function waiting(room, app) {
       { class: "row wrap" },
       you?.role === "player"
         ? el("button", { class: `big ${you.ready ? "" : "primary"}`, "aria-pressed": String(you.ready), onclick: () => app.send("ready", { ready: !you.ready }) }, you.ready ? "✓ Ready — click to unready" : "I'm ready")
-        : null,
+        : canSit
+          ? el("button", { class: "big primary", onclick: () => app.send("take_seat") }, "Take a seat") // first: it sat under the fold
+          : null,
       host
         ? el("button", { class: "big primary", disabled: !enough, onclick: () => startNow(players, you, app), title: enough ? "" : `Needs ${game.min_players} players` }, startLabel(players, you))
         : countdown ? null : el("button", { class: "big", disabled: true }, "Waiting for the host to start"), // the countdown says when
@@ -237,9 +240,7 @@ function waiting(room, app) {
       { class: "row wrap" },
       host ? el("button", { onclick: () => editSettings(room, app) }, "Settings…") : null,
       host && enough ? botButtons(room, game, app, players) : null,
-      you?.role === "spectator" && players.length < room.capacity && !seatNeedsPassword(room)
-        ? el("button", { onclick: () => app.send("take_seat") }, "Take a seat")
-        : null,
+      canSit && room.quick_play ? el("button", { onclick: () => app.send("take_seat") }, "Take a seat") : null, // quick play has no row above
       you?.role === "player" ? el("button", { onclick: () => app.send("become_spectator") }, "Just watch") : null,
     ),
     // The bot buttons go when the seats are full: say where more seats are (a two-seat Dots room).

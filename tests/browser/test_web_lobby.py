@@ -710,3 +710,22 @@ def test_an_accepted_rematch_offer_is_no_longer_asked(open_page, server):
     assert asked.count() == 0
     ada.close()
     bo.close()
+
+
+def test_a_spectator_in_a_waiting_room_is_offered_a_seat_first(open_page, server):
+    """A spectator's "Take a seat" stood in the last row, under the invitation, the scoreboard and How
+    to play: below a phone's fold. It now stands first, where a player's "I'm ready" does."""
+    ada = Wire(server, "Ada")
+    code = ada.request("create_room", game="uno", capacity=4)["code"]
+    page = open_page(f"/r/{code}", PHONE)
+    page.fill("#name", "Di")
+    page.click("#spectate-btn")
+    sit = page.get_by_role("button", name="Take a seat")
+    sit.wait_for()
+    page.evaluate("window.scrollTo(0, 0)")
+    assert on_screen(page, ".waiting button.primary") and sit.count() == 1
+    shots(page, "spectator-waiting-room")
+    sit.click()
+    page.get_by_role("button", name="I'm ready").wait_for()
+    assert page.get_by_role("button", name="Take a seat").count() == 0
+    ada.close()
