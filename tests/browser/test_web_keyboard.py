@@ -191,7 +191,9 @@ def test_a_control_that_goes_away_leaves_no_second_enter_to_act(open_page, serve
     assert page.evaluate("document.activeElement.id") == "stage"
     page.keyboard.press("Enter")
     page.wait_for_timeout(300)
-    moves = page.locator("#game-log .log-text", has_text=re.compile("^You (played|drew)"))
+    # A move of one's own: a play, or a draw of one's choosing (a first card's Draw Two has Ada draw
+    # "(Draw Two)" with no key pressed: about one game in twenty-five, and CI met it).
+    moves = page.locator("#game-log .log-text", has_text=re.compile(r"^You (played|drew)[^(]*$"))
     assert moves.count() == 0, "Enter made a move"
     page.keyboard.press("Tab")  # on into the table, not from the top of the page
     assert page.evaluate("document.querySelector('#stage').contains(document.activeElement)")
