@@ -192,7 +192,10 @@ function waiting(room, app) {
   const game = GAMES[room.kind];
   const enough = players.length >= game.min_players;
   const countdown = room.countdown;
+  // A spectator's seat, offered first, where a player's "I'm ready" stands (it sat under a phone's fold);
+  // quick play has no such row, and offers it with the room's other buttons.
   const canSit = you?.role === "spectator" && players.length < room.capacity && !seatNeedsPassword(room);
+  const sit = canSit ? el("button", { class: "big primary", onclick: () => app.send("take_seat") }, "Take a seat") : null;
   return el(
     "div",
     { class: "panel waiting" },
@@ -210,9 +213,7 @@ function waiting(room, app) {
       { class: "row wrap" },
       you?.role === "player"
         ? el("button", { class: `big ${you.ready ? "" : "primary"}`, "aria-pressed": String(you.ready), onclick: () => app.send("ready", { ready: !you.ready }) }, you.ready ? "✓ Ready — click to unready" : "I'm ready")
-        : canSit
-          ? el("button", { class: "big primary", onclick: () => app.send("take_seat") }, "Take a seat") // first: it sat under the fold
-          : null,
+        : sit,
       host
         ? el("button", { class: "big primary", disabled: !enough, onclick: () => startNow(players, you, app), title: enough ? "" : `Needs ${game.min_players} players` }, startLabel(players, you))
         : countdown ? null : el("button", { class: "big", disabled: true }, "Waiting for the host to start"), // the countdown says when
@@ -240,7 +241,7 @@ function waiting(room, app) {
       { class: "row wrap" },
       host ? el("button", { onclick: () => editSettings(room, app) }, "Settings…") : null,
       host && enough ? botButtons(room, game, app, players) : null,
-      canSit && room.quick_play ? el("button", { onclick: () => app.send("take_seat") }, "Take a seat") : null, // quick play has no row above
+      room.quick_play ? sit : null,
       you?.role === "player" ? el("button", { onclick: () => app.send("become_spectator") }, "Just watch") : null,
     ),
     // The bot buttons go when the seats are full: say where more seats are (a two-seat Dots room).
