@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import re
-import time
 
 import pytest
 from browser_helpers import PHONE, on_screen, shot, shots, take_over
-from wire import Wire, at_a_table, two_at_a_table
+from wire import Wire, at_a_table, play_uno_until, two_at_a_table
 
 pytestmark = pytest.mark.browser
 
@@ -259,19 +258,7 @@ def test_a_rounds_end_stays_in_sight_through_the_next_round(open_page, server):
     watcher.click("#spectate-btn")
     watcher.locator(".uno-table").wait_for()
     players = [ada, bo, cy]
-    for _ in range(3000):
-        for p in players:
-            p.catch_up(max(q.seq for q in players))
-        if ada.view["round"] == 2 or ada.view["over"]:
-            break
-        actor = next(p for p in players if p.view["legal"])
-        legal = actor.view["legal"]
-        plays = [a for a in legal if a["type"] == "play" and a.get("uno", True)]
-        kinds = {a["type"]: a for a in legal}
-        action = (
-            (plays or [None])[0] or kinds.get("accept") or kinds.get("draw") or kinds.get("pass") or legal[0]
-        )
-        actor.request("action", action=action)
+    play_uno_until(players, lambda view: view["round"] == 2 or view["over"], 3000)
     assert ada.view["round"] == 2, "the first round ended"
     ended = next(e for e in reversed(ada.log) if e["kind"] == "round_over")["event"]
     names = ("Ada", "Bo", "Cy")  # by seat: the order they joined
@@ -299,18 +286,7 @@ def test_a_rounds_end_stays_in_sight_through_the_next_round(open_page, server):
 def test_a_matchs_results_say_what_its_last_round_added(open_page, server):
     """A match's results showed only the totals: what the deciding round was worth was nowhere on them."""
     ada, bo, _ = two_at_a_table(server, "uno", {"target_score": 50})
-    players = [ada, bo]
-    for _ in range(5000):
-        for p in players:
-            p.catch_up(max(q.seq for q in players))
-        if ada.view["over"]:
-            break
-        actor = next(p for p in players if p.view["legal"])
-        legal = actor.view["legal"]
-        plays = [a for a in legal if a["type"] == "play" and a.get("uno", True)]
-        kinds = {a["type"]: a for a in legal}
-        action = (plays or [None])[0] or kinds.get("accept") or kinds.get("draw") or legal[0]
-        actor.request("action", action=action)
+    play_uno_until([ada, bo], lambda view: view["over"])
     assert ada.view["over"], "the match ended"
     ended = next(e for e in reversed(ada.log) if e["kind"] == "round_over")["event"]
     page = open_page("/", PHONE)
@@ -395,18 +371,7 @@ def test_a_matchs_results_list_every_round(open_page, server):
     """The results' round column is the last round's: the rounds before it were nowhere on them."""
     ada, bo, _ = two_at_a_table(server, "uno", {"target_score": 150})
     players = [ada, bo]
-    for _ in range(5000):
-        time.sleep(0.03)  # within the server's 20 messages a second per connection
-        for p in players:
-            p.catch_up(max(q.seq for q in players))
-        if ada.view["over"]:
-            break
-        actor = next(p for p in players if p.view["legal"])
-        legal = actor.view["legal"]
-        plays = [a for a in legal if a["type"] == "play" and a.get("uno", True)]
-        kinds = {a["type"]: a for a in legal}
-        action = (plays or [None])[0] or kinds.get("accept") or kinds.get("draw") or legal[0]
-        actor.request("action", action=action)
+    play_uno_until(players, lambda view: view["over"], pace=0.03)
     assert ada.view["over"], "the match ended"
     ends = [e["event"] for e in ada.log if e["kind"] == "round_over"]
     page = open_page("/")

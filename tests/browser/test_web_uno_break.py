@@ -7,26 +7,9 @@ import re
 
 import pytest
 from browser_helpers import PHONE, join_room, shots, take_over, wait_room, wait_seq
-from wire import Wire, at_a_table
+from wire import Wire, at_a_table, play_uno_until
 
 pytestmark = pytest.mark.browser
-
-
-def _to_the_break(players: list[Wire]) -> None:
-    """Play the first round out (first playable card, calling UNO), up to the pause after it."""
-    for _ in range(3000):
-        for p in players:
-            p.catch_up(max(q.seq for q in players))
-        if players[0].view["dealing"] is not None:
-            return
-        actor = next(p for p in players if p.view["legal"])
-        legal = actor.view["legal"]
-        plays = [a for a in legal if a["type"] == "play" and a.get("uno", True)]
-        kinds = {a["type"]: a for a in legal}
-        action = (plays or [None])[0] or kinds.get("accept") or kinds.get("draw") or kinds.get("pass")
-        action = action or legal[0]
-        actor.request("action", action=action)
-    raise AssertionError("the first round did not end in 3,000 moves")
 
 
 def test_the_table_rests_on_a_rounds_end_until_the_next_dealer_deals(open_page, server):
@@ -36,7 +19,7 @@ def test_the_table_rests_on_a_rounds_end_until_the_next_dealer_deals(open_page, 
     watcher.fill("#name", "Di")
     watcher.click("#spectate-btn")
     watcher.locator(".uno-table").wait_for()
-    _to_the_break(players)
+    play_uno_until(players, lambda view: view["dealing"] is not None, 3000)  # the first round, to its pause
     ada = players[0]
     ended = next(e for e in reversed(ada.log) if e["kind"] == "round_over")["event"]
     last = next(e for e in reversed(ada.log) if e["kind"] == "play")["event"]

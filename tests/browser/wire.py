@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import json
+import time
 from typing import Any
 
 from websockets.sync.client import connect
@@ -97,3 +98,24 @@ def play_to_the_end(players: list[Wire], moves: int = 200) -> None:
         actor = next(p for p in players if p.view["legal"])
         actor.request("action", action=actor.view["legal"][0])
     raise AssertionError(f"the game did not end in {moves} moves")
+
+
+def play_uno_until(players: list[Wire], done, moves: int = 5000, pace: float = 0.0) -> None:
+    """Whoever may act plays their first listed card (calling UNO as they go down to one), else accepts
+    a Wild Draw Four, draws or keeps a drawn card, until ``done(view)`` holds for the first player's
+    view (every player caught up). ``pace``: seconds between moves, for a long game to stay within the
+    server's 20 messages a second per connection."""
+    for _ in range(moves):
+        for p in players:
+            p.catch_up(max(q.seq for q in players))
+        if done(players[0].view):
+            return
+        if pace:
+            time.sleep(pace)
+        actor = next(p for p in players if p.view["legal"])
+        legal = actor.view["legal"]
+        plays = [a for a in legal if a["type"] == "play" and a.get("uno", True)]
+        kinds = {a["type"]: a for a in legal}
+        action = (plays or [None])[0] or kinds.get("accept") or kinds.get("draw") or kinds.get("pass")
+        actor.request("action", action=action or legal[0])
+    raise AssertionError(f"not done in {moves} moves")

@@ -312,8 +312,6 @@ async def test_a_game_started_from_a_finished_room_survives_a_restart(tmp_path) 
 async def test_a_restart_gives_the_seat_on_turn_its_clock_again_in_full(tmp_path) -> None:
     """The turn clock ran on while the server was down: a player came back to "You ran out of time"
     and a line drawn for them, though the page had said moves wait until it is back."""
-    import time
-
     from parlour.store import open_store
 
     store = await open_store(str(tmp_path))
@@ -337,26 +335,18 @@ async def test_a_restart_gives_the_seat_on_turn_its_clock_again_in_full(tmp_path
     await store.close()
 
 
-async def test_a_restart_in_a_pause_between_rounds_gives_the_pause_again_in_full(tmp_path) -> None:
+async def test_a_restart_in_a_pause_between_rounds_gives_the_pause_again_in_full(harness: Harness) -> None:
     """The pause is the room's clock as a turn is: back from a restart it is a pause again (nobody's
     turn), with its time in full, and running out it deals."""
-    from parlour.store import open_store
-
-    store = await open_store(str(tmp_path))
-    h = Harness()
-    h.store, h.manager = store, Manager(store, h.timings)  # type: ignore[assignment]
-    clients = await h.table("uno", 2, {"target_score": 500, "round_break": 20})
-    room = _room(h)
+    clients = await harness.table("uno", 2, {"target_score": 500, "round_break": 20})
+    room = _room(harness)
     for _ in range(3000):
         if room.game.dealing:
             break
         await _act(room, clients, 1)
     assert room.game.dealing and room.paused
-    await h.manager.close()
-    await store.close()
 
-    store = await open_store(str(tmp_path))
-    again = Manager(store, h.timings)
+    again = harness.restarted()
     await again.recover()
     after = again.rooms[room.code]
     assert after.game.dealing and after.paused and after.turn_info()["pause"] is True
@@ -365,7 +355,6 @@ async def test_a_restart_in_a_pause_between_rounds_gives_the_pause_again_in_full
     await after.submit(Command("timer", None, {"name": "turn", "deadline": deadline}))
     assert after.game.round == 2 and not after.paused
     await again.close()
-    await store.close()
 
 
 async def test_rematch_checkpoints_the_log(tmp_path) -> None:
