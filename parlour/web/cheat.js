@@ -276,7 +276,7 @@ function handArea(view, hand, myTurn, ctx) {
     el("p", { id: "hand-keys", class: "visually-hidden" }, "The arrow keys move between your cards; Space selects one."),
     // Off turn every card is disabled: the hand itself takes focus, so a keyboard can scroll it (an empty
     // hand has nothing to scroll).
-    el("div", { class: "hand", role: "group", tabindex: myTurn || !hand.length ? null : "0", "aria-label": "Your hand", "aria-describedby": "hand-keys", dataset: { testid: "hand" }, onkeydown: arrowKeys }, faces),
+    el("div", { class: "hand", style: `--n: ${hand.length}`, role: "group", tabindex: myTurn || !hand.length ? null : "0", "aria-label": "Your hand", "aria-describedby": "hand-keys", dataset: { testid: "hand" }, onkeydown: arrowKeys }, faces),
   );
 }
 

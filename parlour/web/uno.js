@@ -334,7 +334,7 @@ function handArea(view, ctx, playsFor, myTurn, hintText) {
       "div",
       // With no card to play every card is disabled: the hand itself takes focus, so a keyboard can scroll it
       // (an empty hand, a round's winner's, has nothing to scroll).
-      { class: `hand uno-hand ${myTurn ? "my-turn" : ""}`, role: "group", tabindex: view.hand.length && !view.hand.some((c) => playsFor(c.id).length) ? "0" : null, "aria-label": "Your hand", dataset: { testid: "hand" } },
+      { class: `hand uno-hand ${myTurn ? "my-turn" : ""}`, style: `--n: ${view.hand.length}; --g: ${groups.size}`, role: "group", tabindex: view.hand.length && !view.hand.some((c) => playsFor(c.id).length) ? "0" : null, "aria-label": "Your hand", dataset: { testid: "hand" } },
       [...groups].map(([colour, cards]) =>
         el(
           "div",

@@ -8,6 +8,7 @@ import re
 
 import pytest
 from browser_helpers import (
+    CORNER,
     PHONE,
     create_room,
     join_room,
@@ -19,6 +20,7 @@ from browser_helpers import (
     shots,
     start_game,
     take_over,
+    tap_card,
     toasts_once_quiet,
     wait_seq,
 )
@@ -65,8 +67,9 @@ def test_an_invite_link_on_a_phone_offers_its_room_before_create(open_page, serv
 
 
 def test_a_hand_wider_than_the_phone_fades_at_the_edge_with_more_cards(open_page, server):
-    """Cheat deals 17-18 cards; a phone's docked hand shows about 7 and scrolls sideways. The edge with
-    cards beyond it fades (before: the 7th card ended flush at the screen's edge, nothing said more)."""
+    """Cheat deals three players 17-18 cards: fanned out to the narrowest strips, a phone's docked hand
+    is still a little wider than the screen and scrolls sideways. The edge with cards beyond it fades
+    (before: the last card in sight ended flush at the screen's edge, nothing said more)."""
     seated, _ = at_a_table(server, "cheat", ("Ada", "Bo", "Cy"))
     page = open_page("/", PHONE)
     take_over(page, seated[0].token, "Ada")
@@ -76,7 +79,7 @@ def test_a_hand_wider_than_the_phone_fades_at_the_edge_with_more_cards(open_page
     assert hand.evaluate(classes) == [False, True]
     assert hand.evaluate("h => getComputedStyle(h).maskImage") != "none"
     shot(page, "cheat-hand-more")
-    hand.evaluate("h => h.scrollTo({left: h.scrollWidth / 2})")
+    hand.evaluate("h => h.scrollTo({left: (h.scrollWidth - h.clientWidth) / 2})")
     page.wait_for_function(
         "() => document.querySelector('[data-testid=\"hand\"]').classList.contains('more-left')"
     )
@@ -86,6 +89,78 @@ def test_a_hand_wider_than_the_phone_fades_at_the_edge_with_more_cards(open_page
         "() => !document.querySelector('[data-testid=\"hand\"]').classList.contains('more-right')"
     )
     shot(page, "cheat-hand-scrolled")
+    for wire in seated:
+        wire.close()
+
+
+CORNERS_SHOWN = """([x, y]) => [...document.querySelectorAll('[data-testid="hand"] button')].every((card) => {
+    const box = card.getBoundingClientRect();
+    const hit = document.elementFromPoint(box.left + x, box.top + y);
+    return hit === card || card.contains(hit);
+})"""
+FITS = "h => h.scrollWidth <= h.clientWidth"
+
+
+def _draw_up_to(players: list[Wire], ada: Wire, cards: int) -> None:
+    """Ada draws (and passes) on every turn of hers; the others play, until Ada holds ``cards``."""
+    for _ in range(400):
+        for p in players:
+            p.catch_up(max(q.seq for q in players))
+        if len(ada.view["hand"]) >= cards:
+            return
+        actor = next(p for p in players if p.view["legal"])
+        kinds = {a["type"]: a for a in actor.view["legal"]}
+        plays = [a for a in actor.view["legal"] if a["type"] == "play" and a.get("uno", True)]
+        if actor is ada or not plays:
+            action = kinds.get("draw") or kinds.get("accept") or kinds.get("pass")
+        else:
+            action = {**plays[0], "color": "red"} if "color" in plays[0] else plays[0]
+        actor.request("action", action=action or actor.view["legal"][0])
+    raise AssertionError(f"Ada did not reach {cards} cards")
+
+
+def test_a_long_uno_hand_fans_out_to_fit_a_phone(open_page, server):
+    """Twelve cards fit a 390-px phone without scrolling: each slides under the next, its corner
+    (value and colour) showing and taking the tap (the hand had scrolled from the eighth card)."""
+    players, _ = at_a_table(server, "uno", ("Ada", "Bo"), {"draw_until_playable": False})
+    ada = players[0]
+    _draw_up_to(players, ada, 12)
+    page = open_page("/", PHONE)
+    take_over(page, ada.token, "Ada")
+    hand = page.locator('[data-testid="hand"]')
+    hand.locator(".ucard").nth(11).wait_for()
+    assert hand.evaluate(FITS), hand.evaluate("h => [h.scrollWidth, h.clientWidth]")
+    assert page.evaluate(CORNERS_SHOWN, [CORNER["x"], CORNER["y"]])
+    assert no_horizontal_scroll(page)
+    shot(page, "uno-phone-fan")
+    # A phone held sideways: the hand beside the buttons, fanned to its width too.
+    page.set_viewport_size({"width": 844, "height": 390})
+    assert hand.evaluate(FITS), hand.evaluate("h => [h.scrollWidth, h.clientWidth]")
+    assert page.evaluate(CORNERS_SHOWN, [CORNER["x"], CORNER["y"]])
+    shot(page, "uno-phone-fan-landscape")
+    # A laptop's hand wraps into rows of whole cards, not fanned.
+    page.set_viewport_size({"width": 1280, "height": 800})
+    assert hand.evaluate("h => getComputedStyle(h.querySelectorAll('.ucard')[1]).marginLeft") == "0px"
+    for wire in players:
+        wire.close()
+
+
+def test_a_cheat_hand_fans_out_to_fit_a_phone(open_page, server):
+    """Four players' 13 cards each fit a phone's width, every rank in sight and tappable; a card
+    picked by its corner is selected."""
+    seated, _ = at_a_table(server, "cheat", ("Ada", "Bo", "Cy", "Di"))
+    on_turn = next(w for w in seated if w.view["turn"] == w.view["seat"])
+    page = open_page("/", PHONE)
+    take_over(page, on_turn.token, on_turn.name)
+    hand = page.locator('[data-testid="hand"]')
+    hand.locator(".pcard").nth(12).wait_for()
+    assert hand.evaluate(FITS), hand.evaluate("h => [h.scrollWidth, h.clientWidth]")
+    assert page.evaluate(CORNERS_SHOWN, [CORNER["x"], CORNER["y"]])
+    card = hand.locator(".pcard").nth(5)
+    tap_card(card)
+    page.locator('[data-testid="hand"] .pcard.selected').wait_for()
+    assert card.get_attribute("aria-pressed") == "true"
+    shot(page, "cheat-phone-fan")
     for wire in seated:
         wire.close()
 
@@ -210,7 +285,7 @@ def test_cheat_button_stands_apart_from_place(open_page):
 
     # A call's reveal, to its result line, shows above the dock without scrolling.
     placer = next(p for p in pages if p.locator('[data-testid="hand"] button.pcard:not([disabled])').count())
-    placer.locator('[data-testid="hand"] button.pcard').first.click()
+    tap_card(placer.locator('[data-testid="hand"] button.pcard').first)
     before = seq(placer)
     placer.locator('[data-testid="place"]').click()
     caller = next(p for p in pages if p is not placer)
@@ -618,7 +693,7 @@ def test_cheats_any_rank_picker_has_a_row_of_its_own_in_a_phones_dock(open_page,
     page = open_page("/", PHONE)
     take_over(page, ada.token, "Ada")
     page.locator(".dock .rank-pick select").wait_for()
-    page.locator('[data-testid="hand"] button.pcard:not([disabled])').first.click()
+    tap_card(page.locator('[data-testid="hand"] button.pcard:not([disabled])').first)
     assert no_horizontal_scroll(page)
     place, cheat = (
         page.locator(s).bounding_box() for s in ('[data-testid="place"]', '[data-testid="cheat"]')
