@@ -7,6 +7,9 @@
   2 players, alternating seats. Bar: ≥ 55% wins.
 * ``cheat-random``: Cheat hard against three random-legal bots, 4 players. Bar: hard wins at least
   twice as often as a random seat.
+* ``cheat-bluff``: Cheat hard, then easy, against three bold bluffers (a human's style: half their
+  plays lies, of one to three cards, whatever they hold), 4 players. Bar: hard wins at least its fair
+  share (25%).
 * ``dots-time``: the hard Dots bot's CPU time per move, hard against hard over whole games on large
   boards (no search there) and on small ones (searched late game). Bar: every move ≤ 50 ms.
 """
@@ -233,6 +236,59 @@ def cheat_vs_random(games: int, seed: int) -> dict[str, Any]:
     }
 
 
+class CheatBluffer(Bot):
+    """A bold human's style, for the bots to face: on its turn it lies half the time, one to three cards
+    from anywhere in its hand claimed as the first allowed rank, and otherwise plays all it holds of an
+    allowed rank, if any; off its turn it calls like the easy bot (what its hand proves false, a last
+    card)."""
+
+    game = "cheat"
+    level = "bluffer"
+
+    def choose(self, view: dict[str, Any], legal: list[dict[str, Any]]) -> dict[str, Any] | None:
+        if not legal:
+            return None
+        last = view["last_play"]
+        call = next((a for a in legal if a["type"] == "call"), None)
+        if call is not None and last is not None:
+            mine = sum(1 for c in view["hand"] if c["rank"] == last["rank"])
+            if mine + last["count"] > 4 * view["decks"] or view["hand_sizes"][last["seat"]] == 0:
+                return call
+        if view["turn"] != self.seat:
+            return None
+        hand = [c["id"] for c in view["hand"]]
+        ranks = view["ranks"]
+        honest = [r for r in ranks if any(c["rank"] == r for c in view["hand"])]
+        if honest and (len(hand) <= 4 or self.rng.random() < 0.5):
+            rank = honest[0]
+            cards = [c["id"] for c in view["hand"] if c["rank"] == rank][:4]
+            return {"type": "play", "cards": cards, "rank": rank}
+        cards = self.rng.sample(hand, min(len(hand), self.rng.choice((1, 1, 2, 3))))
+        return {"type": "play", "cards": cards, "rank": ranks[0]}
+
+
+def cheat_vs_bluffers(games: int, seed: int, level: str) -> dict[str, Any]:
+    """One ``level`` bot against three :class:`CheatBluffer` seats, 4 players (its seat rotates)."""
+    started = time.perf_counter()
+    engine = get_game("cheat")
+    settings = engine.settings(None)
+    master = random.Random(seed)
+    wins = 0.0
+    for g in range(games):
+        rng = random.Random(master.getrandbits(64))
+        seat = g % 4
+        bots: list[Bot] = [
+            make_bot("cheat", level, s, random.Random(rng.getrandbits(64)))
+            if s == seat
+            else CheatBluffer(s, random.Random(rng.getrandbits(64)))
+            for s in range(4)
+        ]
+        outcome, _ = play(engine, settings, bots, rng)
+        if outcome is not None and seat in outcome.winners:
+            wins += 1 / len(outcome.winners)
+    return _rate(wins, games) | {"fair_share": 0.25, "seconds": round(time.perf_counter() - started, 1)}
+
+
 HARD_EASY = [
     ("dots", 2, None),
     ("uno", 2, {"target_score": 0}),
@@ -294,7 +350,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--only",
         action="append",
-        choices=["hard-easy", "dots-mcts", "uno-rlcard", "cheat-random", "dots-time"],
+        choices=["hard-easy", "dots-mcts", "uno-rlcard", "cheat-random", "cheat-bluff", "dots-time"],
     )
     parser.add_argument("--games-easy", type=int, default=1000, help="games per game for hard vs easy")
     parser.add_argument("--games-mcts", type=int, default=200)
@@ -311,6 +367,10 @@ def main(argv: list[str] | None = None) -> int:
         results["uno_vs_rlcard_rule_v1"] = uno_vs_rlcard(args.games_rlcard, args.seed)
     if "cheat-random" in chosen:
         results["cheat_vs_random"] = cheat_vs_random(args.games_cheat, args.seed)
+    if "cheat-bluff" in chosen:
+        results["cheat_vs_bluffers"] = {
+            level: cheat_vs_bluffers(args.games_cheat, args.seed, level) for level in ("hard", "easy")
+        }
     if "dots-mcts" in chosen:
         results["dots_vs_mcts"] = dots_vs_mcts(args.games_mcts, args.mcts_sims, args.seed, sys.stderr)
     if "dots-time" in chosen:
