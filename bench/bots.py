@@ -27,6 +27,7 @@ from typing import Any
 from parlour.bots import make_bot
 from parlour.bots.base import Bot
 from parlour.bots.catalog import get_game
+from parlour.bots.cheat import proven_or_last
 from parlour.bots.simulate import SimResult, play, simulate
 from parlour.games.dots import line_xyd
 
@@ -248,12 +249,9 @@ class CheatBluffer(Bot):
     def choose(self, view: dict[str, Any], legal: list[dict[str, Any]]) -> dict[str, Any] | None:
         if not legal:
             return None
-        last = view["last_play"]
-        call = next((a for a in legal if a["type"] == "call"), None)
-        if call is not None and last is not None:
-            mine = sum(1 for c in view["hand"] if c["rank"] == last["rank"])
-            if mine + last["count"] > 4 * view["decks"] or view["hand_sizes"][last["seat"]] == 0:
-                return call
+        call = proven_or_last(view, legal)
+        if call is not None:
+            return call
         if view["turn"] != self.seat:
             return None
         hand = [c["id"] for c in view["hand"]]

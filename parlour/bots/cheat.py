@@ -51,6 +51,18 @@ class RandomCheatBot(Bot):
         return self.rng.choice(legal)
 
 
+def proven_or_last(view: dict[str, Any], legal: list[Act]) -> Act | None:
+    """The call, if it is listed and the last play is one its caller's hand proves false (more of the
+    rank than the decks hold) or a player's last card; else None. The easy bot's only reasons to call."""
+    call = _call(legal)
+    last = view["last_play"]
+    if call is not None and last is not None:
+        mine = sum(1 for c in view["hand"] if c["rank"] == last["rank"])
+        if mine + last["count"] > 4 * view["decks"] or view["hand_sizes"][last["seat"]] == 0:
+            return call
+    return None
+
+
 class EasyCheatBot(Bot):
     """Plays its biggest true group when it can, else one random card; calls only what its own hand
     proves false, or a player's last card."""
@@ -61,12 +73,9 @@ class EasyCheatBot(Bot):
     def choose(self, view: dict[str, Any], legal: list[Act]) -> Act | None:
         if not legal:
             return None
-        call = _call(legal)
-        last = view["last_play"]
-        if call is not None and last is not None:
-            mine = sum(1 for c in view["hand"] if c["rank"] == last["rank"])
-            if mine + last["count"] > 4 * view["decks"] or view["hand_sizes"][last["seat"]] == 0:
-                return call
+        call = proven_or_last(view, legal)
+        if call is not None:
+            return call
         plays = _plays(legal)
         if view["turn"] != self.seat or not plays:
             return None
