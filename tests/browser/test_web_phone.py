@@ -140,7 +140,7 @@ def test_a_long_uno_hand_fans_out_to_fit_a_phone(open_page, server):
     shot(page, "uno-phone-fan-landscape")
     # A laptop's hand wraps into rows of whole cards, not fanned.
     page.set_viewport_size({"width": 1280, "height": 800})
-    assert hand.evaluate("h => getComputedStyle(h.querySelectorAll('.ucard')[1]).marginLeft") == "0px"
+    assert hand.evaluate("h => getComputedStyle(h.querySelectorAll('.ucard')[1]).marginRight") == "0px"
     for wire in players:
         wire.close()
 
