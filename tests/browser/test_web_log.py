@@ -371,7 +371,7 @@ def test_a_matchs_results_list_every_round(open_page, server):
     """The results' round column is the last round's: the rounds before it were nowhere on them."""
     ada, bo, _ = two_at_a_table(server, "uno", {"target_score": 150})
     players = [ada, bo]
-    play_uno_until(players, lambda view: view["over"], pace=0.03)
+    play_uno_until(players, lambda view: view["over"])
     assert ada.view["over"], "the match ended"
     ends = [e["event"] for e in ada.log if e["kind"] == "round_over"]
     page = open_page("/")
