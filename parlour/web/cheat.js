@@ -20,7 +20,9 @@ const placeWords = (rank, count) =>
 // and the last reveal (the `called` event), shown until the next reveal or, at the earliest,
 // the first play that comes REVEAL_MS after it (bots play fast; people need time to read it).
 // `focus` is the card that is the hand's one tab stop (the arrow keys move between the others).
-const local = { selected: new Set(), rank: null, reveal: null, revealAt: 0, bringReveal: false, focus: null };
+// `pickedUp`: who took the pile at the last call, while nothing has been placed since (the empty
+// pile's line said "No cards placed yet" twelve turns into a game).
+const local = { selected: new Set(), rank: null, reveal: null, revealAt: 0, bringReveal: false, focus: null, pickedUp: null };
 const REVEAL_MS = 4000;
 
 export function reset() {
@@ -28,6 +30,22 @@ export function reset() {
   local.rank = null;
   local.reveal = null;
   local.focus = null;
+  local.pickedUp = null;
+}
+
+/** After a room snapshot (a reload, a spectator arriving): the last call's reveal, if nothing was
+ * placed after it (a reload just after a call lost the revealed cards), and who took the pile. */
+export function resume(events) {
+  for (const event of events) {
+    if (event.type === "called") Object.assign(local, { reveal: event, revealAt: Date.now() });
+    else if (event.type === "played") local.reveal = null;
+    trackPile(event);
+  }
+}
+
+function trackPile(event) {
+  if (event.type === "called") local.pickedUp = event.picked_up_by;
+  else if (event.type === "played" || (event.type === "left" && event.to_pile)) local.pickedUp = null;
 }
 
 function cardFace(card, attrs = {}) {
@@ -51,6 +69,7 @@ export function refusal(error, action, names) {
 
 /** Remember what a call revealed; returns a toast for it. */
 export function onEvent(event, names, seat) {
+  trackPile(event);
   if (event.type === "called") {
     local.reveal = event;
     local.revealAt = Date.now();
@@ -98,7 +117,7 @@ export function render(stage, view, ctx) {
             el("span", { class: "muted" }, "Just placed by ", ctx.name(play.seat), ": "),
             el("strong", {}, `${play.count} × ${rankWord(play.rank, play.count)}`),
           )
-          : el("p", { class: "just-placed muted" }, "No cards placed yet"),
+          : el("p", { class: "just-placed muted" }, local.pickedUp === null ? "No cards placed yet" : `${ctx.name(local.pickedUp)} picked up the pile`),
         lastCard(view, ctx),
         view.over ? null : el("p", { class: "next-rank" },
           el("span", { class: "muted" }, "Next: "),
