@@ -47,7 +47,9 @@ export function personal(entry, seat, name) {
   const text = entry.text.replace(mention, (_, possessive, gap, word, at) => {
     const you = possessive ? "your" : "you";
     const after = gap ? ` ${(!possessive && VERBS[word]) || word}` : "";
-    return (at === 0 ? you[0].toUpperCase() + you.slice(1) : you) + after;
+    // A sentence's first word: the text's, or one after "Cheat! " (a call's verdict).
+    const first = at === 0 || /[.!?]\s+$/.test(entry.text.slice(0, at));
+    return (first ? you[0].toUpperCase() + you.slice(1) : you) + after;
   });
   return text.startsWith("You ") ? text.replace(/ and wins$/, " and win") : text;
 }

@@ -59,7 +59,7 @@ export function renderRoom(room, app) {
     $("#room-status"),
     el("span", { class: "badge game" }, title(room.kind)),
     // A finished room shows its results only to who saw the game; the others see the waiting room.
-    el("span", {}, room.state === "finished" && !room.results ? STATE_TEXT.waiting : (STATE_TEXT[room.state] ?? room.state)),
+    el("span", { dataset: { testid: "room-state" } }, stateText(room)),
   );
   // Two places, one shown (styles.css): beside the room code, or on a phone under the players, where
   // the room's heading line has no room for them and a stray thumb does not find them mid-game.
@@ -81,6 +81,15 @@ function hostTools(room, app) {
       : null,
     el("button", { class: "small", onclick: ask("Close the room?", "Everyone is sent back to the start screen.", "Close room", "terminate") }, "Close room"),
   ];
+}
+
+/** The room's state in words: a finished room shows its results only to who saw the game (the others
+ * see the waiting room), and a waiting room whose game is about to start says so, as its panel does. */
+function stateText(room) {
+  if (room.state === "finished" && !room.results) return STATE_TEXT.waiting;
+  // A countdown's start and end come as `countdown` messages, which leave `state` as the snapshot had it.
+  if (["waiting", "countdown"].includes(room.state)) return room.countdown ? STATE_TEXT.countdown : STATE_TEXT.waiting;
+  return STATE_TEXT[room.state] ?? room.state;
 }
 
 function isHost(room) {

@@ -314,6 +314,7 @@ def test_quick_play_panel_says_one_thing_at_a_time(open_page):
     panel.locator('[data-testid="quick-note"]').wait_for()
     alone = panel.inner_text()
     assert "Starting in" not in alone
+    assert first.locator('[data-testid="room-state"]').inner_text() == "Waiting for players"
     # The first one in is the room's host, so may seat bots now.
     assert panel.locator(".needs-players").get_by_role("button", name="Add easy bot").count() == 1
     shots(first, "quick-play-alone")
@@ -325,6 +326,8 @@ def test_quick_play_panel_says_one_thing_at_a_time(open_page):
         counting.locator(".countdown .timer-text", has_text=re.compile(r"^\d+$")).wait_for()
         text = counting.inner_text()
         assert "Starting in" in text
+        # The room's heading says so too: it read "Waiting for players" beside "Starting in 2 s".
+        assert page.locator('[data-testid="room-state"]').inner_text() == "Starting soon"
         for stale in ("I'm ready", "Ready — click to unready", "Waiting for the host", "Start game"):
             assert stale not in text and stale not in alone, (stale, text)
         assert "ready" not in page.locator("#players").inner_text()  # no ready badges either

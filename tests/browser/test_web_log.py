@@ -160,6 +160,11 @@ def test_you_in_every_kind_of_line(open_page):
             {"caller": 1, "placer": 0, "picked_up_by": 0},
             "Bo called Cheat on you: it was a lie; you pick up 5 cards",
         ),
+        (  # a call's toast: a new sentence after "Cheat!" (it read "Cheat! you were cheating")
+            "Bo called Cheat! Ada was cheating — Ada picks up 1.",
+            {"caller": 1, "placer": 0, "picked_up_by": 0},
+            "Bo called Cheat! You were cheating — you pick up 1.",
+        ),
         ("Ada got rid of every card and wins", {"winner": 0}, "You got rid of every card and win"),
         ("Round 2: Ada deals", {"dealer": 0}, "Round 2: you deal"),
         ("Ada and Bo tie with 4 boxes", {"winners": [0, 1]}, "You and Bo tie with 4 boxes"),
