@@ -67,7 +67,7 @@ class GameFlow(RoomState):
         # The first move goes round the table from game to game (a log from before it did has none:
         # its games all opened with seat 0).
         opener = cmd.payload.setdefault("opener", 0 if self.replaying else self.games_played % len(players))
-        self.seats, self.seat_sessions, self.seat_tags, self.seats_lost = [], [], {}, set()
+        self.seats, self.seat_sessions, self.seat_tags, self.seats_lost = [], [], {}, {}
         for seat, member in enumerate(players):
             member.seat, member.ready = seat, False
             self.seats.append({"seat": seat, "member": member.id, "name": member.name})
@@ -168,7 +168,7 @@ class GameFlow(RoomState):
         """Back to the waiting room (rematch, reset): seats renumbered, everyone unready."""
         self.state, self.countdown, self.turn = WAITING, None, None
         self.game, self.outcome, self.seats, self.seat_sessions, self.seat_tags = None, None, [], [], {}
-        self.seats_lost = set()
+        self.seats_lost = {}
         for seat, member in enumerate(self.players()):
             member.seat, member.ready = seat, member.bot
         self._checkpoint_due = True

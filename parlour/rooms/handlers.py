@@ -94,6 +94,8 @@ def join(room: Room, cmd: Command) -> bool | None:
         # They had a seat in this game (running, or over and its results up) and lost it while away
         # (their grace ran out): told so, and shown the results of a game that ended meanwhile.
         snapshot["seat_lost"] = True
+        if room.seats_lost[cmd.session]:
+            snapshot["played_by_bot"] = True  # a bot played their seat to the game's end
     room.reply(snapshot)
     return True
 
@@ -405,10 +407,11 @@ def _abandon(room: Room, cmd: Command, reason: EndReason) -> None:
 @handles("reset")
 def reset(room: Room, cmd: Command) -> bool | None:
     room.require_host(cmd)
+    playing = room.state == PLAYING
     _abandon(room, cmd, EndReason.RESET)
     room.to_waiting()
     room.broadcast_snapshots()
-    room.broadcast(messages.state_changed(WAITING))
+    room.broadcast(messages.state_changed(WAITING, EndReason.RESET if playing else None))
     room.update_countdown(cmd.at)  # quick play's clock starts again: its players never ready up
     return True
 

@@ -79,7 +79,7 @@ class Membership(RoomState):
             if reason is LeaveReason.KICKED:
                 self.seats[seat]["kicked"] = True  # the results say "kicked", not "left"
             elif reason is LeaveReason.TIMEOUT:
-                self.seats_lost.add(member.session)
+                self.seats_lost[member.session] = False
             self.game_events(self.engine.on_leave(self.game, seat), at, None)
         self.update_countdown(at)
         self.update_idle(at)
@@ -118,7 +118,7 @@ class Membership(RoomState):
         """The game is over: seats still played by a bot were given up when grace ran out (each
         player, back while the results are up, is told so and shown them, as one back mid-game is)."""
         for member in [m for m in self.members.values() if m.replaced]:
-            self.seats_lost.add(member.session)
+            self.seats_lost[member.session] = True
             self.remove_member(member, LeaveReason.TIMEOUT, at)
 
     def pass_host(self) -> None:

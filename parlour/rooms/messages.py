@@ -93,8 +93,13 @@ def countdown(kind: CountdownKind | None, deadline: float | None, remaining: flo
     return {"type": "countdown", "kind": kind, "deadline": deadline, "remaining": remaining}
 
 
-def state_changed(state: Phase) -> Message:
-    return {"type": "state_changed", "state": state}
+def state_changed(state: Phase, reason: EndReason | None = None) -> Message:
+    """``reason``: ``reset`` when the host ended the game that was being played (the table's last
+    notices are stale then, and everyone is told why the game is gone)."""
+    out: Message = {"type": "state_changed", "state": state}
+    if reason is not None:
+        out["reason"] = reason
+    return out
 
 
 def settings_changed(

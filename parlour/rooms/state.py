@@ -151,9 +151,9 @@ class RoomState:
         self.seat_sessions: list[str] = []
         self.seat_tags: dict[int, dict[str, str]] = {}
         """Seat → ``{"bot": level}`` or ``{"profile": id}`` in the current game (for its ``GameRecord``)."""
-        self.seats_lost: set[str] = set()
+        self.seats_lost: dict[str, bool] = {}
         """Sessions whose seat in the current game was given up when their grace ran out: told so if
-        they come back to watch it."""
+        they come back to watch it. True: a bot had played the seat to the game's end."""
         self.seq = 0
         self.games_played = 0
         self.seed = 0

@@ -370,7 +370,8 @@ const handlers = {
     for (const message of msg.chat ?? []) appendChat(message, S.room);
     if (msg.taken_back) toast("A bot kept your seat while you were away — it's yours again", "info", 6000);
     else if (missed.length) toast(meanwhile(missed, S.room), "info", 6000);
-    if (msg.seat_lost) {
+    if (msg.played_by_bot) toast("A bot finished the game for you while you were away", "info", 6000);
+    else if (msg.seat_lost) {
       const words = msg.state === "finished" ? "and the game ended meanwhile" : "you're watching until this game ends";
       toast(`Your seat was given up while you were away — ${words}`, "info", 6000);
     }
@@ -513,8 +514,14 @@ const handlers = {
     else toast(`${name} asks for a rematch`, "info", 4000);
     render();
   },
-  state_changed({ state }) {
+  state_changed({ state, reason }) {
     S.room.state = state;
+    if (reason === "reset") {
+      // The game's last moves, still queued as notices, belong to a game that is gone.
+      clearToasts();
+      const host = S.room.members.find((m) => m.id === S.room.host);
+      toast(host?.id === S.room.you.member ? "You ended the game" : `${host?.name ?? "The host"} ended the game`, "info", 5000);
+    }
     render();
   },
   kicked() {

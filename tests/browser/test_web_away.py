@@ -187,3 +187,23 @@ def test_back_after_the_game_ended_without_you_shows_its_results(open_page, grac
     shots(page, "away-back-after-the-end")
     ada.close()
     bo.close()
+
+
+def test_back_after_a_bot_played_your_seat_to_the_end_says_so(open_page, grace_server):
+    """A bot took Bo's seat and played it until the game ended. Back, Bo read "Your seat was given up
+    while you were away" over results that said "a bot stood in": the bot had kept the seat."""
+    ada, bo, code = two_at_a_table(grace_server, "dots", {"width": 3, "height": 3})
+    bo.close()
+    ada.until(lambda m: m["type"] == "member_updated" and m["member"]["replaced"], timeout=20)
+    while not ada.view["over"]:
+        if ada.view["legal"]:
+            ada.request("action", action=ada.view["legal"][0])
+        else:
+            ada.until(lambda m: m["type"] in ("game", "game_over"))
+    page = open_page(base=grace_server)
+    open_as(page, f"{grace_server}/r/{code}", bo)
+    page.locator("#toasts .toast", has_text="A bot finished the game for you while you were away").wait_for()
+    assert "(a bot stood in)" in page.locator('[data-testid="results"]').inner_text()
+    assert page.locator("#toasts .toast", has_text="given up").count() == 0
+    shots(page, "away-bot-finished")
+    ada.close()

@@ -430,6 +430,10 @@ def test_a_game_the_host_ends_says_so_in_the_room_and_on_the_profile(open_page):
     start_game(ada, [ada, bo])
     ada.get_by_role("button", name="End game").click()
     ada.locator("dialog[open]").get_by_role("button", name="End game").click()
+    # Bo was moved to the waiting room without a word (and then read the ended game's last notices).
+    bo.locator("#toasts .toast", has_text="Ada ended the game").wait_for()
+    ada.locator("#toasts .toast", has_text="You ended the game").wait_for()
+    assert bo.locator("#room-status").inner_text().endswith("Waiting for players")
 
     # The room's recent games and the profile say why the game has no winner, in words.
     ada.get_by_text("Recent games — watch a replay").click()

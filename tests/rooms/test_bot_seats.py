@@ -173,6 +173,8 @@ async def test_back_after_a_bot_finished_their_game_a_player_sees_its_results_an
     await harness.manager.join(away.session, away.sink, "back", room.code, None, "player")
     snapshot = next(m for m in away.messages if m.get("id") == "back")
     assert snapshot["type"] == "room" and snapshot["state"] == "finished" and snapshot["seat_lost"] is True
+    # and that a bot played it to the end (the results say "a bot stood in"; "given up" alone contradicted it)
+    assert snapshot["played_by_bot"] is True
     again = room.member_by_session(away.session.id)
     assert again.id != member.id
     assert [(line["member"], line["games"]) for line in snapshot["scoreboard"] if line["name"] == "P1"] == [

@@ -100,6 +100,7 @@ async def test_a_seat_lost_in_a_game_that_then_ended_is_said_on_coming_back(serv
     await back.ok("join", code=code)
     snapshot = await back.expect("room")
     assert snapshot["state"] == "finished" and snapshot["seat_lost"] is True
+    assert "played_by_bot" not in snapshot  # no bot took the seat over: it was given up mid-game
     await seated[0].ok("rematch")  # a new game's waiting room: nothing lost in it
     await back.ok("leave")
     await back.ok("join", code=code)

@@ -270,6 +270,8 @@ async def test_dots_kick_reset_terminate(server) -> None:
     await host.ok("reset")
     snap = await b.expect("room")
     assert snap["state"] == "waiting" and snap["table"] is None
+    # Said why: the game ended without a game_over (the page drops the ended game's notices).
+    assert (await b.expect("state_changed", state="waiting"))["reason"] == "reset"
     await host.ok("terminate")
     closed = await b.expect("room_closed")
     assert closed["reason"] == "terminated"
