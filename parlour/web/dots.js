@@ -120,7 +120,7 @@ export function render(stage, view, ctx) {
       el("div", { class: `board-wrap ${whole ? "whole" : ""}` }, board),
       // Where the keyboard cursor is, for screen readers (``keyboard``): a line has no focus of its own.
       el("p", { class: "visually-hidden", "aria-live": "polite", dataset: { testid: "dots-cursor" } }),
-      el("p", { class: "muted hint", dataset: { testid: "dots-hint" } }, whole ? "Tap the board where you want to play to zoom in." : myTurn ? again(ctx) ?? yourTurnHint() : view.over ? "" : ctx.absent(view.turn) ? `Waiting for ${ctx.name(view.turn)} to come back…` : `${ctx.name(view.turn)} is thinking…`),
+      el("p", { class: "muted hint", dataset: { testid: "dots-hint" } }, whole ? "Tap the board where you want to play to zoom in." : myTurn ? again(ctx) ?? yourTurnHint() : view.over ? "" : ctx.absent(view.turn) ? `Waiting for ${ctx.name(view.turn)} to come back…` : (tookAgain(view.turn, ctx) ?? `${ctx.name(view.turn)} is thinking…`)),
     ),
   );
   // Once morph has run (before the next paint): key the board in place so the next render can update
@@ -142,6 +142,12 @@ const SIDEWAYS = "(min-width: 601px) and (max-height: 520px)";
 function again(ctx) {
   const taken = local.turn.seat === ctx.seat ? local.turn.boxes.size : 0;
   return taken ? `You took ${taken === 1 ? "a box" : `${taken} boxes`}: draw another line.` : null;
+}
+
+/** Another player's extra turn, said as their own is ("is thinking…" told the others nothing of it). */
+function tookAgain(seat, ctx) {
+  const taken = local.turn.seat === seat ? local.turn.boxes.size : 0;
+  return taken ? `${ctx.name(seat)} took ${taken === 1 ? "a box" : `${taken} boxes`} and goes again…` : null;
 }
 
 /** How to draw, for the pointer this screen has; the keys were told to screen readers only. */

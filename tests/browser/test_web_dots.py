@@ -512,5 +512,9 @@ def test_a_laptop_shows_the_turn_line_under_the_board_and_says_a_box_earns_anoth
     hint.filter(has_text="You took a box: draw another line.").wait_for()
     assert on_screen(page, '[data-testid="dots-hint"]')
     shots(page, "dots-box-again")
+    # Bo's page says it too ("Ada is thinking…" told him nothing of her extra turn).
+    theirs = open_page("/")
+    take_over(theirs, bo.token, "Bo")
+    theirs.locator('[data-testid="dots-hint"]', has_text="Ada took a box and goes again…").wait_for()
     ada.close()
     bo.close()
