@@ -48,7 +48,8 @@ export function onEvent(event, names, seat) {
   switch (event.type) {
     case "play":
       // A Wild that was the last card names no colour: the round is over.
-      return { text: `${who(event.seat)} ${event.jump_in ? "jumped in with" : "played"} ${cardWords(event.card)}${event.card.color === "wild" && event.count ? ` → ${event.color}` : ""}`, sound: "play", quiet: event.seat === seat };
+      // "— UNO!" as in the log: a call made with the card had no toast of its own.
+      return { text: `${who(event.seat)} ${event.jump_in ? "jumped in with" : "played"} ${cardWords(event.card)}${event.card.color === "wild" && event.count ? ` → ${event.color}` : ""}${event.uno ? " — UNO!" : ""}`, sound: "play", quiet: event.seat === seat };
     case "draw":
       return event.count && event.reason !== "draw"
         ? { text: `${who(event.seat)} drew ${event.count} (${DRAW_REASON[event.reason] ?? event.reason})`, sound: "draw" }
@@ -62,7 +63,8 @@ export function onEvent(event, names, seat) {
         text: event.guilty
           ? `${who(event.seat)} challenged: ${names(event.offender)} was bluffing` // the draw's own toast says how many
           : `${who(event.seat)} challenged and lost: ${names(event.offender)} played fair`,
-        kind: "bad",
+        // Good news for whoever won it (a caught bluff was red for the challenger too); others are told.
+        kind: seat === (event.guilty ? event.seat : event.offender) ? "good" : seat === (event.guilty ? event.offender : event.seat) ? "bad" : "info",
         sound: "bad",
       };
     case "swap":
@@ -161,7 +163,9 @@ export function render(stage, view, ctx) {
           `${ctx.name(challenge.offender)} played Wild Draw Four — challenge it, or accept the +${pending.draw_stack}?`,
         )
       : challenge
-        ? el("p", { class: "alert" }, `${ctx.name(challenge.offender)} played Wild Draw Four — ${ctx.name(challenge.challenger)} may challenge`)
+        ? el("p", { class: "alert" }, challenge.offender === ctx.seat
+          ? `You played Wild Draw Four — ${ctx.name(challenge.challenger)} may challenge` // it read the player's own name
+          : `${ctx.name(challenge.offender)} played Wild Draw Four — ${ctx.name(challenge.challenger)} may challenge`)
         : null,
     // Forced play leaves no pass: the card drawn must be played.
     pending.drawn_card_playable && myTurn ? el("p", { class: "alert" }, has("pass") ? "You drew a playable card: play it or pass." : "You drew a playable card: play it (forced play).") : null,
@@ -329,7 +333,9 @@ function handArea(view, ctx, playsFor, myTurn, hintText) {
   return el(
     "div",
     { class: "hand-area" },
-    el("p", { class: `muted hint ${view.dealing != null ? "between" : ""}`, dataset: { testid: "hint" } }, hintText),
+    // Kept on a phone (styles.css): between rounds, what your cards counted; facing a Wild Draw Four, what
+    // each answer costs (a phone showed only the two buttons).
+    el("p", { class: `muted hint ${view.dealing != null || view.legal?.some((a) => a.type === "challenge") ? "kept" : ""}`, dataset: { testid: "hint" } }, hintText),
     el(
       "div",
       // With no card to play every card is disabled: the hand itself takes focus, so a keyboard can scroll it

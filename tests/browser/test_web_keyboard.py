@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from browser_helpers import create_room, seq, shots, take_over, wait_seq
+from browser_helpers import PHONE, create_room, seq, shot, shots, take_over, wait_seq
 from wire import Wire, at_a_table, two_at_a_table
 
 pytestmark = pytest.mark.browser
@@ -268,9 +268,16 @@ def test_a_wild_draw_four_on_you_puts_its_question_in_focus(open_page, server):
     question.wait_for()
     page.wait_for_function("document.activeElement?.dataset.prompt === 'challenge'")
     assert "challenge it, or accept the +4?" in question.text_content()
+    # Ada's own page names her as "You" (it read her own name).
+    offender = _as(open_page, ada, "Ada")
+    offender.get_by_text("You played Wild Draw Four — Bo may challenge").wait_for()
     # What each answer costs, said where the hand's hint is.
     costs = "Challenge: if it was a bluff they draw 4, if not you draw 6. Or accept the +4."
     page.get_by_text(costs).wait_for()
+    page.set_viewport_size(PHONE)  # a phone hides the hand's hint, but not this one (it showed two buttons)
+    assert page.get_by_text(costs).is_visible()
+    shot(page, "uno-challenge-phone")
+    page.set_viewport_size({"width": 1280, "height": 800})
     page.keyboard.press("Tab")
     assert page.evaluate("document.activeElement.textContent") == "Challenge!"
     shots(page, "uno-challenge-question")

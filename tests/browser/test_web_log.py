@@ -210,6 +210,27 @@ def test_a_moves_popup_words_the_card_as_its_log_line_does(open_page):
     assert toasts[2] == "Bo played Wild Draw Four → green"
     assert lines[2] == "Bo played Wild Draw Four and named green"
     assert toasts[3] == lines[3] == "Bo played Wild Draw Four"
+    # A card played with its UNO call says so, as the log does (the pop-up left the call out).
+    called = [{**plays[0], "uno": True}]
+    said = ["Bo played red 6 — UNO!"]
+    assert page.evaluate(TOASTS, called) == [describe_event(called[0], ["Ada", "Bo"])] == said
+
+
+def test_a_challenges_popup_is_good_news_for_whoever_won_it(open_page):
+    """ "You challenged: Bo was bluffing" was red, as bad news, for the player who had just won it."""
+    page = open_page()
+    kinds = page.evaluate(
+        """async (cases) => {
+            const { onEvent } = await import("/uno.js");
+            return cases.map(([event, seat]) => onEvent(event, (s) => ["Ada", "Bo", "Cy"][s], seat).kind);
+        }""",
+        [
+            [{"type": "challenge", "seat": 0, "offender": 1, "guilty": guilty}, viewer]
+            for guilty in (True, False)
+            for viewer in (0, 1, 2)
+        ],
+    )
+    assert kinds == ["good", "bad", "info", "bad", "good", "info"]
 
 
 def _lines_shown(page, selector: str) -> float:
