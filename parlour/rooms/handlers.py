@@ -28,7 +28,7 @@ from parlour.rooms.enums import (
     LeaveReason,
 )
 from parlour.rooms.members import Member
-from parlour.rooms.validate import check_catch_delay, check_password, clean_chat, hash_password
+from parlour.rooms.validate import NAME_MAX, check_catch_delay, check_password, clean_chat, hash_password
 
 if TYPE_CHECKING:  # the room is given this table (``Room.handlers``); it needs no room to be built
     from parlour.rooms.room import Room
@@ -84,7 +84,7 @@ def join(room: Room, cmd: Command) -> bool | None:
             raise CommandError("game_in_progress", "a game is in progress; spectate instead")
         if len(room.players()) >= room.capacity:
             raise CommandError("room_full", "no free seat")
-    member = room.add_member(cmd.session or "", cmd.payload["name"], role)
+    member = room.add_member(cmd.session or "", _own_name(room, cmd.payload["name"]), role)
     member.sink, member.origin, member.profile = cmd.sink, origin, cmd.payload.get("profile")
     room.broadcast(messages.member_joined(member, room.host), exclude=member)
     room.update_countdown(cmd.at, joined=role == PLAYER)
@@ -98,6 +98,16 @@ def join(room: Room, cmd: Command) -> bool | None:
             snapshot["played_by_bot"] = True  # a bot played their seat to the game's end
     room.reply(snapshot)
     return True
+
+
+def _own_name(room: Room, name: str) -> str:
+    """``name``, or "Ada 2" when someone here already goes by it (a player back on another device, say,
+    whose seat a bot still plays): two Adas made every line about either of them ambiguous."""
+    taken = {m.name.casefold() for m in room.members.values()}
+    if name.casefold() not in taken:
+        return name
+    numbered = (name[: NAME_MAX - len(f" {n}")] + f" {n}" for n in itertools.count(2))
+    return next(candidate for candidate in numbered if candidate.casefold() not in taken)
 
 
 @handles("reconnect")

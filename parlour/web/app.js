@@ -370,6 +370,10 @@ const handlers = {
     for (const message of msg.chat ?? []) appendChat(message, S.room);
     if (msg.taken_back) toast("A bot kept your seat while you were away — it's yours again", "info", 6000);
     else if (missed.length) toast(meanwhile(missed, S.room), "info", 6000);
+    const me = S.room.members.find((m) => m.id === S.room.you.member);
+    if (entering && !resumed && S.session && me && me.name !== S.session.name) {
+      toast(`Someone here is already called ${S.session.name}: you're ${me.name} in this room`, "info", 6000);
+    }
     if (msg.played_by_bot) toast("A bot finished the game for you while you were away", "info", 6000);
     else if (msg.seat_lost) {
       const words = msg.state === "finished" ? "and the game ended meanwhile" : "you're watching until this game ends";

@@ -732,3 +732,19 @@ def test_a_spectator_in_a_waiting_room_is_offered_a_seat_first(open_page, server
     page.get_by_role("button", name="I'm ready").wait_for()
     assert page.get_by_role("button", name="Take a seat").count() == 0
     ada.close()
+
+
+def test_a_second_ada_is_numbered_and_told_so(open_page, server):
+    """Ada, back on another device while a bot plays her old seat, joined as a second "Ada"."""
+    ada = Wire(server, "Ada")
+    code = ada.request("create_room", game="uno", capacity=4)["code"]
+    page = open_page()
+    join_room(page, "Ada", code)
+    page.locator(
+        "#toasts .toast", has_text="Someone here is already called Ada: you're Ada 2 in this room"
+    ).wait_for()
+    page.locator("#players .member", has_text="Ada 2").wait_for()
+    page.reload()  # told once, on joining
+    page.locator("#players .member", has_text="Ada 2").wait_for()
+    assert page.locator("#toasts .toast", has_text="already called").count() == 0
+    ada.close()

@@ -252,6 +252,22 @@ async def test_dots_ready_countdown_cancelled_by_unready(server_factory) -> None
     await close_all(seated, [late, joiner])
 
 
+async def test_a_name_someone_here_has_is_numbered(server) -> None:
+    """Ada back on another device (her old seat still hers, a bot playing it) joined as a second "Ada":
+    every line about either of them was ambiguous. A newcomer with a name someone here has is numbered;
+    the rename command refuses such a name outright (the member chose it there)."""
+    host = await Client.open(server.ws, "Ada")
+    code = (await host.ok("create_room", game="uno", capacity=4))["code"]
+    names = []
+    for name in ("ada", "Ada", "Bo", "Sixteen letters!", "Sixteen letters!"):
+        guest = await Client.open(server.ws, name)
+        snapshot = await guest.ok("spectate" if len(names) >= 3 else "join", code=code)
+        names.append(next(m["name"] for m in snapshot["members"] if m["id"] == snapshot["you"]["member"]))
+    # Never longer than a name may be: the number takes the name's last letters.
+    assert names == ["ada 2", "Ada 3", "Bo", "Sixteen letters!", "Sixteen letter 2"]
+    assert (await host.ok("join", code=code))["you"]["seat"] == 0  # the same session: still Ada
+
+
 async def test_dots_kick_reset_terminate(server) -> None:
     seated, watchers, code = await open_table(
         server.ws, "dots", 3, {"width": 3, "height": 3, "max_players": 3}
