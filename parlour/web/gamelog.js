@@ -5,7 +5,8 @@ import { $, el, morph, seatColour } from "./ui.js";
 
 const local = { unread: 0, open: false, back: null, seen: null };
 
-// The last entry this tab has drawn, in this tab's sessionStorage so that a reload remembers it too:
+// The last entry this browser has drawn, in its localStorage so that a reload remembers it, and a tab
+// closed and opened again (sessionStorage went with the tab):
 // after a reconnection the entries past it are the ones that happened while the viewer was away.
 const SEEN = "parlour.logSeen";
 
@@ -14,8 +15,8 @@ function remember(code, entry) {
   if (seen === local.seen) return;
   local.seen = seen;
   try {
-    if (seen) sessionStorage.setItem(SEEN, seen);
-    else sessionStorage.removeItem(SEEN);
+    if (seen) localStorage.setItem(SEEN, seen);
+    else localStorage.removeItem(SEEN);
   } catch {
     // Storage is off: this page still remembers (local.seen), a reload will not.
   }
@@ -23,7 +24,7 @@ function remember(code, entry) {
 
 function recall() {
   try {
-    return JSON.parse(local.seen ?? sessionStorage.getItem(SEEN) ?? "null");
+    return JSON.parse(local.seen ?? localStorage.getItem(SEEN) ?? "null");
   } catch {
     return null;
   }

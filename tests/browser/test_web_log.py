@@ -135,6 +135,17 @@ def test_while_you_were_away_marks_only_what_happened_while_away(open_page, serv
     before = back.evaluate("e => e.previousElementSibling.querySelector('.log-text').textContent")
     assert before == "You dropped a disc in column 2"
     shots(page, "log-away")
+
+    # The tab closed, and another opened later in the same browser: told too (the marker went with
+    # the closed tab).
+    page.locator('.c4-col[data-column="3"]').click()
+    page.locator("#game-log .log-text", has_text="You dropped a disc in column 4").wait_for()
+    tab = page.context.new_page()
+    page.close()
+    ada.until(lambda m: m["type"] == "member_updated" and not m["member"]["connected"])
+    ada.request("action", action={"type": "drop", "column": 4})
+    tab.goto(server + "/")
+    tab.locator("#toasts .toast", has_text="While you were away: Ada dropped a disc in column 5").wait_for()
     ada.close()
 
 
