@@ -385,12 +385,10 @@ class RoomActor(RoomState):
                 member.sink.send(self.snapshot(member))
             elif not member.bot and not member.replaced:
                 self.submit(Command("disconnect", member.session, {"restart": True}))
-        if self.turn is not None and self.turn[1] is not None:
-            # The seat on turn starts its clock again in full: it ran on while the server was down and
-            # nobody could move ("Moves wait until it is back"), and the move was made for them as soon
-            # as the room came back.
-            limit = self.engine.pause(self.game) or self.engine.turn_timer(self.rules)
-            self.turn = (self.turn[0], time.time() + limit)
+        # The seat on turn starts its clock again in full: it ran on while the server was down and
+        # nobody could move ("Moves wait until it is back"), and the move was made for them as soon
+        # as the room came back.
+        self.restart_clock(time.time())
         self._timers.sync(self._deadlines())
 
     def _timer_due(self, name: str, deadline: float) -> None:
@@ -401,7 +399,7 @@ class RoomActor(RoomState):
         due: dict[str, float] = {f"grace:{mid}": t for mid, t in grace.items()} if grace else {}
         if self.countdown is not None:
             due["countdown"] = self.countdown[1]
-        if self.turn is not None and self.turn[1] is not None:
+        if self.turn is not None and self.turn[1] is not None and not self.all_away:
             due["turn"] = self.turn[1]
         if self.idle is not None:
             due["idle"] = self.idle

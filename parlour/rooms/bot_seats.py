@@ -121,7 +121,8 @@ class BotDriver:
 
     def _seat(self) -> int | None:
         room = self.room
-        if self.closed or room.state != PLAYING or room.game is None:
+        # Nor while every person seated is away: the room sends a snapshot when one is back.
+        if self.closed or room.state != PLAYING or room.game is None or room.all_away:
             return None
         return room.game_seat(self.member)
 

@@ -84,8 +84,10 @@ class GameFlow(RoomState):
         self.state = PLAYING
         self.turn = None
         self.set_turn(cmd.at, None)
+        self.all_away = False  # told with the game's start, below, if its seated people are all away
         events = self.engine.start_events(self.game)
         self.broadcast_game("game_started", events)
+        self.check_away(cmd.at)
         self.check_over(cmd.at)
 
     def game_events(self, events: list[Event], at: float, actor: int | None, *, by_bot: bool = False) -> None:
@@ -110,6 +112,12 @@ class GameFlow(RoomState):
         limit = pause or self.engine.turn_timer(self.rules)
         self.turn, self.paused = (seat, at + limit if limit else None), pause > 0
 
+    def restart_clock(self, at: float) -> None:
+        """The seat on turn starts its clock again in full (nobody could move for it meanwhile)."""
+        if self.turn is not None and self.turn[1] is not None:
+            limit = self.engine.pause(self.game) or self.engine.turn_timer(self.rules)
+            self.turn = (self.turn[0], at + limit)
+
     def check_over(self, at: float) -> None:
         outcome = self.engine.outcome(self.game)
         if outcome is None or self.state != PLAYING:
@@ -132,7 +140,7 @@ class GameFlow(RoomState):
     def end_game(self, at: float, result: Message) -> GameRecord:
         """Leave ``playing`` and keep the game's record (saved with this command's log entry); the
         room lists it among its recent games (for their replays)."""
-        self.state, self.turn = FINISHED, None
+        self.state, self.turn, self.all_away = FINISHED, None, False
         players = [{**s, "session": sess} for s, sess in zip(self.seats, self.seat_sessions, strict=True)]
         for seat, tags in self.seat_tags.items():
             players[seat].update(tags)

@@ -124,6 +124,7 @@ def reconnect(room: Room, cmd: Command) -> bool | None:
     if changed:
         room.broadcast(messages.member_updated(member, room.host), exclude=member)
         room.update_idle(cmd.at)
+        room.check_away(cmd.at, exclude=member)
     snapshot = room.snapshot(member)
     if taken_back:  # the player is told a bot kept their seat (its moves are in the log, marked)
         snapshot["taken_back"] = True
@@ -148,6 +149,7 @@ def disconnect(room: Room, cmd: Command) -> bool | None:
     member.connected, member.sink = False, None
     room.grace[member.id] = cmd.at + room.timings.grace
     room.broadcast(messages.member_updated(member, room.host, room.grace_timer(member.id)))
+    room.check_away(cmd.at)
     room.update_idle(cmd.at)
     return True
 

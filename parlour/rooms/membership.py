@@ -83,6 +83,7 @@ class Membership(RoomState):
             self.game_events(self.engine.on_leave(self.game, seat), at, None)
         self.update_countdown(at)
         self.update_idle(at)
+        self.check_away(at)
 
     def can_take_over(self, member: Member) -> bool:
         """Whether a bot takes ``member``'s seat now that its grace ran out (instead of the leave rule)."""
@@ -134,6 +135,20 @@ class Membership(RoomState):
         if self.game is None or seat is None or not member.is_player or seat >= len(self.seats):
             return None
         return seat if self.seats[seat]["member"] == member.id else None
+
+    def check_away(self, at: float, exclude: Member | None = None) -> None:
+        """Note whether every person seated in the game is away (gone offline, or a bot playing for
+        them): then nobody moves for them until one is back, neither the turn clock nor the bots. Four
+        bots had played a match out alone for a quarter of an hour, and its result counted. Back, the
+        seat on turn gets its clock again in full; everyone is sent the clock as it is now."""
+        seated = [m for m in self.members.values() if not m.bot and self.game_seat(m) is not None]
+        away = self.state == PLAYING and bool(seated) and not any(m.connected for m in seated)
+        if away == self.all_away:
+            return
+        self.all_away = away
+        if not away:
+            self.restart_clock(at)
+        self.broadcast_snapshots(exclude)
 
     def update_idle(self, at: float) -> None:
         if any(m.connected and not m.bot for m in self.members.values()):

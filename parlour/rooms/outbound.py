@@ -39,9 +39,9 @@ class Outbound(RoomState):
         """The requester's reply (instead of ``ok``); delivered after every broadcast."""
         self._reply = message
 
-    def broadcast_snapshots(self) -> None:
+    def broadcast_snapshots(self, exclude: Member | None = None) -> None:
         for member in self.members.values():
-            if member.sink is not None and not self.replaying:
+            if member.sink is not None and member is not exclude and not self.replaying:
                 self.send(member, self.snapshot(member))
 
     @property
@@ -190,6 +190,8 @@ class Outbound(RoomState):
         if self.turn is None:
             return None
         seat, deadline = self.turn
+        if self.all_away:  # the clock waits for a player to come back: no time is running out
+            return {"seat": seat, "deadline": None, "remaining": None, "away": True}
         info = {"seat": seat, "deadline": deadline, "remaining": _remaining(deadline)}
         if self.paused:  # the game rests (between UNO's rounds): the clock is not a move's
             info["pause"] = True

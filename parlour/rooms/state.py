@@ -168,6 +168,9 @@ class RoomState:
         self.paused = False
         """The clock in ``turn`` times the game's pause (``Game.pause``), not a move: nobody is told it is
         their turn."""
+        self.all_away = False
+        """Every person seated in the game is away (``Membership.check_away``): its turn clock and its
+        bots wait for one of them to come back."""
         self.grace: dict[str, float] = {}
         self.forwarded: dict[str, None] = {}
         """The ``fid`` of each forwarded move this room applied (newest last, ``FORWARDED_HISTORY``):
@@ -200,7 +203,11 @@ class RoomState:
 
         def release_replaced(self, at: float) -> None: ...  # membership
 
+        def check_away(self, at: float, exclude: Member | None = None) -> None: ...  # membership
+
         def update_countdown(self, at: float, joined: bool = False) -> None: ...  # game_flow
+
+        def restart_clock(self, at: float) -> None: ...  # game_flow
 
         def game_events(
             self, events: list[Event], at: float, actor: int | None, *, by_bot: bool = False
@@ -209,6 +216,8 @@ class RoomState:
         def send(self, member: Member, message: Message) -> None: ...  # outbound
 
         def broadcast(self, message: Message, exclude: Member | None = None) -> None: ...  # outbound
+
+        def broadcast_snapshots(self, exclude: Member | None = None) -> None: ...  # outbound
 
         def broadcast_game(
             self, kind: str, events: list[Event], stand_in: int | None = None

@@ -160,7 +160,7 @@ export function renderStage(room, app) {
   if (room.state === "playing" && room.play) {
     const table = el("div", { class: "table-host" });
     TABLES[room.kind].render(table, room.play.view, tableContext(room, app));
-    morph(stage, turnTimer(room), table);
+    morph(stage, room.play.turn?.away ? allAway() : turnTimer(room), table);
   } else if (room.results) {
     const shown = { ...room, play: room.results.play };
     const table = el("div", { class: "table-host final" });
@@ -498,6 +498,9 @@ function scoreTable(kind, board) {
     ),
   );
 }
+
+/** Every person seated is away: no clock runs and no bot moves for them until one is back (server). */
+const allAway = () => el("p", { class: "alert", role: "status", dataset: { testid: "all-away" } }, "Every player is away: the game waits until one of them is back.");
 
 function turnTimer(room) {
   const turn = room.play.turn;

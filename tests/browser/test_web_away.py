@@ -207,3 +207,31 @@ def test_back_after_a_bot_played_your_seat_to_the_end_says_so(open_page, grace_s
     assert page.locator("#toasts .toast", has_text="given up").count() == 0
     shots(page, "away-bot-finished")
     ada.close()
+
+
+def test_a_table_whose_players_are_all_away_waits_for_one(open_page, grace_server):
+    """Every person seated gone, bots had played the game out for them, for a spectator to watch (and
+    its result counted). The table waits now, and says so; one back, its clock runs again."""
+    ada, bo, code = two_at_a_table(grace_server, "dots", {"width": 3, "height": 3, "turn_timer": 60})
+    watcher = open_page(base=grace_server)
+    watcher.fill("#name", "Cy")
+    watcher.fill("#join-code", code)
+    watcher.click("#spectate-btn")
+    wait_room(watcher)
+    watcher.locator(".turn-timer").wait_for()
+    seq = watcher.locator("#stage").get_attribute("data-seq")
+    ada.close()
+    bo.close()
+    note = watcher.locator('[data-testid="all-away"]')
+    note.wait_for()
+    assert note.inner_text() == "Every player is away: the game waits until one of them is back."
+    assert watcher.locator(".turn-timer").count() == 0
+    # Their grace runs out (6 s): a bot holds each seat, and still nobody moves for them.
+    watcher.locator("#players .member", has_text="bot playing").nth(1).wait_for(timeout=20_000)
+    watcher.wait_for_timeout(500)
+    assert watcher.locator("#stage").get_attribute("data-seq") == seq
+    shots(watcher, "away-all-players")
+    back = open_page(base=grace_server)
+    take_over(back, ada.token, "Ada")
+    note.wait_for(state="detached")
+    watcher.locator(".turn-timer").wait_for()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from types import SimpleNamespace
 from typing import Any
 
@@ -319,4 +320,41 @@ async def test_a_takeover_move_still_on_its_way_when_the_human_returns_is_ignore
     assert (room.seq, len(room.records)) == before, "the stale move changed nothing"
     reply = await clients[1].do("action", action=move)  # the human's own move is taken
     assert reply["type"] == "ok" and room.seq == before[0] + 1
+    await harness.manager.close()
+
+
+async def test_with_every_player_away_nobody_moves_for_them_until_one_is_back() -> None:
+    """Four bots had played a match out alone for a quarter of an hour, every person gone, and its result
+    counted. With every seated person away, neither the bots nor the turn clock move for them; one back,
+    the seat on turn gets its clock in full, everyone is sent it, and the bots play on."""
+    harness = Harness()
+    harness.manager.bot_factory = NO_DELAY
+    me, other = await harness.table("uno", 2, {"target_score": 0, "turn_timer": 30})
+    (room,) = harness.manager.rooms.values()
+    watcher = await harness.client("W")
+    await harness.manager.join(watcher.session, watcher.sink, "w", room.code, None, "spectator")
+    seq = room.seq
+    for client in (other, me):
+        harness.manager.connection_lost(client.session, client.sink)
+    assert room.all_away and room.turn_info() == {
+        "seat": room.turn[0],
+        "deadline": None,
+        "remaining": None,
+        "away": True,
+    }
+    assert "turn" not in room._deadlines()  # the clock stopped
+    assert watcher.last("room")["table"]["turn"]["away"] is True  # and the spectator was told
+    seated = [room.member_by_session(c.session.id) for c in (me, other)]
+    await _until(lambda: all(m.replaced for m in seated))  # their grace ran out: a bot holds each seat
+    await asyncio.sleep(0.05)
+    assert room.seq == seq and room.state == "playing"  # and neither bot moved
+
+    back = Inbox(harness.manager, me.session, me.token)
+    await harness.manager.resume(back.sink, me.token)
+    await harness.manager.reattach(me.session)
+    assert not room.all_away and "turn" in room._deadlines()
+    assert abs(room.turn[1] - (time.time() + 30)) < 1  # in full
+    assert "away" not in watcher.last("room")["table"]["turn"]
+    await _play_seat(room, back)  # the other seat's bot plays on, to the end
+    assert room.state == "finished"
     await harness.manager.close()

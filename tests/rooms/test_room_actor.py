@@ -10,7 +10,7 @@ from typing import Any
 
 from parlour.rooms import CallbackSink, Command, Manager, Member, Room, Timings
 from parlour.rooms.game_record import opener, public_players, steps
-from tests.rooms.harness import Harness, ListSink, MemoryStore, until
+from tests.rooms.harness import Harness, Inbox, ListSink, MemoryStore, until
 from tests.server.client import first_legal
 
 
@@ -336,8 +336,9 @@ async def test_a_restart_gives_the_seat_on_turn_its_clock_again_in_full(tmp_path
 
 
 async def test_a_restart_in_a_pause_between_rounds_gives_the_pause_again_in_full(harness: Harness) -> None:
-    """The pause is the room's clock as a turn is: back from a restart it is a pause again (nobody's
-    turn), with its time in full, and running out it deals."""
+    """The pause is the room's clock as a turn is: back from a restart, once a player is back too (until
+    then every player is away, and no clock runs), it is a pause again (nobody's turn), with its time in
+    full, and running out it deals."""
     clients = await harness.table("uno", 2, {"target_score": 500, "round_break": 20})
     room = _room(harness)
     for _ in range(3000):
@@ -349,6 +350,15 @@ async def test_a_restart_in_a_pause_between_rounds_gives_the_pause_again_in_full
     again = harness.restarted()
     await again.recover()
     after = again.rooms[room.code]
+    assert after.all_away and after.turn_info() == {
+        "seat": after.game.dealer,
+        "deadline": None,
+        "remaining": None,
+        "away": True,
+    }
+    back = Inbox(again, clients[0].session, clients[0].token)
+    await again.resume(back.sink, clients[0].token)
+    await again.reattach(clients[0].session)
     assert after.game.dealing and after.paused and after.turn_info()["pause"] is True
     seat, deadline = after.turn
     assert seat == after.game.dealer and abs(deadline - (time.time() + 20)) < 1

@@ -40,16 +40,17 @@ async def test_kill_9_mid_game_then_resume_and_finish(server_factory) -> None:
         await seated[0].ok("chat", text=f"before the crash in {game}")
         rooms.append((game, seated, watchers, code))
 
-    # Snapshots as each client sees its room right before the crash (a fresh resume takes over).
-    before, deadlines = {}, {}
+    # Snapshots as each client sees its room right before the crash (a fresh resume takes over; each
+    # stays open, or the watchers' would show a table whose players are all away, its clock stopped).
+    before, deadlines, fresh = {}, {}, []
     for _game, seated, watchers, _ in rooms:
         for client in seated + watchers:
-            fresh = await Client.open(srv.ws)
-            await fresh.ok("resume", token=client.token)
-            snap = await fresh.expect("room")
+            fresh.append(await Client.open(srv.ws))
+            await fresh[-1].ok("resume", token=client.token)
+            snap = await fresh[-1].expect("room")
             before[client.token] = _stable(snap)
             deadlines[client.token] = snap["table"]["turn"]["deadline"]
-            await fresh.close()
+    await close_all(fresh)
     srv.kill()
     for _, seated, watchers, _ in rooms:
         for client in seated + watchers:
