@@ -140,14 +140,20 @@ const SIDEWAYS = "(min-width: 601px) and (max-height: 520px)";
 
 /** Your turn goes on because your last line closed a box: said, or it read as a plain "Your turn". */
 function again(ctx) {
-  const taken = local.turn.seat === ctx.seat ? local.turn.boxes.size : 0;
-  return taken ? `You took ${taken === 1 ? "a box" : `${taken} boxes`}: draw another line.` : null;
+  const taken = boxesTaken(ctx.seat);
+  return taken ? `You took ${taken}: draw another line.` : null;
 }
 
 /** Another player's extra turn, said as their own is ("is thinking…" told the others nothing of it). */
 function tookAgain(seat, ctx) {
-  const taken = local.turn.seat === seat ? local.turn.boxes.size : 0;
-  return taken ? `${ctx.name(seat)} took ${taken === 1 ? "a box" : `${taken} boxes`} and goes again…` : null;
+  const taken = boxesTaken(seat);
+  return taken ? `${ctx.name(seat)} took ${taken} and goes again…` : null;
+}
+
+/** The boxes `seat` has taken in the turn still going on, in words ("a box", "3 boxes"), or null. */
+function boxesTaken(seat) {
+  const n = local.turn.seat === seat ? local.turn.boxes.size : 0;
+  return n === 0 ? null : n === 1 ? "a box" : `${n} boxes`;
 }
 
 /** How to draw, for the pointer this screen has; the keys were told to screen readers only. */

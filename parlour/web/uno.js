@@ -163,9 +163,8 @@ export function render(stage, view, ctx) {
           `${ctx.name(challenge.offender)} played Wild Draw Four — challenge it, or accept the +${pending.draw_stack}?`,
         )
       : challenge
-        ? el("p", { class: "alert" }, challenge.offender === ctx.seat
-          ? `You played Wild Draw Four — ${ctx.name(challenge.challenger)} may challenge` // it read the player's own name
-          : `${ctx.name(challenge.offender)} played Wild Draw Four — ${ctx.name(challenge.challenger)} may challenge`)
+        // "You" on the player's own page (it read their own name).
+        ? el("p", { class: "alert" }, `${challenge.offender === ctx.seat ? "You" : ctx.name(challenge.offender)} played Wild Draw Four — ${ctx.name(challenge.challenger)} may challenge`)
         : null,
     // Forced play leaves no pass: the card drawn must be played.
     pending.drawn_card_playable && myTurn ? el("p", { class: "alert" }, has("pass") ? "You drew a playable card: play it or pass." : "You drew a playable card: play it (forced play).") : null,
