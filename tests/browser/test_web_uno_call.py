@@ -53,7 +53,7 @@ def test_armed_or_prompt_uno_is_never_caught_by_a_bot(open_page, quick_bot_serve
     caught: list[str] = []  # each match's catches of Ada, read before a rematch clears its log
     matches = 1
     # Time, not a count of polls, bounds the search: how long Ada takes to hold two cards with one
-    # playable is up to the deal (from a few seconds to two minutes in 20 runs on an idle machine).
+    # playable is up to the deal (4 s to about two minutes in the dozen runs timed here).
     deadline = time.monotonic() + 240
     while time.monotonic() < deadline:
         if all(done.values()):
