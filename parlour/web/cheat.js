@@ -68,7 +68,7 @@ export function refusal(error, action, names) {
 }
 
 /** Remember what a call revealed; returns a toast for it. */
-export function onEvent(event, names, seat) {
+export function onEvent(event, names) {
   trackPile(event);
   if (event.type === "called") {
     local.reveal = event;
@@ -80,7 +80,8 @@ export function onEvent(event, names, seat) {
   }
   if (event.type === "played") {
     if (Date.now() - local.revealAt >= REVEAL_MS) local.reveal = null;
-    return { text: `${names(event.seat)} placed ${event.count} × ${rankWord(event.rank, event.count)}`, sound: "play", quiet: event.seat === seat };
+    // The table says it ("Just placed by Bo: 2 × Sevens"), as the log does: no toast to trail the play.
+    return { text: `${names(event.seat)} placed ${event.count} × ${rankWord(event.rank, event.count)}`, sound: "play", quiet: true };
   }
   if (event.type === "left") return { text: `${names(event.seat)}'s ${cards(event.to_pile)} went onto the pile` };
   if (event.type === "timed_out") return { text: `${names(event.seat)} ran out of time`, kind: "bad", outOfTime: true };

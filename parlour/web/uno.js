@@ -17,16 +17,21 @@ const cardWords = (card) => (card.color === "wild" ? NAME[card.type] : `${card.c
 // UNO! pressed before playing the second-last card: the play then carries `uno: true`.
 // `lastRound`: the last round's end (winner, points), said under the round's number until the next
 // one ends: the toast that said it went in seconds, as the next deal came.
-const local = { armed: false, lastRound: null };
+// `lastPlay`: the play that put the top card there, so the pile says whose card it is.
+const local = { armed: false, lastRound: null, lastPlay: null };
 
 export function reset() {
   local.armed = false;
   local.lastRound = null;
+  local.lastPlay = null;
 }
 
-/** After a reload: the last round's end comes back from the log. */
+/** After a reload: the last round's end and the top card's player come back from the log. */
 export function resume(events) {
-  for (const event of events) if (event.type === "round_over") local.lastRound = event;
+  for (const event of events) {
+    if (event.type === "round_over") local.lastRound = event;
+    if (event.type === "play") local.lastPlay = event;
+  }
 }
 
 function unoCard(card, attrs = {}) {
@@ -47,9 +52,16 @@ export function onEvent(event, names, seat) {
   const who = (s) => (s === seat ? "You" : names(s));
   switch (event.type) {
     case "play":
+      local.lastPlay = event;
       // A Wild that was the last card names no colour: the round is over.
       // "— UNO!" as in the log: a call made with the card had no toast of its own.
-      return { text: `${who(event.seat)} ${event.jump_in ? "jumped in with" : "played"} ${cardWords(event.card)}${event.card.color === "wild" && event.count ? ` → ${event.color}` : ""}${event.uno ? " — UNO!" : ""}`, sound: "play", quiet: event.seat === seat };
+      // A plain play is on the pile, with its player's name, and in the log: no toast. Its toast held
+      // the next one for a moment to read, so at a quick table the toasts trailed the play by a move.
+      return {
+        text: `${who(event.seat)} ${event.jump_in ? "jumped in with" : "played"} ${cardWords(event.card)}${event.card.color === "wild" && event.count ? ` → ${event.color}` : ""}${event.uno ? " — UNO!" : ""}`,
+        sound: "play",
+        quiet: event.seat === seat || !(event.uno || event.jump_in),
+      };
     case "draw":
       return event.count && event.reason !== "draw"
         ? { text: `${who(event.seat)} drew ${event.count} (${DRAW_REASON[event.reason] ?? event.reason})`, sound: "draw" }
@@ -150,6 +162,7 @@ export function render(stage, view, ctx) {
     // Keyed by card id: a new top card is a new element, which slides onto the pile (styles.css).
     unoCard(view.top, { class: "top", "aria-roledescription": "top card", dataset: { testid: "top", id: `top-${view.top.id}` } }),
     el("span", { class: `colour-chip ${view.color}`, dataset: { testid: "colour" } }, `Colour: ${view.color}`),
+    playedBy(view, ctx),
   );
 
   const challenge = pending.challenge;
@@ -211,6 +224,15 @@ export function render(stage, view, ctx) {
       hand || has("deal") ? el("div", { class: `dock ${myTurn ? "my-turn" : ""}`, dataset: { testid: "dock" } }, controls, hand) : null,
     ),
   );
+}
+
+/** Whose card is on top ("Played by Bo"): a play's toast no longer says it. The round's first card
+ * came from the deck and names nobody; its line is kept empty, so the pile does not jump. */
+function playedBy(view, ctx) {
+  const play = local.lastPlay?.card.id === view.top.id ? local.lastPlay : null;
+  const who = play && (play.seat === ctx.seat ? "you" : ctx.name(play.seat));
+  const text = !play ? "\u00a0" : play.jump_in ? `${cap(who)} jumped in` : `Played by ${who}`;
+  return el("span", { class: "played-by muted", dataset: { testid: "played-by" } }, text);
 }
 
 /** "Round 2 went to Ada: +150 points", under the round now played (a match's rounds). */

@@ -10,11 +10,13 @@ from browser_helpers import (
     create_room,
     drive,
     join_room,
+    record_toasts,
     seq,
     shot,
     shots,
     start_game,
     take_over,
+    toasts_once_quiet,
     wait_seq,
 )
 from wire import Wire, at_a_table
@@ -81,16 +83,22 @@ def test_cheat_game_with_calls_to_the_end(open_page):
     assert cards.nth(6).evaluate(lifted) == "none"
     touch.send("Emulation.setTouchEmulationEnabled", {"enabled": False})
     cards.nth(3).click()  # unselect one
+    others = [p for p in pages if p is not placer]
+    for page in others:
+        record_toasts(page)
     before = seq(placer)
     placer.locator('[data-testid="place"]').click()
     for page in pages:
         wait_seq(page, before + 1)
 
-    # Everyone but the placer may call now — and sees what was just placed.
+    # Everyone but the placer may call now — and sees what was just placed, on the table (a toast
+    # saying it too held the next one back, trailing a quick table).
     for page in pages:
         assert cheat_enabled(page) == (page is not placer)
         assert "3 × Aces" in page.locator('[data-testid="just-placed"]').inner_text()
         assert page.locator('[data-testid="pile-size"]').inner_text() == "3"
+    for page in others:
+        assert not [text for text in toasts_once_quiet(page) if "placed" in text]
     shots(next(p for p in pages if p is not placer), "cheat-table")
 
     caller = next(p for p in pages if p is not placer)

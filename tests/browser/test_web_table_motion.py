@@ -1,11 +1,11 @@
-"""Nothing vanishes, and the table moves: toasts queue (one server message with two events shows both,
-in order, the first long enough to read), and the last UNO card slides onto the pile unless the
-visitor asked for reduced motion."""
+"""Nothing vanishes, and the table moves: toasts queue (two at once show in order, the first long
+enough to read), a plain play is told by the pile rather than a toast, and the last UNO card slides
+onto the pile unless the visitor asked for reduced motion."""
 
 from __future__ import annotations
 
 import pytest
-from browser_helpers import DESKTOP, record_toasts, shots, wait_drawn, wait_room
+from browser_helpers import DESKTOP, record_toasts, shots, toasts_once_quiet, wait_drawn, wait_room
 from wire import Wire, two_at_a_table
 
 pytestmark = pytest.mark.browser
@@ -51,24 +51,46 @@ def _watch(page, code: str) -> None:
     page.locator('[data-testid="top"]').wait_for()
 
 
-def test_two_events_in_one_message_show_two_toasts_in_order(open_page, server):
+def test_a_plain_play_is_on_the_pile_and_its_penalty_is_a_toast(open_page, server):
+    """One message brings the play of a Draw Two, the draw of two and the skip. The pile names who
+    played the card, and only the draw is a toast: a toast for every play trailed a quick table by a
+    move, each holding the next for a moment to read."""
     code, players = _uno(server)
     actor, draw_two = _until_draw_two(players)
     mover, victim = ("Ada", "Bo") if actor is players[0] else ("Bo", "Ada")
     watcher = open_page()
     _watch(watcher, code)
     record_toasts(watcher)
-    actor.request("action", action=draw_two)  # one message: the play, the draw of two, the skip
-    watcher.wait_for_function("window.seenToasts.length >= 2")
-    seen = watcher.evaluate("window.seenToasts")
-    played, drew = seen[0], seen[1]
-    assert played["text"].startswith(f"{mover} played ")
-    assert played["text"].endswith("Draw Two")
-    assert drew["text"] == f"{victim} drew 2 (Draw Two)"
-    # The older toast stayed up long enough to read before the newer one took its place.
-    assert drew["at"] - played["at"] >= 1500
+    actor.request("action", action=draw_two)
+    watcher.locator(f'[data-testid="top"][data-id="top-{draw_two["card"]}"]').wait_for()
+    assert watcher.locator('[data-testid="played-by"]').inner_text() == f"Played by {mover}"
+    assert toasts_once_quiet(watcher) == [f"{victim} drew 2 (Draw Two)"]
+    log = watcher.locator("#game-log li").all_inner_texts()
+    assert any(f"{mover} played" in line and "Draw Two" in line for line in log), log
+    shots(watcher, "uno-played-by")
+    watcher.reload()  # the pile's words come back from the game log
+    watcher.locator(f'[data-testid="top"][data-id="top-{draw_two["card"]}"]').wait_for()
+    assert watcher.locator('[data-testid="played-by"]').inner_text() == f"Played by {mover}"
     for p in players:
         p.close()
+
+
+QUEUE = """async () => {
+    const { toast } = await import("/ui.js");
+    toast("Bo drew 2 (Draw Two)", "info", 2500, true);
+    toast("Bo: UNO!", "good");
+}"""
+
+
+def test_two_toasts_at_once_show_in_order_the_first_long_enough_to_read(open_page):
+    """A newer toast waits behind the one shown: it neither hides it at once nor drops it."""
+    page = open_page()
+    record_toasts(page)
+    page.evaluate(QUEUE)
+    page.wait_for_function("window.seenToasts.length >= 2")
+    first, second = page.evaluate("window.seenToasts")
+    assert [first["text"], second["text"]] == ["Bo drew 2 (Draw Two)", "Bo: UNO!"]
+    assert second["at"] - first["at"] >= 1500
 
 
 def test_a_rounds_winner_is_told_though_the_next_deal_comes_with_it(open_page, server):
