@@ -333,6 +333,12 @@ def transfer_host(room: Room, cmd: Command) -> bool | None:
     target = _target(room, cmd)
     if target is host or target.bot:
         raise CommandError("invalid_target", "the host role goes to another human member")
+    # A host who is away can start, kick or end nothing: the room would wait on them. (A logged command
+    # was checked when it came, and replay need not know who was connected then.)
+    if not target.connected and not room.replaying:
+        raise CommandError(
+            "invalid_target", f"{target.name} is offline: the host role goes to someone who is here"
+        )
     room.host = target.id
     room.broadcast(messages.host_changed(target.id))
     return True

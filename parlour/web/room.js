@@ -124,7 +124,9 @@ function renderMembers(room, app) {
       ? el(
         "span",
         { class: "member-controls" },
-        m.bot ? null : el("button", { class: "small", onclick: () => app.makeHost(m), "aria-label": `Make host: ${m.name}` }, "Make host"),
+        // Not to someone offline (the server refuses: the room would wait on a host who is away); the
+        // button also widened an offline row past the panel's width at 1280 × 800.
+        m.bot || !m.connected ? null : el("button", { class: "small", onclick: () => app.makeHost(m), "aria-label": `Make host: ${m.name}` }, "Make host"),
         el("button", { class: "small danger", onclick: () => app.kick(m), "aria-label": `${m.bot ? "Remove" : "Kick"} ${m.name}` }, m.bot ? "Remove" : "Kick"),
       )
       : null;

@@ -77,8 +77,13 @@ def test_uno_seat_goes_away_then_a_bot_plays_it_to_the_end(open_page, grace_serv
     # The host's buttons on Cy's line still look as pressable as they are (only the name fades).
     kick = _member(ada, "Cy").get_by_role("button", name="Kick Cy")
     assert kick.evaluate("e => getComputedStyle(e.closest('.member')).opacity") == "1"
+    # No "Make host" for someone away (the server refuses it), and Cy's line keeps to one line.
+    assert _member(ada, "Cy").get_by_role("button", name="Make host: Cy").count() == 0
+    assert _member(ada, "Bo").get_by_role("button", name="Make host: Bo").count() == 1
     shots(watcher, "away-offline-spectator")
     shots(ada, "away-offline-player")
+    heights = [_member(ada, name).evaluate("e => e.getBoundingClientRect().height") for name in ("Bo", "Cy")]
+    assert heights[1] <= heights[0] + 1, heights
 
     for page in others:  # the grace period ends: a bot plays for Cy
         _chip(page, "Cy").locator(".badge.bot", has_text="bot playing").wait_for()

@@ -80,7 +80,11 @@ async def test_player_list_and_host_handover(server) -> None:
     await second.ok("transfer_host", member=third.member)
     assert (await third.expect("host_changed"))["host"] == third.member
     assert await error_code(second, "start") == "not_host"
-    await close_all([host, second, third])
+    # Not to a member who is offline: a host who is away could start, kick or end nothing.
+    await second.close()
+    assert (await third.expect("member_updated"))["member"]["connected"] is False
+    assert await error_code(third, "transfer_host", member=second.member) == "invalid_target"
+    await close_all([host, third])
 
 
 # --- Cheat stage 2: starting -------------------------------------------------------------
