@@ -63,6 +63,7 @@ class BotDriver:
         self.events: deque[list[dict[str, Any]]] = deque()
         self.task: asyncio.Task[None] | None = None
         self.dirty = False  # a message arrived since the current decision began
+        self.changed_at = 0.0  # loop time of the last game message: the table's last change
         self.closed = False
         self.last_acted: dict[int, float] = {}  # seat → when an event last named it (its move)
 
@@ -78,6 +79,7 @@ class BotDriver:
         if kind == "game_started":
             self.bot, self.events = None, deque()
         if kind in ("game_started", "game"):
+            self.changed_at = asyncio.get_running_loop().time()
             self.events.append(message["events"])
             self._note_activity(message["events"])
             self._schedule()
@@ -135,11 +137,17 @@ class BotDriver:
 
     async def _act(self) -> None:
         """Act until nothing new arrived while we were busy (a message during thinking reschedules)."""
+        loop = asyncio.get_running_loop()
         while True:
             self.dirty = False
             low, high = self.delay
+            think = self.rng.uniform(low, high) if high > 0 else 0
             # Even with no delay, yield once: the room finishes delivering this command's messages.
-            await asyncio.sleep(self.rng.uniform(low, high) if high > 0 else 0)
+            await asyncio.sleep(think)
+            # The time to think counts from the table's last change, not from the message that began
+            # the wait: a bot whose wait began a move earlier covered that move's card in a blink.
+            while (late := self.changed_at + think - loop.time()) > 0:
+                await asyncio.sleep(late)
             await self._act_once()
             if not self.dirty:
                 return

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 import time
 from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
-from parlour.rooms import Command, Room
+from parlour.rooms import CallbackSink, Command, Room
 from parlour.rooms import bot_seats as driver
 from parlour.rooms.game_record import steps as game_steps
 from parlour.rooms.replay import Replay
@@ -358,3 +359,44 @@ async def test_with_every_player_away_nobody_moves_for_them_until_one_is_back() 
     await _play_seat(room, back)  # the other seat's bot plays on, to the end
     assert room.state == "finished"
     await harness.manager.close()
+
+
+async def test_a_bot_thinks_from_the_tables_last_change_so_every_card_stays_up_to_be_seen() -> None:
+    """Two bots in a row: the second one's wait had begun with the first one's turn, so it played
+    the moment the first one's card landed (a card seen for 15 ms). Each bot move now comes at least
+    its thinking time after the message before it."""
+    harness = Harness()
+    harness.manager.bot_factory = driver.bot_factory((0.05, 0.3))
+    human = await harness.client("Human")
+    stamped: list[tuple[float, dict[str, Any]]] = []
+    human.sink = CallbackSink(lambda m: stamped.append((time.monotonic(), m)))
+    human.session.sink = human.sink
+    await harness.manager.create_room(
+        human.session, human.sink, "r", game="uno", settings={"target_score": 0}, capacity=3
+    )
+    (room,) = harness.manager.rooms.values()
+    for _ in range(2):
+        await harness.manager.command(human.session, human.sink, "r", "add_bot", {"level": "easy"})
+    await harness.manager.command(human.session, human.sink, "r", "start", {})
+    bot_seats = set()
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline and room.state != "finished":
+        seat = room.game_seat(room.member_by_session(human.session.id)) if room.game is not None else None
+        bot_seats = {s for s in range(3) if s != seat}
+        if room.state == "playing" and room.turn and room.turn[0] == seat and seat is not None:
+            view = room.engine.view(room.game, seat)
+            action = {"action": first_legal(view)}
+            await harness.manager.command(human.session, human.sink, "r", "action", action)
+        await asyncio.sleep(0.01)
+        if sum(1 for _, m in stamped if m["type"] == "game") > 40:
+            break
+    await harness.manager.close()
+    games = [(at, m) for at, m in stamped if m["type"] in ("game", "game_started")]
+    gaps = [
+        at - before
+        for (before, _), (at, message) in itertools.pairwise(games)
+        if any(e.get("type") == "play" and e.get("seat") in bot_seats for e in message["events"])
+        and not any(e.get("type") == "play" and e.get("seat") not in bot_seats for e in message["events"])
+    ]
+    assert len(gaps) >= 10, gaps
+    assert min(gaps) >= 0.045, sorted(gaps)[:5]
