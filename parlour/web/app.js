@@ -10,7 +10,7 @@ import { Connection } from "./net.js";
 import { appendChat, renderRoom, seatOnTurn, tableContext, updateTimers } from "./room.js";
 import { describeChanges } from "./settings.js";
 import { beep, isMuted, setMuted } from "./sound.js";
-import { $, $$, answer, choose, clearToasts, closeDialog, confirmDialog, el, fill, markOverflow, sentence, showScreen, toast } from "./ui.js";
+import { $, $$, answer, choose, clearToasts, closeDialog, confirmDialog, el, fill, markOverflow, sentence, showScreen, toast, toastAll } from "./ui.js";
 
 await loadCatalog(); // the games, their settings schemas and their tables, before anything is drawn
 
@@ -390,11 +390,15 @@ const handlers = {
     if (member.connected || member.replaced) delete S.room.grace[member.id];
     // "Back" only after a loss this page saw: after a server restart everyone reconnects, and each page
     // said "X is back" of players who had never gone.
+    // Only a player's: a spectator's reload told every table "Di lost connection", "Di is back". A
+    // move's news may take its place (the seat's chip says "offline" all along): it held the next
+    // move's toast back.
+    const told = member.role === "player";
     if (before && before.connected && !member.connected && !member.bot) {
       S.room.wentAway.add(member.id);
-      toast(`${member.name} lost connection`);
-    } else if (before && !before.connected && member.connected && S.room.wentAway.delete(member.id)) {
-      toast(`${member.name} is back`);
+      if (told) toast(`${member.name} lost connection`, "info", 3000, true);
+    } else if (before && !before.connected && member.connected && S.room.wentAway.delete(member.id) && told) {
+      toast(`${member.name} is back`, "info", 3000, true);
     }
     if (before && !before.replaced && member.replaced) toast(`A bot plays for ${member.name} until they are back`);
     if (before && before.name !== member.name) {
@@ -607,6 +611,7 @@ function gameEvents(events) {
   const table = TABLES[S.room.kind];
   const ctx = tableContext(S.room, app);
   const me = ctx.seat === null ? null : ctx.name(ctx.seat);
+  const notes = [];
   for (const event of events ?? []) {
     const note = table.onEvent(event, ctx.name, ctx.seat);
     if (!note) continue;
@@ -614,12 +619,12 @@ function gameEvents(events) {
     // refused as "not your turn", which is said as too late (app.send).
     if (note.outOfTime && event.seat === ctx.seat && ctx.seat !== null) timedOutAt = Date.now();
     if (note.sound) beep(note.sound);
-    // A move's toast makes way for the next move's; one that changed more than a move (a round won,
-    // hands swapped, a call) is kept until read: the next deal's toast, in the same message, and the
-    // next move's had replaced the round's winner before anyone saw it.
     // In the second person where it is about you, as the log says it ("You called Cheat! … you pick up 3").
-    if (!note.quiet) toast(personal({ text: note.text, event }, ctx.seat, me), note.kind ?? "info", 2500, !note.keep);
+    if (!note.quiet) notes.push({ ...note, text: personal({ text: note.text, event }, ctx.seat, me) });
   }
+  // One toast for the message. A move's makes way for the next move's; one that changed more than a
+  // move (a round won, hands swapped, a call) is kept until read.
+  toastAll(notes);
 }
 
 /** What the stage shows: the waiting room, the table or the results. */

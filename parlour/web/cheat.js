@@ -12,6 +12,8 @@ const SUITS = [
 
 const RANK_WORDS = ["Ace", "2", "3", "4", "5", "6", "7", "8", "9", "10", "Jack", "Queen", "King"];
 const rankWord = (rank, count = 1) => (count === 1 ? RANK_WORDS[rank] : `${RANK_WORDS[rank]}s`);
+/** A claim: "3 × Kings", and "one 9" ("1 × 9" read as a sum). */
+const claimWords = (rank, count) => (count === 1 ? `one ${RANK_WORDS[rank]}` : `${count} × ${rankWord(rank, count)}`);
 /** What Place will do, in words: "Place 1 card as an Ace", "Place 3 as Kings". */
 const placeWords = (rank, count) =>
   count === 1 ? `Place 1 card as ${["Ace", "8"].includes(RANK_WORDS[rank]) ? "an" : "a"} ${RANK_WORDS[rank]}` : `Place ${count} as ${rankWord(rank, count)}`;
@@ -81,7 +83,7 @@ export function onEvent(event, names) {
   if (event.type === "played") {
     if (Date.now() - local.revealAt >= REVEAL_MS) local.reveal = null;
     // The table says it ("Just placed by Bo: 2 × Sevens"), as the log does: no toast to trail the play.
-    return { text: `${names(event.seat)} placed ${event.count} × ${rankWord(event.rank, event.count)}`, sound: "play", quiet: true };
+    return { text: `${names(event.seat)} placed ${claimWords(event.rank, event.count)}`, sound: "play", quiet: true };
   }
   if (event.type === "left") return { text: `${names(event.seat)}'s ${cards(event.to_pile)} went onto the pile` };
   if (event.type === "timed_out") return { text: `${names(event.seat)} ran out of time`, kind: "bad", outOfTime: true };
@@ -115,10 +117,11 @@ export function render(stage, view, ctx) {
         { class: "claim" },
         play
           ? el("p", { class: "just-placed", dataset: { testid: "just-placed" } },
-            el("span", { class: "muted" }, "Just placed by ", ctx.name(play.seat), ": "),
-            el("strong", {}, `${play.count} × ${rankWord(play.rank, play.count)}`),
+            // "you" on your own page, as the toasts and the log say it.
+            el("span", { class: "muted" }, "Just placed by ", play.seat === ctx.seat ? "you" : ctx.name(play.seat), ": "),
+            el("strong", {}, claimWords(play.rank, play.count)),
           )
-          : el("p", { class: "just-placed muted" }, local.pickedUp === null ? "No cards placed yet" : `${ctx.name(local.pickedUp)} picked up the pile`),
+          : el("p", { class: "just-placed muted" }, local.pickedUp === null ? "No cards placed yet" : `${local.pickedUp === ctx.seat ? "You" : ctx.name(local.pickedUp)} picked up the pile`),
         lastCard(view, ctx),
         view.over ? null : el("p", { class: "next-rank" },
           el("span", { class: "muted" }, "Next: "),
@@ -180,12 +183,14 @@ function seatsRow(view, ctx) {
 function revealBox(ctx) {
   const call = local.reveal;
   if (!call) return null;
+  // "You" on your own page, as the toast and the log say it.
+  const who = (seat, first) => (seat === ctx.seat ? (first ? "You" : "you") : ctx.name(seat));
   return el(
     "div",
     { class: `reveal ${call.truthful ? "truth" : "lie"}`, role: "status", dataset: { testid: "reveal" } },
-    el("p", {}, `${ctx.name(call.caller)} called Cheat on ${ctx.name(call.placer)}`),
+    el("p", {}, `${who(call.caller, true)} called Cheat on ${who(call.placer)}`),
     el("div", { class: "reveal-cards" }, call.cards.map((c) => cardFace(c, { class: c.rank === call.rank ? "" : "liar" }))),
-    el("p", {}, el("strong", {}, call.truthful ? "Truth ✓" : "Lie ✗"), ` ${ctx.name(call.picked_up_by)} picked up ${cards(call.pile_count)}.`),
+    el("p", {}, el("strong", {}, call.truthful ? "Truth ✓" : "Lie ✗"), ` ${who(call.picked_up_by, true)} picked up ${cards(call.pile_count)}.`),
   );
 }
 
@@ -257,7 +262,7 @@ function handArea(view, hand, myTurn, ctx) {
   // The claim a call would test, on the button itself: on a small phone the dock covers the table's
   // "Just placed by …" line.
   const play = view.last_play;
-  const claim = view.can_call && play ? `${ctx.name(play.seat)}'s ${play.count} × ${rankWord(play.rank, play.count)}` : null;
+  const claim = view.can_call && play ? `${ctx.name(play.seat)}'s ${claimWords(play.rank, play.count)}` : null;
   const cheat = el(
     "button",
     {

@@ -158,6 +158,19 @@ export function toast(text, kind = "info", ms = 3000, droppable = false) {
   if (!toastShown) nextToast();
 }
 
+/**
+ * What one server message said, as one toast: [{text, kind, keep}] from its events, joined ("Bo
+ * challenged and lost: Ada played fair · Bo drew 6"). A toast each held the next for READ_MS, so the
+ * second, told a moment later, trailed the table. Bad news wins the colour, then good; kept if any is
+ * (a round won), and given a second more to read for each line past the first.
+ */
+export function toastAll(notes) {
+  if (!notes.length) return;
+  const kind = notes.find((n) => n.kind === "bad")?.kind ?? notes.find((n) => n.kind && n.kind !== "info")?.kind ?? "info";
+  const keep = notes.some((n) => n.keep);
+  toast(notes.map((n) => n.text).join(" · "), kind, 2500 + 1000 * (notes.length - 1), !keep);
+}
+
 /** "1 card", "3 cards". */
 export const cards = (n) => `${n} ${n === 1 ? "card" : "cards"}`;
 

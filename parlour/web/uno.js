@@ -30,8 +30,15 @@ export function reset() {
 export function resume(events) {
   for (const event of events) {
     if (event.type === "round_over") local.lastRound = event;
-    if (event.type === "play") local.lastPlay = event;
+    notePlay(event);
   }
+}
+
+/** The top card's play; a new deal forgets it (card ids come back each round: the round's first card,
+ * turned up from the deck, could be the one that won the last round). */
+function notePlay(event) {
+  if (event.type === "play") local.lastPlay = event;
+  if (event.type === "deal" || event.type === "first_card") local.lastPlay = null;
 }
 
 function unoCard(card, attrs = {}) {
@@ -50,9 +57,9 @@ const back = (label) => el("div", { class: "ucard back", "aria-hidden": "true" }
 
 export function onEvent(event, names, seat) {
   const who = (s) => (s === seat ? "You" : names(s));
+  notePlay(event);
   switch (event.type) {
     case "play":
-      local.lastPlay = event;
       // A Wild that was the last card names no colour: the round is over.
       // "— UNO!" as in the log: a call made with the card had no toast of its own.
       // A plain play is on the pile, with its player's name, and in the log: no toast. Its toast held
@@ -84,7 +91,8 @@ export function onEvent(event, names, seat) {
     case "rotate":
       return { text: "Zero! Every hand moves on", sound: "play", keep: true };
     case "skip":
-      return { text: `${who(event.seat)} ${event.seat === seat ? "are" : "is"} skipped`, quiet: true };
+      // Told to the one skipped (the pile shows the Skip, not whom it hit; a phone's log is shut).
+      return { text: `${who(event.seat)} ${event.seat === seat ? "are" : "is"} skipped`, quiet: event.seat !== seat };
     case "round_over":
       local.lastRound = event;
       return { text: `${who(event.winner)} won round ${event.round} (+${event.points})`, kind: "good", sound: "good", keep: true };

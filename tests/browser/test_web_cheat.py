@@ -111,10 +111,15 @@ def test_cheat_game_with_calls_to_the_end(open_page):
         assert "picked up 3 cards" in reveal.inner_text()
         assert page.locator('[data-testid="pile-size"]').inner_text() == "0"
         assert not cheat_enabled(page)
-        # The empty pile says who took it ("No cards placed yet" read as if the game had just begun).
+        # The empty pile says who took it ("No cards placed yet" read as if the game had just begun):
+        # "You" on the taker's own page, as the reveal says it.
         taker = re.search(r"(\w+) picked up 3 cards", reveal.inner_text()).group(1)
         assert page.locator(".claim .just-placed").inner_text() == f"{taker} picked up the pile"
+    reveals = [p.locator('[data-testid="reveal"]').inner_text() for p in pages]
+    takers = {re.search(r"(\w+) picked up 3", text).group(1) for text in reveals}
+    assert len(takers) == 2 and "You" in takers, takers
     # A reload just after the call shows the revealed cards again, and who took the pile.
+    taker = re.search(r"(\w+) picked up 3", caller.locator('[data-testid="reveal"]').inner_text()).group(1)
     caller.reload()
     caller.locator('[data-testid="reveal"] .pcard').nth(2).wait_for()
     assert caller.locator(".claim .just-placed").inner_text() == f"{taker} picked up the pile"

@@ -303,7 +303,7 @@ def test_cheat_button_stands_apart_from_place(open_page):
     caller.set_viewport_size({"width": 360, "height": 640})  # the caller may be the next player too
     caller.evaluate("window.scrollTo(0, 0)")
     claim = caller.locator('[data-testid="cheat-on"]')
-    assert claim.inner_text() == f"on {placer_name}'s 1 × Ace"
+    assert claim.inner_text() == f"on {placer_name}'s one Ace"  # "1 × Ace" read as a sum
     box = claim.bounding_box()
     assert box["y"] + box["height"] <= 640 and box["width"] > 0, box
     shot(caller, "cheat-phone-claim")

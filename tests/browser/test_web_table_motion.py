@@ -119,7 +119,7 @@ def test_a_rounds_winner_is_told_though_the_next_deal_comes_with_it(open_page, s
         raise AssertionError("no round ended in 3,000 moves")
     winner = ["Ada", "Bo"][ended["winner"]]
     watcher.wait_for_function(
-        f"window.seenToasts.some((t) => t.text.startsWith('{winner} won round 1'))", timeout=20_000
+        f"window.seenToasts.some((t) => t.text.includes('{winner} won round 1'))", timeout=20_000
     )
     for p in players:
         p.close()
@@ -159,3 +159,79 @@ def test_the_last_uno_card_slides_onto_the_pile_unless_motion_is_reduced(browser
         page.context.close()
     for p in players:
         p.close()
+
+
+ONE_TOAST = """async (notes) => {
+    const { toastAll } = await import("/ui.js");
+    toastAll(notes);
+}"""
+
+
+def test_what_one_message_says_is_one_toast(open_page):
+    """A challenge and the draw it costs came as two toasts, the second told a moment after the table
+    moved on; they are now one, coloured by the worst news in it."""
+    page = open_page()
+    record_toasts(page)
+    page.evaluate(
+        ONE_TOAST,
+        [
+            {"text": "Bo challenged and lost: Ada played fair", "kind": "info"},
+            {"text": "Bo drew 6 (lost the challenge)", "kind": "bad"},
+        ],
+    )
+    joined = "Bo challenged and lost: Ada played fair · Bo drew 6 (lost the challenge)"
+    shown = page.locator("#toasts .toast")
+    shown.wait_for()
+    assert "bad" in shown.get_attribute("class")
+    assert toasts_once_quiet(page) == [joined]
+
+
+PILE = """async ([view, events]) => {
+    const uno = await import("/uno.js");
+    const ctx = { seat: 0, name: (s) => ["Ada", "Bo"][s], act() {}, presence: () => null, pause: null };
+    const said = () => {
+        const stage = document.createElement("div");
+        uno.render(stage, view, ctx);
+        return stage.querySelector('[data-testid="played-by"]').textContent;
+    };
+    const play = { type: "play", seat: 1, card: view.top, color: view.color, jump_in: false, count: 5 };
+    uno.reset();
+    uno.onEvent(play, ctx.name, 0);
+    const played = said();
+    uno.onEvent({ ...play, seat: 0 }, ctx.name, 0);
+    const mine = said();
+    uno.onEvent({ type: "first_card", card: view.top }, ctx.name, 0);  // a new round turns up the same card
+    const dealt = said();
+    uno.reset();
+    uno.resume([play, { type: "deal" }]);
+    const resumed = said();
+    uno.reset();
+    uno.resume(events.concat([play]));
+    return [played, mine, dealt, resumed, said()];
+}"""
+
+
+def test_the_pile_names_its_cards_player_until_a_new_deal(open_page, server):
+    """Card ids come back each round: a round whose first card was the card that won the last one
+    named that round's winner as its player."""
+    ada, bo, _ = two_at_a_table(server, "uno", {"target_score": 0})
+    page = open_page()
+    said = page.evaluate(PILE, [ada.view, []])
+    assert said == ["Played by Bo", "Played by you", "\u00a0", "\u00a0", "Played by Bo"]
+    for p in (ada, bo):
+        p.close()
+
+
+SKIPPED = """async () => {
+    const { onEvent } = await import("/uno.js");
+    const names = (s) => ["Ada", "Bo", "Cy"][s];
+    return [onEvent({ type: "skip", seat: 0 }, names, 0), onEvent({ type: "skip", seat: 2 }, names, 0)];
+}"""
+
+
+def test_the_player_a_skip_hits_is_told(open_page):
+    """The pile shows the Skip, not whom it hit, and a phone's log is shut: the one skipped is told."""
+    page = open_page()
+    mine, theirs = page.evaluate(SKIPPED)
+    assert mine["text"] == "You are skipped" and not mine["quiet"]
+    assert theirs["quiet"]
