@@ -102,15 +102,23 @@ FITS = "h => h.scrollWidth <= h.clientWidth"
 
 
 def _draw_up_to(players: list[Wire], ada: Wire, cards: int) -> None:
-    """Ada draws (and passes) on every turn of hers; the others play, until Ada holds ``cards``."""
+    """Ada draws (and passes) on every turn of hers; the others play, until Ada holds ``cards``. They
+    never play a Draw Two or a Wild Draw Four: Ada, at 11 cards, then held 15, past what a phone's
+    width fans out (the hand then scrolls sideways, as it should)."""
     for _ in range(400):
         for p in players:
             p.catch_up(max(q.seq for q in players))
         if len(ada.view["hand"]) >= cards:
+            assert len(ada.view["hand"]) == cards
             return
         actor = next(p for p in players if p.view["legal"])
         kinds = {a["type"]: a for a in actor.view["legal"]}
-        plays = [a for a in actor.view["legal"] if a["type"] == "play" and a.get("uno", True)]
+        penalty = {c["id"] for c in actor.view["hand"] if c["type"] in ("draw2", "wild-draw4")}
+        plays = [
+            a
+            for a in actor.view["legal"]
+            if a["type"] == "play" and a.get("uno", True) and a["card"] not in penalty
+        ]
         if actor is ada or not plays:
             action = kinds.get("draw") or kinds.get("accept") or kinds.get("pass")
         else:
