@@ -23,8 +23,9 @@ const placeWords = (rank, count) =>
 // the first play that comes REVEAL_MS after it (bots play fast; people need time to read it).
 // `focus` is the card that is the hand's one tab stop (the arrow keys move between the others).
 // `pickedUp`: who took the pile at the last call, while nothing has been placed since (the empty
-// pile's line said "No cards placed yet" twelve turns into a game).
-const local = { selected: new Set(), rank: null, reveal: null, revealAt: 0, bringReveal: false, focus: null, pickedUp: null };
+// pile's line said "No cards placed yet" twelve turns into a game). `revealOld`: cards were placed
+// since the reveal, which then says it was the last call (under a new claim it read as its verdict).
+const local = { selected: new Set(), rank: null, reveal: null, revealAt: 0, revealOld: false, bringReveal: false, focus: null, pickedUp: null };
 const REVEAL_MS = 4000;
 
 export function reset() {
@@ -39,7 +40,7 @@ export function reset() {
  * placed after it (a reload just after a call lost the revealed cards), and who took the pile. */
 export function resume(events) {
   for (const event of events) {
-    if (event.type === "called") Object.assign(local, { reveal: event, revealAt: Date.now() });
+    if (event.type === "called") Object.assign(local, { reveal: event, revealAt: Date.now(), revealOld: false });
     else if (event.type === "played") local.reveal = null;
     trackPile(event);
   }
@@ -75,6 +76,7 @@ export function onEvent(event, names) {
   if (event.type === "called") {
     local.reveal = event;
     local.revealAt = Date.now();
+    local.revealOld = false;
     local.bringReveal = true;
     const who = names(event.picked_up_by);
     const verdict = event.truthful ? `${names(event.placer)} told the truth` : `${names(event.placer)} was cheating`;
@@ -82,6 +84,7 @@ export function onEvent(event, names) {
   }
   if (event.type === "played") {
     if (Date.now() - local.revealAt >= REVEAL_MS) local.reveal = null;
+    else local.revealOld = true;
     // The table says it ("Just placed by Bo: 2 × Sevens"), as the log does: no toast to trail the play.
     return { text: `${names(event.seat)} placed ${claimWords(event.rank, event.count)}`, sound: "play", quiet: true };
   }
@@ -187,8 +190,8 @@ function revealBox(ctx) {
   const who = (seat, first) => (seat === ctx.seat ? (first ? "You" : "you") : ctx.name(seat));
   return el(
     "div",
-    { class: `reveal ${call.truthful ? "truth" : "lie"}`, role: "status", dataset: { testid: "reveal" } },
-    el("p", {}, `${who(call.caller, true)} called Cheat on ${who(call.placer)}`),
+    { class: `reveal ${call.truthful ? "truth" : "lie"} ${local.revealOld ? "earlier" : ""}`, role: "status", dataset: { testid: "reveal" } },
+    el("p", {}, local.revealOld ? "Last call: " : "", `${who(call.caller, !local.revealOld)} called Cheat on ${who(call.placer)}`),
     el("div", { class: "reveal-cards" }, call.cards.map((c) => cardFace(c, { class: c.rank === call.rank ? "" : "liar" }))),
     el("p", {}, el("strong", {}, call.truthful ? "Truth ✓" : "Lie ✗"), ` ${who(call.picked_up_by, true)} picked up ${cards(call.pile_count)}.`),
   );

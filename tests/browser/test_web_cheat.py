@@ -253,3 +253,40 @@ def test_a_loser_whose_last_cards_went_down_as_the_winners_stood_is_told_apart(o
     """Cara's last card stood when Dan placed his own last card: the results showed Cara ★ 0 and Dan 0."""
     page = open_page()
     assert page.evaluate(RESULT_COLUMNS) == ["Cards left", "0", "0 (went down as the winner's stood)", "5"]
+
+
+REVEAL = """async (view) => {
+    const cheat = await import("/cheat.js");
+    const names = (s) => ["Ada", "Bo", "Cy"][s];
+    const ctx = { seat: 0, name: names, act() {}, presence: () => null, rerender() {} };
+    const reveal = () => {
+        const stage = document.createElement("div");
+        cheat.render(stage, view, ctx);
+        const box = stage.querySelector('[data-testid="reveal"]');
+        return box && [box.querySelector("p").textContent, box.classList.contains("earlier")];
+    };
+    const cards = view.hand.slice(0, 2);
+    cheat.reset();
+    const call = { caller: 1, placer: 0, picked_up_by: 0, truthful: false, cards, rank: 0, pile_count: 2 };
+    cheat.onEvent({ type: "called", ...call }, names);
+    const fresh = reveal();
+    cheat.onEvent({ type: "played", seat: 1, count: 2, rank: 1 }, names);  // at once: the reveal stays up
+    const later = reveal();
+    const stage = document.querySelector("#app");  // shown, to be looked at
+    stage.replaceChildren(Object.assign(document.createElement("div"), { className: "table-host" }));
+    cheat.render(stage.firstChild, { ...view, last_play: { seat: 1, count: 2, rank: 1 } }, ctx);
+    return [fresh, later];
+}"""
+
+
+def test_a_reveal_left_up_under_a_new_claim_says_it_was_the_last_call(open_page, server):
+    """The reveal stays up for a moment to be read, even when the next cards are placed at once: under
+    "Just placed by Bo: 2 × 2s" it read as the verdict on that new claim."""
+    seated, _ = at_a_table(server, "cheat", ("Ada", "Bo", "Cy"))
+    page = open_page()
+    fresh, later = page.evaluate(REVEAL, seated[0].view)
+    assert fresh == ["Bo called Cheat on you", False]
+    assert later == ["Last call: Bo called Cheat on you", True]
+    shots(page, "cheat-reveal-earlier")
+    for wire in seated:
+        wire.close()
