@@ -96,8 +96,9 @@ def wait_drawn(page) -> None:
 def wait_room(page) -> str:
     """Wait for the room screen and return the room code shown on it."""
     page.locator("#screen-room").wait_for(state="visible")
-    page.wait_for_function("document.querySelector('#room-code').textContent.length > 0")
-    return page.locator("#room-code").inner_text().strip()
+    # The code read in the same check that found it (read after, it could be mid-redraw: '').
+    found = page.wait_for_function("document.querySelector('#room-code').textContent.trim() || false")
+    return found.json_value()
 
 
 def create_room(page, name: str, game: str, settings: dict | None = None, capacity: int | None = None) -> str:

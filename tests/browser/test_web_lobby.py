@@ -280,8 +280,10 @@ def test_second_tab_takes_over_the_session(open_page, server):
     tab.locator("#chat-log li.mine", has_text="still me").wait_for()
     # Taking it back here: this tab plays again, and the other one is covered in turn.
     covered.get_by_role("button", name="Play here instead").click()
-    assert wait_room(ada) == code
+    # Once the other tab is covered, this one has resumed (it showed the room all along, under its cover).
     tab.locator("dialog[open]", has_text="You opened this game in another tab").wait_for()
+    covered.wait_for(state="detached")
+    assert wait_room(ada) == code
     ada.locator("#chat-log li", has_text="still me").wait_for()
 
 
