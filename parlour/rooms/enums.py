@@ -42,6 +42,7 @@ class EndReason(StrEnum):
     RESET = "reset"
     TERMINATED = "terminated"
     IDLE = "idle"
+    DESERTED = "deserted"  # every person seated in the game left it: the bots do not play on alone
 
 
 # Reading a member off its class (``Phase.PLAYING``) costs ~0.4 µs on CPython 3.11, a module global

@@ -8,7 +8,7 @@ from parlour.games import Event
 from parlour.rooms import messages, scoreboard
 from parlour.rooms.bot_seats import bot_level
 from parlour.rooms.commands import Command, CommandError
-from parlour.rooms.enums import BEFORE_START, COUNTDOWN, FINISHED, PLAYING, WAITING, CountdownKind
+from parlour.rooms.enums import BEFORE_START, COUNTDOWN, FINISHED, PLAYING, WAITING, CountdownKind, EndReason
 from parlour.rooms.members import Message
 from parlour.rooms.state import RoomState
 from parlour.store import GameRecord
@@ -136,6 +136,21 @@ class GameFlow(RoomState):
         board = scoreboard.as_list(self.scoreboard)
         self.broadcast(messages.game_over(self.outcome, self.seats, board, record.id))
         self.release_replaced(at)
+
+    def check_deserted(self, at: float) -> None:
+        """A game nobody is playing any more ends: once every person seated in it has left (a bot
+        playing for one who dropped out still holds their seat), bots would otherwise play it out
+        for the spectators, a result nobody played for. Like a game the host ended, it counts for
+        nobody; unlike one, everyone is shown why (``game_over``)."""
+        if self.state != PLAYING:
+            return
+        if any(not m.bot and self.game_seat(m) is not None for m in self.members.values()):
+            return
+        self.outcome = {"winners": [], "scores": {}, "reason": EndReason.DESERTED, "tie": False}
+        record = self.end_game(at, self.outcome)
+        self.broadcast(
+            messages.game_over(self.outcome, self.seats, scoreboard.as_list(self.scoreboard), record.id)
+        )
 
     def end_game(self, at: float, result: Message) -> GameRecord:
         """Leave ``playing`` and keep the game's record (saved with this command's log entry); the

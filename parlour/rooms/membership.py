@@ -81,6 +81,8 @@ class Membership(RoomState):
             elif reason is LeaveReason.TIMEOUT:
                 self.seats_lost[member.session] = False
             self.game_events(self.engine.on_leave(self.game, seat), at, None)
+            if not member.bot:
+                self.check_deserted(at)
         self.update_countdown(at)
         self.update_idle(at)
         self.check_away(at)

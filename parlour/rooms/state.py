@@ -209,6 +209,8 @@ class RoomState:
 
         def restart_clock(self, at: float) -> None: ...  # game_flow
 
+        def check_deserted(self, at: float) -> None: ...  # game_flow
+
         def game_events(
             self, events: list[Event], at: float, actor: int | None, *, by_bot: bool = False
         ) -> None: ...  # game_flow

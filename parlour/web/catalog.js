@@ -31,6 +31,7 @@ const ROOM_ENDS = {
   reset: "The host ended the game.",
   terminated: "The host closed the room.",
   idle: "The room closed after everyone had left.",
+  deserted: "Every player left the game.",
 };
 
 /** Why a game ended, in a sentence: `entry` is the game's catalog entry (its `end_reasons`), `reason`

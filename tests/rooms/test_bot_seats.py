@@ -400,3 +400,58 @@ async def test_a_bot_thinks_from_the_tables_last_change_so_every_card_stays_up_t
     ]
     assert len(gaps) >= 10, gaps
     assert min(gaps) >= 0.045, sorted(gaps)[:5]
+
+
+@pytest.mark.parametrize("how", ["leave", "kick", "timeout"])
+async def test_once_every_seated_person_is_gone_the_bots_do_not_play_on_for_the_spectators(how: str) -> None:
+    """Two people and two host-added bots; a spectator watches. The first person to go leaves the game
+    to the other and the bots; once the last is gone (left, kicked by the host watching, or timed out
+    with takeover off), the game ends for everyone, counting for nobody, and the room stays open."""
+    harness = Harness()
+    harness.manager.bot_factory = NO_DELAY
+    host, ada, bo = [await harness.client(n) for n in ("Host", "Ada", "Bo")]
+    await harness.manager.create_room(
+        host.session,
+        host.sink,
+        "r",
+        game="uno",
+        settings={"target_score": 0},
+        capacity=4,
+        spectate=True,
+        bots_take_over=False,
+    )
+    (room,) = harness.manager.rooms.values()
+    for client in (ada, bo):
+        await harness.manager.join(client.session, client.sink, "r", room.code, None, "player")
+    for _ in range(2):
+        assert (await host.do("add_bot", level="easy"))["type"] == "ok"
+    assert (await host.do("start"))["type"] == "ok"
+    assert room.state == "playing"
+
+    assert (await ada.do("leave"))["type"] == "ok"
+    assert room.state == "playing"  # Bo and the bots play on
+    if how == "leave":
+        assert (await bo.do("leave"))["type"] == "ok"
+    elif how == "kick":
+        bo_id = room.member_by_session(bo.session.id).id
+        assert (await host.do("kick", member=bo_id))["type"] == "ok"
+    else:
+        harness.manager.connection_lost(bo.session, bo.sink)
+        await _until(lambda: room.member_by_session(bo.session.id) is None)
+    assert room.state == "finished" and room.turn is None
+    over = host.last("game_over")
+    assert over["outcome"] == {"winners": [], "scores": {}, "reason": "deserted", "tie": False}
+    assert all(line["games"] == 0 for line in over["scoreboard"])  # it counts for nobody
+    assert room.recent_games[-1]["reason"] == "deserted"
+    seq = room.seq
+    await asyncio.sleep(0.05)
+    assert room.seq == seq  # no bot moved after it
+    assert room.state == "finished" and room.code in harness.manager.rooms  # still open for the spectator
+    await harness.manager.close()
+
+    again = harness.restarted()  # and a restart brings back the same end
+    again.bot_factory = NO_DELAY
+    await again.recover()
+    after = again.rooms[room.code]
+    assert after.state == "finished" and after.outcome == over["outcome"]
+    await again.close()
