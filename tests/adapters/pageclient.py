@@ -53,6 +53,9 @@ class PageClient(Recorder):
         await asyncio.wait_for(client.connected.wait(), 10)
         return client
 
+    def gone(self) -> str:
+        return f"; the page disconnected: {self.disconnect_reason}" if self.disconnected.is_set() else ""
+
     async def _read(self) -> None:
         assert self.proc.stdout is not None
         async for line in self.proc.stdout:

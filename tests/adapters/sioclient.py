@@ -52,10 +52,14 @@ class Recorder:
                     return self.events[i]
             left = deadline - asyncio.get_running_loop().time()
             if left <= 0:
-                raise AssertionError(f"no matching event; got {self.events[self.cursor :]}")
+                raise AssertionError(f"no matching event; got {self.events[self.cursor :]}{self.gone()}")
             self._arrived.clear()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._arrived.wait(), left)
+
+    def gone(self) -> str:
+        """Why the client is no longer connected, for a failed wait (empty while it is)."""
+        return ""
 
     async def expect(
         self, event: str, pred: Callable[[Any], bool] = lambda d: True, timeout: float = 5.0

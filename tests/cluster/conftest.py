@@ -128,3 +128,10 @@ def cluster(tmp_path: Path, redis_server: RedisProcess) -> Iterator[Cluster]:
     c = Cluster(tmp_path, redis_server)
     yield c
     c.stop()
+    for i, node in enumerate(c.nodes):  # shown only when the test failed: what each node warned of
+        warnings = [
+            line
+            for line in node.log_path.read_text(errors="replace").splitlines()
+            if "level=warning" in line or "level=error" in line
+        ]
+        print(f"node{i} ({node.port}) warned {len(warnings)} times", *warnings[-40:], sep="\n  ")
