@@ -41,6 +41,10 @@ function roomCodeFromPath() {
 const localDeadline = (timer) => (timer && timer.remaining != null ? Date.now() + timer.remaining * 1000 : null);
 const withDeadline = (timer) => (timer ? { ...timer, localDeadline: localDeadline(timer) } : null);
 
+/** A finished game's view has nobody on turn. A game the room ended (every player gone) keeps its
+ * engine's turn, and its tables still marked that seat "to play" under the results. */
+const settled = (play, state) => (play && state === "finished" && play.view?.turn != null ? { ...play, view: { ...play.view, turn: null } } : play);
+
 function normalise(msg) {
   return {
     code: msg.code,
@@ -59,7 +63,7 @@ function normalise(msg) {
     you: msg.you,
     countdown: withDeadline(msg.timers?.countdown),
     grace: Object.fromEntries(Object.entries(msg.timers?.grace ?? {}).map(([member, timer]) => [member, localDeadline(timer)])),
-    play: msg.table ? { ...msg.table, turn: withDeadline(msg.table.turn) } : null,
+    play: settled(msg.table ? { ...msg.table, turn: withDeadline(msg.table.turn) } : null, msg.state),
     log: msg.table?.log ?? [],
     outcome: msg.outcome,
     scoreboard: msg.scoreboard ?? [],
@@ -510,7 +514,7 @@ const handlers = {
     // A private room's game opens only for its players: listed only to them, as the server lists it.
     const seated = msg.seats.some((s) => s.member === S.room.you.member);
     if (seated || (S.room.public && !S.room.has_password)) S.room.recent_games = [...S.room.recent_games, game].slice(-10);
-    if (S.room.play) S.room.play.seats = msg.seats;
+    if (S.room.play) S.room.play = settled({ ...S.room.play, seats: msg.seats }, "finished");
     if (S.room.play) S.room.results = resultsOf(S.room);
     const won = msg.outcome.winners.includes(tableContext(S.room, app).seat);
     beep(won ? "good" : "play");
@@ -830,12 +834,16 @@ $("#leave").addEventListener("click", async () => {
   const playing = S.room.state === "playing" && S.room.you.role === "player";
   // What leaving does mid-game is the game's own rule (its catalog entry says it).
   const rule = GAMES[S.room.kind]?.leave_rule ?? "The others play on without you.";
+  // Nobody else seated in the game is a person (bots, or none): leaving ends it (the server's rule,
+  // or the room's: it does not let bots play on alone). The game's rule had said "the others play on".
+  const people = (S.room.play?.seats ?? []).filter((s) => s.member !== S.room.you.member && S.room.members.some((m) => m.id === s.member && !m.bot));
   // A host who leaves hands the room on, as the server does (the longest-present connected person,
   // players first): said before, not only to the one who gets it.
   const others = S.room.members.filter((m) => !m.bot && m.id !== S.room.you.member);
   const next = others.sort((a, b) => (b.connected - a.connected) || ((b.role === "player") - (a.role === "player")))[0];
   const hosting = S.room.host === S.room.you.member && next ? ` ${next.name} will host the room.` : "";
-  const text = (playing ? `The game is running. ${rule}` : "You can come back with the room code.") + hosting;
+  const running = people.length ? `The game is running. ${rule}` : "You are the last person playing: leaving ends the game.";
+  const text = (playing ? running : "You can come back with the room code.") + hosting;
   if (await confirmDialog("Leave this room?", text, "Leave")) {
     await app.send("leave");
     leftRoom();

@@ -4,7 +4,8 @@
 /** Catalog entries by game name, in the order the server lists them. */
 export const GAMES = {};
 /** Table modules by game name: render(stage, view, ctx), onEvent(event, name, seat), reset(), and
- * optionally resultColumns(view, score, log): the results table's [label, seat => text] columns,
+ * optionally resultColumns(view, score, log, left): the results table's [label, seat => text] columns
+ * (`left`: the seats whose player left or was kicked),
  * resultNotes(view, ctx): a line under them (UNO's rounds), FEWER_IS_BETTER: the results rank the
  * lowest score first (Cheat's cards left), and
  * resume(events): its marks rebuilt from a snapshot's game-log events; LOG_ICONS and optionally
@@ -33,6 +34,9 @@ const ROOM_ENDS = {
   idle: "The room closed after everyone had left.",
   deserted: "Every player left the game.",
 };
+
+/** Why the room (not the game's rules) ended a game, in a sentence; null for the rules' own ends. */
+export const roomEnd = (reason) => ROOM_ENDS[reason] ?? null;
 
 /** Why a game ended, in a sentence: `entry` is the game's catalog entry (its `end_reasons`), `reason`
  * the outcome's; null for a game its rules finished the ordinary way. */

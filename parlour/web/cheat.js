@@ -199,11 +199,12 @@ function revealBox(ctx) {
 
 /** The results' column: the cards each kept. A player whose last cards went down just as another's
  * claim stood (that play is what made it stand) kept none and still lost: said, or the table showed two
- * players on 0 under one winner. */
-export function resultColumns(view, score) {
+ * players on 0 under one winner. A player who left has none: their cards went onto the pile. */
+export function resultColumns(view, score, log, left) {
   const cardsLeft = (seat) => {
-    const left = score(seat);
-    return left === "0" && view.winner !== null && seat !== view.winner ? "0 (went down as the winner's stood)" : left;
+    if (left?.has(seat)) return "–";
+    const kept = score(seat);
+    return kept === "0" && view.winner !== null && seat !== view.winner ? "0 (went down as the winner's stood)" : kept;
   };
   return [["Cards left", cardsLeft]];
 }

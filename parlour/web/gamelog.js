@@ -1,6 +1,7 @@
 // The game log: every event that matters, in words and icons. The server writes the entries (so a
 // reload shows them again); this module only draws them, beside the table or in a phone drawer.
 
+import { roomEnd } from "./catalog.js";
 import { $, el, morph, seatColour } from "./ui.js";
 
 const local = { unread: 0, open: false, back: null, seen: null };
@@ -109,6 +110,11 @@ export function renderLog(room, ctx, table) {
     items.push(item(entry, ctx, table));
     if (entry.n === local.back && entry !== entries.at(-1)) items.push(el("li", { class: "log-back", dataset: { id: "back" } }, "— while you were away —"));
   }
+  // A game the room ended (every player gone) has no last line of its own, as a rules' end has ("★ Ada
+  // wins"): the log just stopped at the last one to leave.
+  const outcome = room.play ? (room.state === "finished" ? room.outcome : null) : room.results?.outcome;
+  const ended = outcome ? roomEnd(outcome.reason) : null;
+  if (ended) items.push(el("li", { class: "log-end", dataset: { id: "end", testid: "log-end" } }, `— ${ended} —`));
   morph(list, items.length ? items : el("li", { class: "muted", dataset: { id: "empty" } }, "Moves will show here."));
   if (room.play) remember(room.code, entries.at(-1));
   $("#log-panel").hidden = !shown; // shown first: a hidden list cannot scroll, and would open at its top

@@ -361,7 +361,7 @@ function gameOver(room, app) {
   // What a finished hand or board says about each player: the game's table module may say more than
   // the score its catalog entry names.
   const label = GAMES[room.kind]?.score_label ?? "score";
-  const columns = TABLES[room.kind]?.resultColumns?.(view, score, results.log) ?? [[label[0].toUpperCase() + label.slice(1), score]];
+  const columns = TABLES[room.kind]?.resultColumns?.(view, score, results.log, left) ?? [[label[0].toUpperCase() + label.slice(1), score]];
   const helped = new Set((results.log ?? []).filter((entry) => entry.by_bot).map((entry) => entry.seat));
   const why = endReason(GAMES[room.kind], outcome.reason);
   const offer = room.rematch && room.rematch.member !== room.you?.member ? room.rematch : null;
@@ -377,7 +377,10 @@ function gameOver(room, app) {
       freeSeat ? el("button", { class: "big primary", onclick: () => app.send("take_seat") }, "Take a seat for the next game") : null,
       room.state === "finished" ? null : el("button", { class: "big", onclick: leave }, "Back to the room"),
     ];
-  } else if (room.state === "finished") actions = [el("button", { class: "big primary", onclick: () => app.send("rematch") }, "Rematch")];
+  } else if (room.state === "finished") {
+    // Asking for a "rematch" of a game you only watched (seated since) read oddly: the same request.
+    actions = [el("button", { class: "big primary", onclick: () => app.send("rematch") }, ctx.seat === null ? "Play the next game" : "Rematch")];
+  }
   else {
     actions = [
       el("button", { class: "big primary", onclick: () => { leave(); if (!you.ready) app.send("ready", { ready: true }); } }, offer ? "Accept rematch" : "Play again"),

@@ -135,11 +135,12 @@ export function logExtra(entry) {
 }
 
 /** The results table's columns after the player's name: the points, what a match's last round added
- * (the totals alone hid what the final round was worth), and the cards each kept. */
-export function resultColumns(view, score, log) {
+ * (the totals alone hid what the final round was worth), and the cards each kept: none for a player who
+ * left, whose cards went into the draw pile (a 0 there read as having gone out). */
+export function resultColumns(view, score, log, left) {
   const last = view.target_score ? (log ?? []).findLast((entry) => entry.kind === "round_over")?.event : null;
   const round = last ? [[`Round ${last.round}`, (seat) => (seat === last.winner ? `+${last.points}` : "–")]] : [];
-  return [["Points", score], ...round, ["Cards left", (seat) => String(view.counts?.[seat] ?? "–")]];
+  return [["Points", score], ...round, ["Cards left", (seat) => (left?.has(seat) ? "–" : String(view.counts?.[seat] ?? "–"))]];
 }
 
 /** Under a match's results, every round: who went out and for how much (the table's column is the last
