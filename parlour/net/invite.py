@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ipaddress
 import socket
+from collections.abc import Awaitable, Callable
 from io import BytesIO
 from typing import Any
 
@@ -97,14 +98,15 @@ GUESSING = {"error": "too_many_guesses", "message": "Too many unknown room codes
 TOO_LONG = {"error": "link_too_long", "message": "This address is too long for a QR code."}
 
 
-def routes_for(config: Config, rooms: dict[str, Any]) -> tuple[Any, Any]:
-    """The two invite endpoints over the manager's room table.
+def routes_for(config: Config, room_open: Callable[[str], Awaitable[bool]]) -> tuple[Any, Any]:
+    """The two invite endpoints; ``room_open`` is the manager's (a room on another node of a cluster
+    counts: the page asks whichever node the link reached).
 
     Whether a code exists is what a private room's secrecy rests on (docs/reliability.md), so these
     answer under the same per-address guess limit as ``join``: an address that named too many unknown
     codes gets 429 for every code, existing or not, until its misses refill."""
 
-    def _code(request: Request) -> str | Response:
+    async def _code(request: Request) -> str | Response:
         limits = getattr(request.app.state, "limits", None)
         address = client_key(request.scope)
         if limits is not None and limits.guessing(address):
@@ -113,20 +115,20 @@ def routes_for(config: Config, rooms: dict[str, Any]) -> tuple[Any, Any]:
             code = normalize_code(request.path_params["code"])
         except CommandError:
             code = ""
-        if code in rooms:
+        if code and await room_open(code):
             return code
         if limits is not None:
             limits.code_miss(address)
         return JSONResponse(NOT_FOUND, 404)
 
     async def invite(request: Request) -> Response:
-        code = _code(request)
+        code = await _code(request)
         if isinstance(code, Response):
             return code
         return JSONResponse(links(config, request, code), headers={"Cache-Control": "no-store"})
 
     async def qr(request: Request) -> Response:
-        code = _code(request)
+        code = await _code(request)
         if isinstance(code, Response):
             return code
         try:  # the link holds the Host the page was opened at, which a client can make very long

@@ -138,6 +138,10 @@ class Manager:
         for room in list(self.rooms.values()):
             await room.stop()
 
+    async def room_open(self, code: str) -> bool:
+        """Whether a room ``code`` is open (in cluster mode: on any node)."""
+        return code in self.rooms
+
     def _new_room(self, config: dict[str, Any]) -> Room:
         return Room(config, self.store, self, self.timings, self.bot_factory)
 

@@ -520,6 +520,10 @@ class ClusterManager(Manager):
         elif code not in self.rooms and not (isinstance(current, RemoteRoom) and current.code == code):
             self.session_rooms[session] = RemoteRoom(self, code)  # type: ignore[assignment]
 
+    async def room_open(self, code: str) -> bool:
+        """Here, or on any node: an invite link's page asks whichever node it reached (``net/invite``)."""
+        return code in self.rooms or await self.store.is_open(code)
+
     async def owner_of(self, code: str) -> str | None:
         """Who owns ``code`` as far as one look tells (no waiting, no claim): where a connection that
         names the room is best served (net/handoff.py); None for no such room, or no such code."""

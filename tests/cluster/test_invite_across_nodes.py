@@ -1,0 +1,30 @@
+"""An invite link opened on a node that does not own its room: the page asks ``/api/invite/CODE`` of
+whichever node the load balancer picked, and a friend was told the room had closed."""
+
+from __future__ import annotations
+
+import json
+import urllib.error
+
+import pytest
+
+from tests.server.client import Client
+
+
+async def test_every_node_answers_for_a_room_another_node_owns(cluster) -> None:
+    a, b = cluster.add(), cluster.add()
+    host = await Client.open(a.ws, "Host")
+    code = (await host.ok("create_room", game="dots"))["code"]
+    for node in (a, b):
+        invite = json.loads(node.get(f"/api/invite/{code}"))
+        assert invite["code"] == code and invite["url"].endswith(f"/r/{code}")
+        assert node.get(f"/api/invite/{code}/qr.svg").startswith(b"<?xml")
+    with pytest.raises(urllib.error.HTTPError) as missing:  # a code no node has is still unknown
+        b.get("/api/invite/ZZZZZ")
+    assert missing.value.code == 404
+    await host.ok("terminate")  # and a room that closed is gone on every node
+    for node in (a, b):
+        with pytest.raises(urllib.error.HTTPError) as closed:
+            node.get(f"/api/invite/{code}")
+        assert closed.value.code == 404
+    await host.close()
