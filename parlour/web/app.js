@@ -10,7 +10,7 @@ import { Connection } from "./net.js";
 import { appendChat, renderRoom, seatOnTurn, tableContext, updateTimers } from "./room.js";
 import { describeChanges } from "./settings.js";
 import { beep, isMuted, setMuted } from "./sound.js";
-import { $, $$, answer, choose, clearToasts, closeDialog, confirmDialog, el, fill, markOverflow, sentence, showScreen, toast, toastAll } from "./ui.js";
+import { $, $$, answer, choose, clearToasts, closeDialog, confirmDialog, el, fill, markOverflow, markOverflowY, sentence, showScreen, toast, toastAll } from "./ui.js";
 
 await loadCatalog(); // the games, their settings schemas and their tables, before anything is drawn
 
@@ -823,7 +823,11 @@ $("#chat-form").addEventListener("submit", async (e) => {
 $("#copy-link").addEventListener("click", () => app.copyLink());
 // A docked hand scrolled, or the screen turned: which of its edges have cards beyond them.
 document.addEventListener("scroll", (e) => e.target.matches?.("#stage .dock .hand") && markOverflow(e.target), true);
-addEventListener("resize", () => $$("#stage .dock .hand").forEach(markOverflow));
+$(".players-panel").addEventListener("scroll", (e) => markOverflowY(e.target));
+addEventListener("resize", () => {
+  $$("#stage .dock .hand").forEach(markOverflow);
+  markOverflowY($(".players-panel"));
+});
 
 $("#log-toggle").addEventListener("click", () => {
   toggleLog();

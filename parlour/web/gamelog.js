@@ -2,7 +2,7 @@
 // reload shows them again); this module only draws them, beside the table or in a phone drawer.
 
 import { roomEnd } from "./catalog.js";
-import { $, el, morph, seatColour } from "./ui.js";
+import { $, el, markOverflowY, morph, seatColour } from "./ui.js";
 
 const local = { unread: 0, open: false, back: null, seen: null };
 
@@ -119,6 +119,7 @@ export function renderLog(room, ctx, table) {
   if (room.play) remember(room.code, entries.at(-1));
   $("#log-panel").hidden = !shown; // shown first: a hidden list cannot scroll, and would open at its top
   if (atBottom) list.scrollTop = list.scrollHeight;
+  markOverflowY(list); // its oldest line in view was cut mid-line, with nothing to say more lay above
   const toggle = $("#log-toggle");
   toggle.hidden = !shown;
   // A long match's count ran into the thousands: past 99 the badge says only that there is more.
@@ -143,6 +144,8 @@ export function closeLog() {
   toggleLog();
   return true;
 }
+
+$("#game-log").addEventListener("scroll", (e) => markOverflowY(e.target));
 
 // The drawer covers the bottom of the screen, the hand and its buttons: its Close button, Escape and a
 // tap anywhere outside it close it (only the Log button did, back at the top of the page).

@@ -5,7 +5,7 @@ import { GAMES, TABLES, endReason, title } from "./catalog.js";
 import { renderLog } from "./gamelog.js";
 import { capacityField, catchDelayField, describeSettings, readCatchDelay, readSettings, rulesInPlay, settingsFields } from "./settings.js";
 import { gone, when } from "./stats.js";
-import { $, $$, choose, confirmDialog, el, fill, markOverflow, morph, sentence } from "./ui.js";
+import { $, $$, choose, confirmDialog, el, fill, markOverflow, markOverflowY, morph, sentence } from "./ui.js";
 
 const STATE_TEXT = { waiting: "Waiting for players", countdown: "Starting soon", playing: "Playing", finished: "Game over" };
 
@@ -137,6 +137,7 @@ function renderMembers(room, app) {
   // Mid-game an empty audience says nothing worth its lines: five players and the host's buttons filled
   // the panel at 1280 × 800, and "nobody watching" was cut off half-way.
   $("#spectators-title").hidden = $("#spectators").hidden = room.state === "playing" && !spectators.length;
+  markOverflowY($(".players-panel"));
 }
 
 /** "offline", counting down the seconds the seat still waits for them when the server said so. */

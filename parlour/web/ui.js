@@ -120,6 +120,13 @@ export function markOverflow(list) {
   list.classList.toggle("more-right", list.scrollLeft + list.clientWidth < list.scrollWidth - 1);
 }
 
+/** The same for a list scrolling up and down (`more-above`, `more-below`): beside the table, a long
+ * Players panel cut its last row in half, buttons and all, with nothing to say it went on. */
+export function markOverflowY(list) {
+  list.classList.toggle("more-above", list.scrollTop > 1);
+  list.classList.toggle("more-below", list.scrollTop + list.clientHeight < list.scrollHeight - 1);
+}
+
 /** Replace all children of `node`. */
 export function fill(node, ...children) {
   node.replaceChildren();

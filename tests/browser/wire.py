@@ -21,7 +21,10 @@ class Wire:
 
     def __init__(self, base: str, name: str) -> None:
         self._stack = contextlib.ExitStack()
-        self.ws = self._stack.enter_context(connect(base.replace("http", "ws", 1) + "/api/ws"))
+        # Unbounded: a wire that only stays in the room (a spectator) reads nothing, and past 16 unread
+        # messages its reader stopped, so its close waited out the 10 s timeout twice.
+        url = base.replace("http", "ws", 1) + "/api/ws"
+        self.ws = self._stack.enter_context(connect(url, max_queue=None))
         self.view: Message | None = None
         self.seq = -1
         self.log: list[Message] = []
