@@ -826,7 +826,7 @@ document.addEventListener("scroll", (e) => e.target.matches?.("#stage .dock .han
 $(".players-panel").addEventListener("scroll", (e) => markOverflowY(e.target));
 addEventListener("resize", () => {
   $$("#stage .dock .hand").forEach(markOverflow);
-  markOverflowY($(".players-panel"));
+  $$(".players-panel").forEach(markOverflowY);
 });
 
 $("#log-toggle").addEventListener("click", () => {

@@ -93,10 +93,18 @@ function item(entry, ctx, table) {
       onpointerleave: about ? point(false) : null,
     },
     el("span", { class: "log-icon", "aria-hidden": "true", style: entry.seat === null ? null : `--seat:${seatColour(entry.seat)}` }, table?.LOG_ICONS?.[entry.kind] ?? "•"),
-    el("span", { class: "log-text" }, personal(entry, ctx.seat, ctx.seat === null ? null : ctx.name(ctx.seat))),
+    el("span", { class: "log-text" }, kicked(entry, ctx, personal(entry, ctx.seat, ctx.seat === null ? null : ctx.name(ctx.seat)))),
     entry.by_bot ? el("span", { class: "badge bot log-bot", title: "A bot made this move while the player was away" }, "bot") : null,
     table?.logExtra?.(entry, ctx) ?? null,
   );
+}
+
+/** A game's rules write "Dan left" (UNO: "Dan left; their cards went back…") whatever made Dan go; a
+ * seat the host kicked reads "Dan was kicked", as its seat chip and the results say. */
+function kicked(entry, ctx, text) {
+  if (entry.seat === null || !ctx.kicked?.(entry.seat)) return text;
+  const left = `${ctx.name(entry.seat)} left`;
+  return text === left || text.startsWith(`${left};`) ? `${ctx.name(entry.seat)} was kicked${text.slice(left.length)}` : text;
 }
 
 /** Draw the log of `room` (the current or last game) into the side panel; `table` is the game's table module. */

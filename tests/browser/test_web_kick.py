@@ -25,6 +25,10 @@ def test_a_kicked_seat_says_kicked_at_the_table_and_in_the_results(open_page, se
     page.locator(".seat", has_text="Bo").locator(".badge.left", has_text="kicked").wait_for()
     cy.request("leave")
     page.locator(".seat", has_text="Cy").locator(".badge.left", has_text="left").wait_for()
+    # The game's rules log "Bo left"; the log says what the seat chip says.
+    page.locator("#game-log .log-entry.player_left").nth(1).wait_for()
+    lines = page.locator("#game-log .log-entry.player_left .log-text").all_inner_texts()
+    assert [line.split(";")[0] for line in lines] == ["Bo was kicked", "Cy left"], lines
     shots(page, "kicked-seat")
     di.request("leave")  # the host is the last one at the table: the game is over
     results = page.locator('[data-testid="results"]')
