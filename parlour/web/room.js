@@ -367,6 +367,9 @@ function gameOver(room, app) {
   const helped = new Set((results.log ?? []).filter((entry) => entry.by_bot).map((entry) => entry.seat));
   const why = endReason(GAMES[room.kind], outcome.reason);
   const offer = room.rematch && room.rematch.member !== room.you?.member ? room.rematch : null;
+  // Who else said yes (ready in the waiting room): "Bo asks for a rematch" stayed all alone after Cy took it.
+  const taken = offer ? room.members.filter((m) => m.role === "player" && m.ready && !m.bot && m.id !== offer.member && m.id !== room.you?.member).map((m) => m.name) : [];
+  const takers = taken.length > 1 ? `${taken.slice(0, -1).join(", ")} and ${taken.at(-1)} are in.` : taken.length ? `${taken[0]} is in.` : "";
   const leave = () => {
     room.results = null;
     renderRoom(room, app);
@@ -395,7 +398,7 @@ function gameOver(room, app) {
     el("h2", { id: "over-title" }, outcome.tie || !winners.length ? "" : "★ ", headline), // a star for a winner only
     why ? el("p", { class: "muted", dataset: { testid: "end-reason" } }, why) : null,
     // What the host changed since this game, said before anyone accepts (only the offer showed).
-    offer ? el("p", { class: "alert", dataset: { testid: "rematch-offer" } }, `${offer.name} asks for a rematch.`, room.newSettings?.length ? ` New settings: ${room.newSettings.join(", ")}.` : "") : null,
+    offer ? el("p", { class: "alert", dataset: { testid: "rematch-offer" } }, `${offer.name} asks for a rematch.`, takers ? ` ${takers}` : "", room.newSettings?.length ? ` New settings: ${room.newSettings.join(", ")}.` : "") : null,
     el(
       "table",
       { class: "scores", dataset: { testid: "results" } },

@@ -443,6 +443,8 @@ def test_a_spectator_sits_down_after_a_rematch_is_asked_and_an_offer_goes_with_i
     watcher.locator('[data-testid="rematch-offer"]', has_text="Bo asks for a rematch").wait_for()
     watcher.get_by_role("button", name="Take a seat for the next game").click()
     watcher.get_by_role("button", name="Accept rematch").wait_for()  # a player now, offered the rematch
+    ada.request("ready", ready=True)  # Ada takes it: said under the offer, which had stayed Bo's alone
+    watcher.locator('[data-testid="rematch-offer"]', has_text="Bo asks for a rematch. Ada is in.").wait_for()
     shots(watcher, "results-seated-after-rematch-asked")
     bo.request("leave")
     watcher.locator("#players .member", has_text="Bo").wait_for(state="detached")
