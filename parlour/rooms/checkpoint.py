@@ -48,6 +48,7 @@ class Checkpoints(RoomState):
             "joined": sorted(self.joined),
             "games_played": self.games_played,
             "scoreboard": self.scoreboard,
+            "colours": self.colours,
             "recent_games": list(self.recent_games),
             "grace": self.grace,
             "idle": self.idle,
@@ -80,6 +81,7 @@ class Checkpoints(RoomState):
         self.joined.update(m.session for m in self.members.values() if not m.bot)
         self.games_played, self.grace, self.idle = data["games_played"], dict(data["grace"]), data["idle"]
         self.scoreboard = {mid: dict(line) for mid, line in data.get("scoreboard", {}).items()}
+        self.colours = dict(data.get("colours", {}))
         self.recent_games.extend(data.get("recent_games", []))
         self.forwarded = dict.fromkeys(data.get("forwarded", ()))
         if data.get("countdown"):

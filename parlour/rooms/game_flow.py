@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 from parlour.games import Event
@@ -9,7 +10,7 @@ from parlour.rooms import messages, scoreboard
 from parlour.rooms.bot_seats import bot_level
 from parlour.rooms.commands import Command, CommandError
 from parlour.rooms.enums import BEFORE_START, COUNTDOWN, FINISHED, PLAYING, WAITING, CountdownKind, EndReason
-from parlour.rooms.members import Message
+from parlour.rooms.members import Member, Message
 from parlour.rooms.state import RoomState
 from parlour.store import GameRecord
 
@@ -68,9 +69,9 @@ class GameFlow(RoomState):
         # its games all opened with seat 0).
         opener = cmd.payload.setdefault("opener", 0 if self.replaying else self.games_played % len(players))
         self.seats, self.seat_sessions, self.seat_tags, self.seats_lost = [], [], {}, {}
-        for seat, member in enumerate(players):
+        for seat, (member, colour) in enumerate(zip(players, self._colours(players), strict=True)):
             member.seat, member.ready = seat, False
-            self.seats.append({"seat": seat, "member": member.id, "name": member.name})
+            self.seats.append({"seat": seat, "member": member.id, "name": member.name, "colour": colour})
             self.seat_sessions.append(member.session)
             if member.bot:
                 self.seat_tags[seat] = {"bot": bot_level(self.game_name, member.bot_options.get("level"))}
@@ -89,6 +90,22 @@ class GameFlow(RoomState):
         self.broadcast_game("game_started", events)
         self.check_away(cmd.at)
         self.check_over(cmd.at)
+
+    def _colours(self, players: list[Member]) -> list[int]:
+        """Each player's colour for the game: the one they had, unless another player had it first (seat
+        order), else the lowest no player has."""
+        keys = [m.session or m.id for m in players]
+        kept: list[int | None] = []
+        taken: set[int] = set()
+        for key in keys:
+            colour = self.colours.get(key)
+            kept.append(None if colour is None or colour in taken else colour)
+            if colour is not None:
+                taken.add(colour)
+        free = (c for c in itertools.count() if c not in taken)
+        chosen = [next(free) if colour is None else colour for colour in kept]
+        self.colours.update(zip(keys, chosen, strict=True))
+        return chosen
 
     def game_events(self, events: list[Event], at: float, actor: int | None, *, by_bot: bool = False) -> None:
         """After the engine changed the game: tell everyone, move the clock, detect the end. ``by_bot``:

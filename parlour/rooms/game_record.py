@@ -27,11 +27,13 @@ class Step(StrEnum):
 
 
 def public_players(record: GameRecord) -> list[dict[str, Any]]:
-    """Seat, name, profile id (a bot's: its level's), bot level, whether they left (or were kicked) and
-    their stats: never a session."""
+    """Seat, name, colour, profile id (a bot's: its level's), bot level, whether they left (or were
+    kicked) and their stats: never a session."""
     players = []
     for p in record.players:
         entry: dict[str, Any] = {"seat": p["seat"], "name": p["name"]}
+        if "colour" in p:  # a record from before colours has none: its seat's then
+            entry["colour"] = p["colour"]
         for key in ("bot", "profile", "left", "kicked", "stats"):
             if p.get(key):
                 entry[key] = p[key]

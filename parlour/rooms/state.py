@@ -161,6 +161,10 @@ class RoomState:
         self.game_log: list[dict[str, Any]] = []
         self._new_table_log()
         self.scoreboard: scoreboard.Scoreboard = {}
+        self.colours: dict[str, int] = {}
+        """Each player's colour (an index into the client's palette) by session, a bot's by member id:
+        kept from game to game, where seats are renumbered (``to_waiting``), so a Dots player who was
+        blue stays blue after someone before them left."""
         self.recent_games: deque[Message] = deque(maxlen=RECENT_GAMES)
         self.outcome: Message | None = None
         self.countdown: tuple[CountdownKind, float] | None = None

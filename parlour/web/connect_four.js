@@ -84,7 +84,7 @@ export function render(stage, view, ctx) {
           "span",
           {
             class: `c4-cell ${seat === null ? "" : "disc"} ${here === last ? "last" : ""} ${winning.has(here) ? "win" : ""}`,
-            style: seat === null ? "" : `background: ${seatColour(seat)}`,
+            style: seat === null ? "" : `background: ${seatColour(ctx.colour(seat))}`,
             dataset: { seat: seat ?? "" },
           },
           seat === null ? "" : initials(ctx.name(seat)),
@@ -111,7 +111,7 @@ export function render(stage, view, ctx) {
       ),
     );
   }
-  const seats = [0, 1].map((s) => el("span", {}, el("i", { style: `background: ${seatColour(s)}` }), ctx.name(s), s === ctx.seat ? " (you)" : "", ctx.presence(s)));
+  const seats = [0, 1].map((s) => el("span", {}, el("i", { style: `background: ${seatColour(ctx.colour(s))}` }), ctx.name(s), s === ctx.seat ? " (you)" : "", ctx.presence(s)));
   stage.append(
     el(
       "div",

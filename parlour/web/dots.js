@@ -189,14 +189,14 @@ function zoomIn(event, ctx) {
 /** Every child of a board: hatch patterns, captured boxes, lines (drawn, or free for a player), dots. */
 function build(board, view, marks, ctx) {
   const { width: w, height: h } = view;
-  board.append(patterns(view.players));
+  board.append(patterns(view.players, ctx));
   for (const capture of view.captures) board.append(...box(capture, ctx, marks.turn));
   for (let y = 0; y < h; y++) {
     for (let x = 0; x < w; x++) {
       for (const d of [0, 1]) {
         if (!valid({ x, y, d }, w, h)) continue;
         const k = key({ x, y, d });
-        if (marks.drawn.has(k)) board.append(drawnLine(k, marks.turn));
+        if (marks.drawn.has(k)) board.append(drawnLine(k, marks.turn, ctx));
         else if (playing(ctx)) board.append(freeLine(k, marks));
       }
     }
@@ -234,14 +234,14 @@ function update(board, view, marks, ctx) {
   for (const k of marks.drawn) {
     if (shown.lines.has(k)) continue;
     const free = board.querySelector(`g[data-line="${k}"]`);
-    if (free) free.replaceWith(drawnLine(k, marks.turn));
-    else board.insertBefore(drawnLine(k, marks.turn), firstDot);
+    if (free) free.replaceWith(drawnLine(k, marks.turn, ctx));
+    else board.insertBefore(drawnLine(k, marks.turn, ctx), firstDot);
   }
   const firstLine = board.querySelector("line.drawn, g.free") ?? firstDot;
   for (const capture of view.captures) {
     if (!shown.boxes.has(`${capture[0]},${capture[1]}`)) for (const node of box(capture, ctx, marks.turn)) board.insertBefore(node, firstLine);
   }
-  markTurn(board, marks.turn);
+  markTurn(board, marks.turn, ctx);
   for (const [name, k] of [["armed", marks.armed], ["cursor", marks.cursor]]) {
     for (const node of board.querySelectorAll(`.${name}`)) node.classList.remove(name);
     if (k !== null) board.querySelector(`[data-line="${k}"], [data-drawn="${k}"]`)?.classList.add(name);
@@ -253,20 +253,20 @@ function update(board, view, marks, ctx) {
   return true;
 }
 
-function drawnLine(k, turn) {
+function drawnLine(k, turn, ctx) {
   const [x, y, d] = k.split(",").map(Number);
   const [x2, y2] = lineEnd(x, y, d);
   const last = turn.lines.has(k);
-  return svg("line", { x1: x * GAP, y1: y * GAP, x2: x2 * GAP, y2: y2 * GAP, class: `drawn ${last ? "last" : ""}`, style: last ? `--seat:${seatColour(turn.seat)}` : null, "data-drawn": k });
+  return svg("line", { x1: x * GAP, y1: y * GAP, x2: x2 * GAP, y2: y2 * GAP, class: `drawn ${last ? "last" : ""}`, style: last ? `--seat:${seatColour(ctx.colour(turn.seat))}` : null, "data-drawn": k });
 }
 
 /** Mark every line and box of the last turn on a live board (and unmark the turn before). */
-function markTurn(board, turn) {
+function markTurn(board, turn, ctx) {
   for (const node of board.querySelectorAll(".last")) {
     node.classList.remove("last");
     node.style.removeProperty("--seat");
   }
-  const colour = turn.seat === null ? null : seatColour(turn.seat);
+  const colour = turn.seat === null ? null : seatColour(ctx.colour(turn.seat));
   for (const k of turn.lines) board.querySelector(`[data-drawn="${k}"]`)?.classList.add("last");
   for (const b of turn.boxes) board.querySelector(`[data-box="${b}"]`)?.classList.add("last");
   for (const node of board.querySelectorAll(".last")) node.style.setProperty("--seat", colour);
@@ -290,7 +290,7 @@ function freeLine(k, marks) {
 function box([x, y, seat], ctx, turn) {
   const last = turn.boxes.has(`${x},${y}`);
   return [
-    svg("rect", { x: x * GAP, y: y * GAP, width: GAP, height: GAP, fill: seatColour(seat), "fill-opacity": 0.55, "data-box": `${x},${y}`, class: last ? "box last" : "box", style: last ? `--seat:${seatColour(turn.seat)}` : null }),
+    svg("rect", { x: x * GAP, y: y * GAP, width: GAP, height: GAP, fill: seatColour(ctx.colour(seat)), "fill-opacity": 0.55, "data-box": `${x},${y}`, class: last ? "box last" : "box", style: last ? `--seat:${seatColour(ctx.colour(turn.seat))}` : null }),
     svg("rect", { x: x * GAP, y: y * GAP, width: GAP, height: GAP, fill: `url(#pat-${seat})` }),
     svg("text", { x: x * GAP + GAP / 2, y: y * GAP + GAP / 2, class: "box-label", "text-anchor": "middle", "dominant-baseline": "central" }, initials(ctx.name(seat))),
   ];
@@ -359,7 +359,7 @@ function scoreboard(view, ctx) {
         "li",
         {
           class: `seat ${view.turn === seat ? "turn" : ""} ${view.active.includes(seat) ? "" : "gone"} ${seat === ctx.seat ? "me" : ""}`,
-          style: `--seat:${seatColour(seat)}`,
+          style: `--seat:${seatColour(ctx.colour(seat))}`,
           "aria-current": view.turn === seat ? "true" : null,
         },
         el("span", { class: "swatch", "aria-hidden": "true" }, initials(ctx.name(seat))),
@@ -373,15 +373,16 @@ function scoreboard(view, ctx) {
   );
 }
 
-/** One hatch pattern per seat, so boxes differ by texture as well as colour. */
-function patterns(players) {
+/** One hatch pattern per seat, so boxes differ by texture as well as colour (each goes with its player's
+ * colour, from game to game). */
+function patterns(players, ctx) {
   const defs = svg("defs");
   const angles = [45, -45, 0, 90, 30, -30, 60, -60];
   for (let seat = 0; seat < players; seat++) {
     defs.append(
       svg(
         "pattern",
-        { id: `pat-${seat}`, width: 2.5, height: 2.5, patternUnits: "userSpaceOnUse", patternTransform: `rotate(${angles[seat % angles.length]})` },
+        { id: `pat-${seat}`, width: 2.5, height: 2.5, patternUnits: "userSpaceOnUse", patternTransform: `rotate(${angles[ctx.colour(seat) % angles.length]})` },
         svg("line", { x1: 0, y1: 0, x2: 0, y2: 2.5, class: "hatch" }),
       ),
     );

@@ -92,7 +92,7 @@ function item(entry, ctx, table) {
       onpointerenter: about ? point(true) : null,
       onpointerleave: about ? point(false) : null,
     },
-    el("span", { class: "log-icon", "aria-hidden": "true", style: entry.seat === null ? null : `--seat:${seatColour(entry.seat)}` }, table?.LOG_ICONS?.[entry.kind] ?? "•"),
+    el("span", { class: "log-icon", "aria-hidden": "true", style: entry.seat === null ? null : `--seat:${seatColour(ctx.colour(entry.seat))}` }, table?.LOG_ICONS?.[entry.kind] ?? "•"),
     el("span", { class: "log-text" }, kicked(entry, ctx, personal(entry, ctx.seat, ctx.seat === null ? null : ctx.name(ctx.seat)))),
     entry.by_bot ? el("span", { class: "badge bot log-bot", title: "A bot made this move while the player was away" }, "bot") : null,
     table?.logExtra?.(entry, ctx) ?? null,

@@ -91,6 +91,7 @@ function context() {
     // being seat 0's).
     seat: R.info.secret_fields?.length ? viewedSeat() : (R.info.you ?? null),
     name: names,
+    colour: (seat) => R.info.players.find((p) => p.seat === seat)?.colour ?? seat,
     readOnly: true, // the tables show the viewed seat's hand and offer no move
     act: () => {}, // nothing is sent
     presence: () => null,

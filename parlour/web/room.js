@@ -27,6 +27,9 @@ export function tableContext(room, app) {
     seat: mine ? mine.seat : null, // null: watching (spectator, or seated after this game began)
     name: (seat) => seats.find((s) => s.seat === seat)?.name ?? `Seat ${seat + 1}`,
     kicked: (seat) => Boolean(seats.find((s) => s.seat === seat)?.kicked),
+    /** The seat's player's colour (an index for `ui.seatColour`), theirs from game to game
+     * (docs/protocol.md, `seats`); a seat's own in a game from before colours. */
+    colour: (seat) => seats.find((s) => s.seat === seat)?.colour ?? seat,
     act: (action) => app.act(action),
     /** "bot", "offline · bot in 12 s" (the seconds the seat still waits), "bot playing" or "left" on a seat
      * chip, so nobody has to look at the side panel to know why a seat does not move. */

@@ -23,7 +23,7 @@ from browser_helpers import (
     toasts_once_quiet,
     wait_room,
 )
-from wire import two_at_a_table
+from wire import at_a_table, play_to_the_end, two_at_a_table
 
 pytestmark = pytest.mark.browser
 
@@ -516,5 +516,26 @@ def test_a_laptop_shows_the_turn_line_under_the_board_and_says_a_box_earns_anoth
     theirs = open_page("/")
     take_over(theirs, bo.token, "Bo")
     theirs.locator('[data-testid="dots-hint"]', has_text="Ada took a box and goes again…").wait_for()
+    ada.close()
+    bo.close()
+
+
+def test_a_player_keeps_their_colour_when_the_seats_are_renumbered(open_page, server):
+    """Bo leaves after a game and the seats close up: Cy, in seat 2, is in seat 1 for the next one. She
+    had come back in Bo's colour, and her boxes in his; she keeps her own."""
+    settings = {"width": 3, "height": 3, "max_players": 3}
+    (ada, bo, cy), _ = at_a_table(server, "dots", ("Ada", "Bo", "Cy"), settings)
+    play_to_the_end([ada, bo, cy])
+    bo.request("leave")
+    ada.request("reset")  # back to the waiting room: the seats renumbered
+    ada.request("start")
+    page = open_page("/")
+    take_over(page, cy.token, "Cy")
+    chip = page.locator(".seats .seat", has_text="Cy")
+    chip.wait_for()
+    assert page.locator(".seats .seat").count() == 2
+    colour = chip.evaluate("e => e.style.getPropertyValue('--seat')")
+    assert colour == "#f3a712", colour  # the third colour, hers in the first game; the second was Bo's
+    shots(page, "dots-colour-kept")
     ada.close()
     bo.close()

@@ -280,6 +280,39 @@ async def test_the_first_move_goes_round_the_table_from_game_to_game(harness: Ha
     assert steps(second)[0]["seat"] == 1 and len(steps(second)) == 12  # every line of a 2×2-box board
 
 
+async def test_each_player_keeps_their_colour_from_game_to_game(harness: Harness) -> None:
+    """Seats are renumbered between games, and colours had followed the seats: Bo left seat 1, and Cy,
+    in seat 2, came back in seat 1 with Bo's colour. A colour is the player's own now, a newcomer takes the
+    lowest free one, one back after leaving has theirs if it is free, and a restart replays the same."""
+    ada, bo, _ = await harness.table("dots", 3, {"width": 3, "height": 3, "max_players": 4})
+    room = _room(harness)
+    colours = lambda: [(s["name"], s["colour"]) for s in room.seats]  # noqa: E731
+    assert colours() == [("P0", 0), ("P1", 1), ("P2", 2)]
+    assert (await ada.do("reset"))["type"] == "ok"
+    assert (await bo.do("leave"))["type"] == "ok"
+    assert (await ada.do("reset"))["type"] == "ok"  # the seats renumbered: Cy in seat 1
+    di = await harness.client("P3")
+    await harness.manager.join(di.session, di.sink, "r", room.code, None, "player")
+    assert (await ada.do("start"))["type"] == "ok"
+    assert colours() == [("P0", 0), ("P2", 2), ("P3", 1)]  # Cy in seat 1 now, still 2
+    assert ada.last("game_started")["seats"][1] == {
+        "seat": 1,
+        "member": room.seats[1]["member"],
+        "name": "P2",
+        "colour": 2,
+    }
+    assert (await ada.do("reset"))["type"] == "ok"
+    assert (await di.do("leave"))["type"] == "ok"
+    await harness.manager.join(bo.session, bo.sink, "r", room.code, None, "player")  # Bo is back
+    assert (await ada.do("start"))["type"] == "ok"
+    assert colours() == [("P0", 0), ("P2", 2), ("P1", 1)]  # his own again: Di, who had it, is gone
+    again = harness.restarted()
+    await again.recover()
+    after = again.rooms[room.code]
+    assert after.seats == room.seats and after.colours == room.colours
+    await again.close()
+
+
 async def test_a_game_started_from_a_finished_room_survives_a_restart(tmp_path) -> None:
     """The host's Start in a finished room leaves the results and starts the next game in one command:
     its checkpoint would have held no game, and a restarted server lost the game begun."""

@@ -98,6 +98,7 @@ async def test_lists_players_and_leaderboards(server_factory: ServerFactory) -> 
     assert first["room"] == room["code"] and first["players"][1] == {
         "seat": 1,
         "name": "Bot 2",
+        "colour": 1,
         "bot": "hard",
         "profile": "bot-dots-hard",
         "stats": {"boxes": results[0]["scores"].get("1", 0)},
