@@ -153,9 +153,10 @@ function offline(m, room) {
   return el(
     "span",
     { class: "badge off", dataset: { deadline }, title: `Their seat is kept until the countdown ends; then ${after}.` },
-    // What the countdown is for, said on the badge too (a phone shows no title; its seat chips, short of
-    // room, read "offline 56 s": styles.css).
-    bot ? ["offline", el("span", { class: "more" }, " · bot in"), " "] : "offline · ",
+    // What the countdown is for, said on the badge too (a phone shows no title). Short of room (a phone's
+    // seat chips, the Players panel beside the table: styles.css) it reads "bot in 56 s": "offline 56 s"
+    // read as how long they had been gone.
+    bot ? [el("span", { class: "more" }, "offline · "), "bot in "] : "offline · ",
     el("span", { class: "timer-text" }, String(Math.ceil((deadline - Date.now()) / 1000))),
     " s",
   );

@@ -349,10 +349,12 @@ def test_seat_chips_show_offline_and_bot_badges(open_page, server):
     bo.close()  # Bo's page closes: his chip says so on the table, not only in the side panel
     chip("Bo").locator(".badge.off", has_text="offline").wait_for()
     assert page.locator(".table-host .seats .badge.off").count() == 1
-    # On the chip, short of room: "offline 56 s", whole (it was cut to "offline · b…"); read out in full.
+    # On the chip, short of room: "bot in 56 s", whole (it was cut to "offline · b…", then read "offline
+    # 56 s", as if he had been gone that long); read out in full.
     badge = chip("Bo").locator(".badge.off")
     badge.locator(".timer-text").wait_for()
-    assert badge.locator(".more").evaluate("m => m.getBoundingClientRect().width") <= 1  # " · bot in", unseen
+    assert badge.locator(".more").text_content() == "offline · "
+    assert badge.locator(".more").evaluate("m => m.getBoundingClientRect().width") <= 1  # unseen
     assert re.fullmatch(r"offline · bot in \d+ s", badge.text_content()), badge.text_content()
     assert badge.evaluate("b => b.scrollWidth <= b.clientWidth")
     shots(page, "dots-seat-badges")
