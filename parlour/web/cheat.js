@@ -188,10 +188,12 @@ function revealBox(ctx) {
   if (!call) return null;
   // "You" on your own page, as the toast and the log say it.
   const who = (seat, first) => (seat === ctx.seat ? (first ? "You" : "you") : ctx.name(seat));
+  // The claim called, said again: the table's "Just placed by …" had already gone with the pile.
+  const whose = call.placer === ctx.seat ? "your" : `${ctx.name(call.placer)}'s`;
   return el(
     "div",
     { class: `reveal ${call.truthful ? "truth" : "lie"} ${local.revealOld ? "earlier" : ""}`, role: "status", dataset: { testid: "reveal" } },
-    el("p", {}, local.revealOld ? "Last call: " : "", `${who(call.caller, !local.revealOld)} called Cheat on ${who(call.placer)}`),
+    el("p", {}, local.revealOld ? "Last call: " : "", `${who(call.caller, !local.revealOld)} called Cheat on ${whose} ${claimWords(call.rank, call.cards.length)}`),
     el("div", { class: "reveal-cards" }, call.cards.map((c) => cardFace(c, { class: c.rank === call.rank ? "" : "liar" }))),
     el("p", {}, el("strong", {}, call.truthful ? "Truth ✓" : "Lie ✗"), ` ${who(call.picked_up_by, true)} picked up ${cards(call.pile_count)}.`),
   );

@@ -109,6 +109,7 @@ def test_cheat_game_with_calls_to_the_end(open_page):
         reveal = page.locator('[data-testid="reveal"]')
         assert reveal.locator(".pcard").count() == 3, "the challenged cards are shown to everyone"
         assert "picked up 3 cards" in reveal.inner_text()
+        assert re.search(r"called Cheat on (your|\w+'s) 3 × \S+", reveal.inner_text())  # the claim, again
         assert page.locator('[data-testid="pile-size"]').inner_text() == "0"
         assert not cheat_enabled(page)
         # The empty pile says who took it ("No cards placed yet" read as if the game had just begun):
@@ -285,8 +286,8 @@ def test_a_reveal_left_up_under_a_new_claim_says_it_was_the_last_call(open_page,
     seated, _ = at_a_table(server, "cheat", ("Ada", "Bo", "Cy"))
     page = open_page()
     fresh, later = page.evaluate(REVEAL, seated[0].view)
-    assert fresh == ["Bo called Cheat on you", False]
-    assert later == ["Last call: Bo called Cheat on you", True]
+    assert fresh == ["Bo called Cheat on your 2 × Aces", False]  # the claim, gone with the pile
+    assert later == ["Last call: Bo called Cheat on your 2 × Aces", True]
     shots(page, "cheat-reveal-earlier")
     for wire in seated:
         wire.close()
