@@ -211,6 +211,21 @@ export function resultColumns(view, score, log, left) {
   return [["Cards left", cardsLeft]];
 }
 
+/** How the game was won, under the results: the table's last warning ("call Cheat! now, or Bo wins when
+ * Cy plays") was gone by then, and "★ Bo wins!" alone did not say why. The last cards stood either
+ * because nobody called Cheat on them before the next play, or because a call found them true. */
+export function resultNotes(view, ctx, log) {
+  if (view.winner === null || view.winner === undefined) return null;
+  const name = (seat, first) => (seat === ctx.seat ? (first ? "You" : "you") : ctx.name(seat));
+  const whose = view.winner === ctx.seat ? "your" : `${ctx.name(view.winner)}'s`;
+  const last = (log ?? []).findLast((entry) => entry.kind === "called" || entry.kind === "played")?.event;
+  const how =
+    last?.caller !== undefined
+      ? `${name(last.caller, true)} called Cheat on ${whose} last cards, and they were what was claimed.`
+      : `Nobody called Cheat on ${whose} last cards${last ? ` before ${name(last.seat)} placed` : ""}: they stood.`;
+  return el("p", { class: "muted", dataset: { testid: "how-won" } }, how);
+}
+
 /** The results rank fewer cards left first. */
 export const FEWER_IS_BETTER = true;
 

@@ -428,7 +428,7 @@ function gameOver(room, app) {
         ),
       ),
     ),
-    TABLES[room.kind]?.resultNotes?.(view, ctx),
+    TABLES[room.kind]?.resultNotes?.(view, ctx, results.log),
     scoreTable(room.kind, room.scoreboard),
     // The replay and the stats open in a tab of their own: this page left, its seat was given up after
     // the grace (a replay page is not in the room).

@@ -144,6 +144,11 @@ def test_cheat_game_with_calls_to_the_end(open_page):
         page.locator(".game-over").wait_for()
     headline = ada.locator(".game-over h2").inner_text()
     assert "wins" in headline
+    # How: the last cards stood, unchallenged until the next play or found true by a call.
+    how = ada.get_by_test_id("how-won").inner_text()
+    stood = r"Nobody called Cheat on (your|\w+'s) last cards before (you|\w+) placed: they stood\."
+    true = r"(You|\w+) called Cheat on (your|\w+'s) last cards, and they were what was claimed\."
+    assert re.fullmatch(stood, how) or re.fullmatch(true, how), how
     assert ada.locator('[data-testid="results"] tbody tr').count() == 3
     shots(ada, "cheat-game-over")
     # On a phone a loser's last hand sits under the results, not pinned over them at the screen's foot.
