@@ -23,13 +23,25 @@ function gamePanel(totals) {
   );
 }
 
+/** How this page's player did in `game`: "won", "tied", "lost", "left" or "kicked"; null when nobody
+ * won (a game the room ended). The row said only "Bo won", not how they had done. */
+function theirPart(game) {
+  const them = game.players.find((p) => p.profile === id);
+  if (!them) return null;
+  if (gone(them)) return gone(them);
+  if (!game.result.winners.length) return null;
+  if (!game.result.winners.includes(them.seat)) return "lost";
+  return game.result.tie ? "tied" : "won";
+}
+
 function recentRow(game) {
+  const part = theirPart(game);
   return el(
     "li",
     { class: "recent-game", dataset: { game: game.id } },
     el("span", { class: "recent-title" }, game.players.length ? `${titleOf(game.game)}` : game.game, game.private ? el("span", { class: "badge" }, "private") : null),
     el("span", { class: "recent-players" }, game.players.flatMap((p, i) => [i ? " · " : null, playerLink(p), gone(p) ? el("span", { class: "muted" }, ` (${gone(p)})`) : null])),
-    el("span", { class: "recent-result" }, resultText(game, games[game.game])),
+    el("span", { class: "recent-result" }, part ? [el("span", { class: `badge part ${part}` }, part), " "] : null, resultText(game, games[game.game])),
     el("span", { class: "muted recent-when" }, when(game.ended_at)),
     el("a", { href: `/g/${game.id}` }, "Replay"),
   );

@@ -29,7 +29,8 @@ def test_the_profile_page_shows_a_finished_game_against_a_bot(open_page, own_ser
     start_game(ada, [ada])
     drive([ada], drop_in_a_column, limit=21)
     ada.locator(".game-over").wait_for()
-    won = "Ada wins" in ada.locator("#over-title").inner_text()
+    over = ada.locator("#over-title").inner_text()
+    won = "Ada wins" in over
 
     # The browser keeps its profile; the lobby's "Your stats" link leads to its page.
     profile = ada.evaluate("JSON.parse(localStorage.getItem('parlour.profile'))")
@@ -47,6 +48,9 @@ def test_the_profile_page_shows_a_finished_game_against_a_bot(open_page, own_ser
     assert figures["Win rate"] == ("100%" if won else "0%") and int(figures["Discs dropped"]) >= 4
     (game,) = ada.locator(".recent-game").all()
     assert "Connect Four" in game.inner_text() and "Ada" in game.inner_text()
+    # How Ada did, beside who won: the row had said only "Bot 2 won".
+    part = "won" if won else "lost" if "wins" in over else "tied"
+    assert game.locator(".badge.part").inner_text() == part
     assert game.get_by_role("link", name="Replay").get_attribute("href").startswith("/g/")
     shots(ada, "profile")
 
