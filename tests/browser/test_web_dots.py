@@ -414,7 +414,9 @@ def test_a_player_who_leaves_mid_game_is_told_the_rule_and_marked_in_the_results
     players = ada.locator(".recent-game .recent-players").first
     players.wait_for()
     assert re.fullmatch(r"Ada · Bo · Cy \(left\)", players.inner_text().strip()), players.inner_text()
-    result = ada.locator(".recent-game .recent-result").first.inner_text()
+    # Her part in it first ("won", "lost"...), then the result as the replay words it.
+    part, _, result = ada.locator(".recent-game .recent-result").first.inner_text().partition(" ")
+    assert part in ("won", "lost", "tied"), part
     ended = ada.locator(".recent-game .recent-when").first.inner_text()
     # So does the game's replay page, which words the result and the date as the profile does.
     ada.evaluate(f"location.href = {replay!r}")
