@@ -202,7 +202,9 @@ export function render(stage, view, ctx) {
     // In the dock, where a phone's thumb is; never given the focus: the winner's Enter on their last
     // card must not deal the next round too.
     has("deal") ? el("button", { class: "big primary", onclick: () => ctx.act({ type: "deal" }), dataset: { testid: "deal" } }, `Deal round ${view.round + 1}`) : null,
-    ctx.seat !== null && view.dealing == null ? unoButton(view, has, playsFor, ctx) : null,
+    // Not while answering a Wild Draw Four, when it could do nothing: on a phone its row had pushed the
+    // question under the dock at a table of four.
+    ctx.seat !== null && view.dealing == null && !has("challenge") ? unoButton(view, has, playsFor, ctx) : null,
   );
 
   // The round's winner, between rounds, has no cards: a dock with nothing in it was an empty band on a phone.

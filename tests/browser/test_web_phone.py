@@ -9,6 +9,7 @@ import re
 import pytest
 from browser_helpers import (
     CORNER,
+    NARROW,
     PHONE,
     create_room,
     join_room,
@@ -711,5 +712,52 @@ def test_cheats_any_rank_picker_has_a_row_of_its_own_in_a_phones_dock(open_page,
     assert cheat["width"] >= 100, "Cheat! whole"
     assert abs(place["y"] - cheat["y"]) < 2, "Place and Cheat! share a row"
     shot(page, "cheat-any-rank-dock")
+    for wire in wires:
+        wire.close()
+
+
+def test_a_wild_draw_four_question_stays_above_the_dock_at_a_four_player_phone_table(open_page, server):
+    """Four at the table and a Wild Draw Four played on Bo, on a 390 × 844 phone: the question (who
+    played it, challenge or accept) is in sight above the dock, not half under it."""
+    wires, _ = at_a_table(server, "uno", ("Ada", "Bo", "Cy", "Dionysia Long"), {"target_score": 500})
+    bo = wires[1]
+    for _ in range(3000):
+        for wire in wires:
+            wire.catch_up(max(w.seq for w in wires))
+        challenge = (bo.view.get("pending") or {}).get("challenge")
+        if challenge and challenge["challenger"] == bo.view["seat"]:
+            break
+        actor = next(w for w in wires if w.view["legal"])
+        legal = actor.view["legal"]
+        kinds = {a["type"]: a for a in legal}
+        hand = {card["id"]: card["type"] for card in actor.view["hand"]}
+        plays = [
+            a for a in legal if a["type"] == "play" and (actor is not bo or hand[a["card"]] != "wild-draw4")
+        ]
+        fours = [a for a in plays if hand[a["card"]] == "wild-draw4"]
+        action = (
+            kinds.get("accept") or (fours or plays or [None])[0] or kinds.get("draw") or kinds.get("pass")
+        )
+        actor.request("action", action=action or legal[0])
+    else:
+        raise AssertionError("no Wild Draw Four was played on Bo")
+    page = open_page("/", PHONE)
+    take_over(page, bo.token, "Bo")
+    question = page.locator('[data-prompt="challenge"]')
+    question.wait_for()
+    page.evaluate("window.scrollTo(0, 0)")
+    dock = page.locator('[data-testid="dock"]').bounding_box()
+    box = question.bounding_box()
+    assert box["y"] + box["height"] <= dock["y"], (box, dock)
+    shot(page, "uno-challenge-four-players")
+    # Challenge! and Accept share one row, down to a 360 px phone; the UNO button, which could do
+    # nothing now, is not beside them.
+    assert page.locator('[data-testid="uno"]').count() == 0
+    for viewport in (PHONE, NARROW):
+        page.set_viewport_size(viewport)
+        rows = page.locator('[data-testid="dock"] .controls > button').evaluate_all(
+            "bs => bs.map((b) => Math.round(b.getBoundingClientRect().top))"
+        )
+        assert len(rows) == 2 and rows[0] == rows[1], (viewport, rows)
     for wire in wires:
         wire.close()
