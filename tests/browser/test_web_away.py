@@ -4,6 +4,7 @@ on its turns and the game goes on to its end, for the players and the spectator 
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Iterator
 
@@ -14,14 +15,16 @@ from browser_helpers import (
     drive,
     join_room,
     open_as,
+    record_toasts,
     shots,
     start_game,
     take_over,
+    toasts_once_quiet,
     wait_room,
 )
 from conftest import Server
 from test_web_uno import uno_step
-from wire import Wire, play_to_the_end, two_at_a_table
+from wire import Wire, at_a_table, play_to_the_end, two_at_a_table
 
 pytestmark = pytest.mark.browser
 
@@ -240,3 +243,53 @@ def test_a_table_whose_players_are_all_away_waits_for_one(open_page, grace_serve
     take_over(back, ada.token, "Ada")
     note.wait_for(state="detached")
     watcher.locator(".turn-timer").wait_for()
+
+
+TURN_MOVES = {"play", "draw", "pass", "accept", "challenge", "deal"}
+
+
+def _drain(wire: Wire) -> None:
+    """Read what ``wire`` has been sent so far (its view is then the latest)."""
+    with contextlib.suppress(TimeoutError):
+        while True:
+            wire.until(lambda m: False, timeout=0.1)
+
+
+def _move(wires: tuple[Wire, ...], page=None) -> None:
+    """Whoever is on turn makes a move: one of ``wires``, or the person at ``page``; a bot's turns are
+    waited out."""
+    for _ in range(200):
+        for wire in wires:
+            _drain(wire)
+        mover = next((w for w in wires if any(a["type"] in TURN_MOVES for a in w.view["legal"])), None)
+        if mover is not None:
+            legal = [a for a in mover.view["legal"] if a["type"] in TURN_MOVES]
+            plays = [a for a in legal if a["type"] == "play" and a.get("uno", True)]
+            mover.request("action", action=(plays or legal)[0])
+            return
+        if page is not None and page.locator(".uno-table .seat.me.turn").count():
+            uno_step(page, calls_uno=True, challenges=False)
+            return
+    raise AssertionError("nobody came on turn")
+
+
+def test_the_table_hears_when_a_player_a_bot_stood_in_for_is_back(open_page, grace_server):
+    """ "A bot plays for Cy until they are back" was told to the table, but Cy's return was news a move
+    could take the place of: with a bot and the others moving, "Cy is back" was never shown."""
+    (ada, bo, cy), code = at_a_table(grace_server, "uno", ("Ada", "Bo", "Cy"), {"target_score": 500})
+    watcher = open_page(base=grace_server)
+    watcher.fill("#name", "Di")
+    watcher.fill("#join-code", code)
+    watcher.click('#join-form button[type="submit"]')  # a game is running: joining turns into watching
+    watcher.locator('[data-testid="top"]').wait_for()
+    cy.close()
+    ada.until(lambda m: m["type"] == "member_updated" and m["member"]["replaced"], timeout=20)
+    watcher.locator("#toasts .toast", has_text="A bot plays for Cy until they are back").wait_for()
+    record_toasts(watcher)
+    _move((ada, bo))  # a move's toast is up when Cy comes back, and another move follows at once
+    back = open_page(base=grace_server)
+    take_over(back, cy.token, "Cy")
+    back.locator('[data-testid="hand"]').wait_for()
+    _move((ada, bo), back)
+    seen = toasts_once_quiet(watcher)
+    assert any(t.startswith("Cy is back") for t in seen), seen
