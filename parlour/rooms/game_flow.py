@@ -34,7 +34,12 @@ class GameFlow(RoomState):
         players = self.players()
         enough = len(players) >= self.engine.min_players
         if self.quick_play:
-            kind, seconds = (CountdownKind.QUICK_PLAY if enough else None), self.timings.quick_play_countdown
+            # Its clock waits for more players; a full table has nobody left to wait for (two in a
+            # Connect Four room sat through 10 s told more might join), so it starts as a ready one does.
+            seconds = self.timings.quick_play_countdown
+            if len(players) >= self.capacity:
+                seconds = min(seconds, self.timings.ready_countdown)
+            kind = CountdownKind.QUICK_PLAY if enough else None
         else:
             all_ready = enough and all(p.ready for p in players)
             kind, seconds, joined = (

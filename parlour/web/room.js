@@ -202,6 +202,12 @@ async function startNow(players, you, app) {
   app.send("start");
 }
 
+/** What quick play's clock waits for: more players, or (every seat taken) nobody. */
+function quickNote(countdown, full, game) {
+  if (!countdown) return `Quick play: the game starts shortly after ${game.min_players} players are in.`;
+  return full ? "Quick play: every seat is taken." : "Quick play: more players may still join before the start.";
+}
+
 function waiting(room, app) {
   const host = isHost(room);
   const you = room.members.find((m) => m.id === room.you?.member);
@@ -224,7 +230,7 @@ function waiting(room, app) {
       ? el("p", { class: "countdown", role: "timer" }, "Starting in ", el("strong", { class: "timer-text", dataset: { deadline: countdown.localDeadline } }, ""), " s")
       : null,
     room.quick_play
-      ? el("p", { class: "muted", dataset: { testid: "quick-note" } }, countdown ? "Quick play: more players may still join before the start." : `Quick play: the game starts shortly after ${game.min_players} players are in.`)
+      ? el("p", { class: "muted", dataset: { testid: "quick-note" } }, quickNote(countdown, players.length >= room.capacity, game))
       : el(
       "div",
       { class: "row wrap" },

@@ -333,6 +333,9 @@ def test_quick_play_panel_says_one_thing_at_a_time(open_page):
         for stale in ("I'm ready", "Ready — click to unready", "Waiting for the host", "Start game"):
             assert stale not in text and stale not in alone, (stale, text)
         assert "ready" not in page.locator("#players").inner_text()  # no ready badges either
+        # Dots seats two: nobody else may still join (it said more might, for 10 s).
+        note = counting.locator('[data-testid="quick-note"]').inner_text()
+        assert note == "Quick play: every seat is taken.", note
     shots(second, "quick-play-countdown")
 
 

@@ -48,3 +48,20 @@ async def test_a_quick_play_room_starts_with_the_rules_a_new_room_starts_with(
     (room,) = harness.manager.rooms.values()
     assert room.settings_raw == settings and client.last("room")["settings"] == settings
     await harness.manager.close()
+
+
+async def test_a_full_quick_play_table_starts_on_the_ready_clock() -> None:
+    """Quick play's clock waits for more players; once every seat is taken there is nobody left to
+    wait for: two in a Connect Four room sat through the 30 s told more might still join."""
+    harness = Harness(Timings(quick_play_countdown=30, ready_countdown=2))
+    uno = [await harness.client(f"U{i}") for i in range(2)]
+    for client in uno:
+        await harness.manager.quick_play(client.session, client.sink, "q", "uno")
+    waiting = uno[0].last("countdown")
+    assert waiting["kind"] == "quick_play" and waiting["remaining"] == 30  # two of UNO's seats: more may come
+    four = [await harness.client(f"C{i}") for i in range(2)]
+    for client in four:
+        await harness.manager.quick_play(client.session, client.sink, "q", "connect_four")
+    full = four[0].last("countdown")
+    assert full["kind"] == "quick_play" and full["remaining"] == 2
+    await harness.manager.close()
