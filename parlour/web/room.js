@@ -394,7 +394,11 @@ function gameOver(room, app) {
     ];
   } else if (room.state === "finished") {
     // Asking for a "rematch" of a game you only watched (seated since) read oddly: the same request.
-    actions = [el("button", { class: "big primary", onclick: () => app.send("rematch") }, ctx.seat === null ? "Play the next game" : "Rematch")];
+    actions = [
+      el("button", { class: "big primary", onclick: () => app.send("rematch") }, ctx.seat === null ? "Play the next game" : "Rematch"),
+      // The rules for the next game, changed without offering it first (Rematch was the only way on).
+      isHost(room) ? el("button", { class: "big", onclick: () => editSettings(room, app) }, "Settings…") : null,
+    ];
   }
   else {
     actions = [

@@ -756,3 +756,30 @@ def test_a_second_ada_is_numbered_and_told_so(open_page, server):
     page.locator("#players .member", has_text="Ada 2").wait_for()
     assert page.locator("#toasts .toast", has_text="already called").count() == 0
     ada.close()
+
+
+def test_the_host_changes_the_rules_from_the_results_without_offering_a_rematch(open_page, server):
+    """The results offered the host Rematch and nothing else: to change the board for the next game
+    they had to offer it first, readying themselves and telling everyone. Now Settings… is there, and
+    everyone finds the new rules in the waiting room."""
+    ada, bo, _ = two_at_a_table(server, "connect_four")
+    play_to_the_end([ada, bo])
+    host = open_page("/")
+    take_over(host, ada.token, "Ada")
+    host.locator('[data-testid="results"]').wait_for()
+    guest = open_page("/")
+    take_over(guest, bo.token, "Bo")
+    guest.locator('[data-testid="results"]').wait_for()
+    assert guest.get_by_role("button", name="Settings…").count() == 0  # the host's alone
+    shots(host, "results-host")
+    host.get_by_role("button", name="Settings…").click()
+    host.fill('#dialog [name="s.width"]', "8")
+    host.click('#dialog button[value="save"]')
+    guest.locator("#toasts .toast", has_text="Room settings changed").wait_for()
+    assert host.locator('[data-testid="results"]').count() == 1  # still on the results, nothing offered
+    assert "asks for a rematch" not in guest.locator(".game-over").inner_text()
+    shots(host, "results-host-settings")
+    guest.get_by_role("button", name="Back to the room").click()
+    guest.locator(".settings-summary", has_text="Columns: 8").wait_for()
+    ada.close()
+    bo.close()
