@@ -703,6 +703,23 @@ let shownState = null;
  * that appears takes the focus once. */
 let shownPrompt = null;
 
+/** The element that last took the focus: a render that replaced it (the table's alert above the hand
+ * came or went, and every element after it was new) left the focus on <body>. */
+let lastFocused = null;
+addEventListener("focusin", (event) => (lastFocused = event.target), { capture: true });
+
+/** Where in the hand the focus is: the hand, a card, or (a render replaced them) the hand or the card
+ * still held that had it; null elsewhere, and for a card since played. */
+function inHand(active) {
+  const hand = $('#stage [data-testid="hand"]');
+  if (!hand) return null;
+  if (hand.contains(active)) return active;
+  if (active !== document.body || !lastFocused || lastFocused.isConnected) return null;
+  if (lastFocused.matches('[data-testid="hand"]')) return hand;
+  const card = lastFocused.closest('[data-testid="hand"] [data-id]') && lastFocused.dataset.id;
+  return card ? hand.querySelector(`[data-id="${CSS.escape(card)}"]`) : null;
+}
+
 /** After an action the control pressed may be gone (a played card, a hidden screen) or disabled (Place,
  * a Connect Four column, once the turn has passed; the browser would blur it): focus never falls back
  * to <body>, it goes to the next sensible control — never one that acts on a second Enter meant for
@@ -727,6 +744,16 @@ function keepFocus() {
   // into the new table) or to the results' first button, not to a card that Enter would play.
   if (turned && (active === document.body || $("#stage").contains(active))) {
     ((state === "playing" ? null : $("#stage .game-over .primary")) ?? $("#stage")).focus({ preventScroll: true });
+    return;
+  }
+  // A turn with nothing in the hand to play starts where the table says (UNO: Draw), from the hand
+  // only: the hand itself (focused once no card played) or a card the others' moves left unplayable.
+  // Not from the stage (an Enter meant for "I'm ready" as the game began would draw), nor from a card
+  // just played (a second Enter meant for it would).
+  const instead = $("#stage [data-from-hand]");
+  const held = inHand(active);
+  if (instead && held && (held.matches('[data-testid="hand"]') || held.disabled)) {
+    instead.focus({ preventScroll: true });
     return;
   }
   // A table may name where a turn starts when its last move left focus on the table (Connect Four:

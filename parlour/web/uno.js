@@ -197,7 +197,11 @@ export function render(stage, view, ctx) {
     { class: "controls" },
     has("challenge") ? el("button", { class: "big danger", onclick: () => ctx.act({ type: "challenge" }) }, "Challenge!") : null,
     has("accept") ? el("button", { class: "big", onclick: () => ctx.act({ type: "accept" }) }, `Accept +${pending.draw_stack}`) : null,
-    has("draw") ? el("button", { class: "big", onclick: () => ctx.act({ type: "draw" }) }, pending.draw_stack ? `Draw ${pending.draw_stack}` : "Draw") : null,
+    // Nothing in the hand plays: a keyboard player's turn starts on Draw (it started on the hand, with
+    // Draw a dozen Tabs away).
+    has("draw")
+      ? el("button", { class: "big", onclick: () => ctx.act({ type: "draw" }), dataset: myTurn && !has("play") ? { fromHand: "" } : {} }, pending.draw_stack ? `Draw ${pending.draw_stack}` : "Draw")
+      : null,
     has("pass") ? el("button", { class: "big", onclick: () => ctx.act({ type: "pass" }), dataset: { testid: "pass" } }, "Keep & pass") : null,
     // In the dock, where a phone's thumb is; never given the focus: the winner's Enter on their last
     // card must not deal the next round too.

@@ -286,3 +286,54 @@ def test_a_wild_draw_four_on_you_puts_its_question_in_focus(open_page, server):
     wait_seq(page, before + 1)
     page.locator("#game-log .log-text", has_text=re.compile("^You challenged")).wait_for()
     ada.close()
+
+
+def test_an_uno_turn_with_nothing_to_play_starts_on_draw(open_page, server):
+    """With no card that plays, a keyboard player's turn started on the hand, Draw a dozen Tabs away
+    round the page: a turn the other player's move brings starts on Draw, and Enter draws. (A turn
+    that follows one's own Skip stays on the hand: a second Enter meant for the Skip would draw.)"""
+    ada, bo, _ = two_at_a_table(server, "uno", {"target_score": 0})
+    page = _as(open_page, bo, "Bo")
+    page.keyboard.press("Shift")  # a keyboard player: the page may move their focus
+    page.locator("#stage").focus()
+    ada_moved = False
+    for _ in range(300):
+        ada.catch_up(seq(page))
+        if ada.view["over"]:  # Bo had a card to play every turn, and one went out: another game
+            page.locator(".game-over").wait_for()
+            ada.request("rematch")
+            page.get_by_role("button", name="Accept rematch").click()  # both ready: it starts
+            ada.until(lambda m: m["type"] == "game_started", timeout=20)
+            page.locator('[data-testid="hand"]').wait_for()
+            ada_moved = False
+            continue
+        if ada.view["turn"] == 0:  # Ada plays what she can but a Wild Draw Four, else draws
+            hand = {card["id"]: card["type"] for card in ada.view["hand"]}
+            legal = ada.view["legal"]
+            kinds = {a["type"]: a for a in legal}
+            plays = [a for a in legal if a["type"] == "play" and hand[a["card"]] != "wild-draw4"]
+            move = (plays or [None])[0] or kinds.get("accept") or kinds.get("draw") or kinds.get("pass")
+            ada.request("action", action=move or legal[0])
+            wait_seq(page, ada.seq)
+            ada_moved = True
+            continue
+        before = seq(page)
+        if page.locator('[data-testid="hand"] button.playable').count() == 0:
+            if ada_moved:
+                page.wait_for_function("document.activeElement?.matches('.controls button[data-from-hand]')")
+                assert page.evaluate("document.activeElement.textContent").startswith("Draw")
+                page.keyboard.press("Enter")
+                page.locator("#game-log .log-text", has_text=re.compile("^You drew")).first.wait_for()
+                break
+            tab_to(page, 'button[data-testid="draw"]')  # after one's own Skip: Tab to the pile
+        # A card to play: Tab to it (the focus may be on the table), Enter; a Wild's colour, Enter.
+        elif not page.evaluate("document.activeElement?.matches('[data-testid=\"hand\"] button.playable')"):
+            tab_to(page, '[data-testid="hand"] button.playable')
+        page.keyboard.press("Enter")
+        if page.locator("dialog[open]").count():
+            page.keyboard.press("Enter")
+        wait_seq(page, before + 1)
+        ada_moved = False
+    else:
+        raise AssertionError("Bo always had a card to play")
+    ada.close()
