@@ -167,8 +167,9 @@ export function renderStage(room, app) {
   stage.dataset.seq = room.play?.seq ?? ""; // lets tests (and debugging) see which game message is shown
   if (room.state === "playing" && room.play) {
     const table = el("div", { class: "table-host" });
-    TABLES[room.kind].render(table, room.play.view, tableContext(room, app));
-    morph(stage, room.play.turn?.away ? allAway() : turnTimer(room), table);
+    const ctx = tableContext(room, app);
+    TABLES[room.kind].render(table, room.play.view, ctx);
+    morph(stage, room.play.turn?.away ? allAway() : turnTimer(room, ctx), table);
   } else if (room.results) {
     const shown = { ...room, play: room.results.play };
     const table = el("div", { class: "table-host final" });
@@ -526,15 +527,18 @@ function scoreTable(kind, board) {
 /** Every person seated is away: no clock runs and no bot moves for them until one is back (server). */
 const allAway = () => el("p", { class: "alert", role: "status", dataset: { testid: "all-away" } }, "Every player is away: the game waits until one of them is back.");
 
-function turnTimer(room) {
+/** The clock of the seat on turn, named on the bar: a red "2 s" with no name, on the screen of someone
+ * whose turn it was not, read as their own alarm. */
+function turnTimer(room, ctx) {
   const turn = room.play.turn;
   const total = room.settings?.turn_timer;
   if (!turn?.localDeadline || !total || turn.pause) return null; // a pause's clock is the table's to show
+  const mine = turn.seat === ctx.seat && ctx.seat !== null;
   return el(
     "div",
-    { class: "turn-timer", role: "timer", "aria-label": "Turn timer", dataset: { deadline: turn.localDeadline, total } },
+    { class: `turn-timer ${mine ? "mine" : ""}`, role: "timer", "aria-label": mine ? "Your turn's timer" : `${ctx.name(turn.seat)}'s turn timer`, dataset: { deadline: turn.localDeadline, total } },
     el("div", { class: "timer-fill" }),
-    el("span", { class: "timer-text" }, ""),
+    el("span", { class: "timer-label" }, el("span", { class: "timer-who" }, mine ? "Your turn" : ctx.name(turn.seat), " · "), el("span", { class: "timer-text" }, "")),
   );
 }
 

@@ -51,7 +51,7 @@ def test_connect_four_against_a_bot_to_the_result_with_a_spectator(open_page):
     board = ada.locator('[data-testid="c4-board"]')
     board.wait_for()
     assert board.locator(".c4-col").count() == 7 and board.locator(".c4-cell").count() == 42
-    left = re.fullmatch(r"(\d+) s", ada.locator(".turn-timer").inner_text())
+    left = re.fullmatch(r"(?:Your turn|Hard Bot|Bot \d) · (\d+) s", ada.locator(".turn-timer").inner_text())
     assert left and 50 <= int(left[1]) <= 60  # a minute's timer, counting (a loaded machine reads late)
     shots(ada, "connect-four-board")
 

@@ -48,8 +48,10 @@ def test_dots_game_to_the_end_with_spectator_and_rematch(open_page):
     board.wait_for()
     timer = ada.locator(".turn-timer")
     assert timer.get_attribute("data-level") == "ok"
-    left = re.fullmatch(r"(\d+) s", timer.inner_text())
+    left = re.fullmatch(r"Your turn · (\d+) s", timer.inner_text())
     assert left and 50 <= int(left[1]) <= 60  # a minute's timer, counting (a loaded machine reads late)
+    # Whose clock it is, on the bar: a red "2 s" on Bo's screen read as his own alarm.
+    bo.locator(".turn-timer .timer-who", has_text="Ada").wait_for()
     # The board offers every free line to the player on turn; the other's wait for their turn.
     assert ada.locator(".dots-board.mine g.free").count() == 12
     assert bo.locator(".dots-board.mine").count() == 0 and bo.locator("g.free").count() == 12
