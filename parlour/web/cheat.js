@@ -121,10 +121,10 @@ export function render(stage, view, ctx) {
         play
           ? el("p", { class: "just-placed", dataset: { testid: "just-placed" } },
             // "you" on your own page, as the toasts and the log say it.
-            el("span", { class: "muted" }, "Just placed by ", play.seat === ctx.seat ? "you" : ctx.name(play.seat), ": "),
+            el("span", { class: "muted" }, "Just placed by ", play.seat === ctx.you ? "you" : ctx.name(play.seat), ": "),
             el("strong", {}, claimWords(play.rank, play.count)),
           )
-          : el("p", { class: "just-placed muted" }, local.pickedUp === null ? "No cards placed yet" : `${local.pickedUp === ctx.seat ? "You" : ctx.name(local.pickedUp)} picked up the pile`),
+          : el("p", { class: "just-placed muted" }, local.pickedUp === null ? "No cards placed yet" : `${local.pickedUp === ctx.you ? "You" : ctx.name(local.pickedUp)} picked up the pile`),
         lastCard(view, ctx),
         view.over ? null : el("p", { class: "next-rank" },
           el("span", { class: "muted" }, "Next: "),
@@ -153,10 +153,10 @@ function lastCard(view, ctx) {
   const play = view.last_play;
   if (view.over || !play?.callable || view.hand_sizes[play.seat] !== 0) return null;
   const who = ctx.name(play.seat);
-  const next = view.turn === ctx.seat ? "you play" : `${ctx.name(view.turn)} plays`;
+  const next = view.turn === ctx.you ? "you play" : `${ctx.name(view.turn)} plays`;
   const many = play.count > 1; // the last cards may go down together
   const text =
-    play.seat === ctx.seat
+    play.seat === ctx.you
       ? `Your last ${many ? "cards are" : "card is"} down: you win when ${next}, unless someone calls Cheat! first.`
       : `${who} placed their last ${many ? `${play.count} cards` : "card"}: call Cheat! now, or ${who} wins when ${next}.`;
   return el("p", { class: "alert last-card", role: "status", dataset: { testid: "last-card" } }, text);
@@ -174,7 +174,7 @@ function seatsRow(view, ctx) {
           "aria-current": view.turn === seat ? "true" : null,
         },
         el("span", { class: "seat-name" }, ctx.name(seat)),
-        seat === ctx.seat ? el("span", { class: "badge you" }, "you") : null,
+        seat === ctx.you ? el("span", { class: "badge you" }, "you") : null,
         ctx.presence(seat),
         el("span", { class: "count cards", role: "img", "aria-label": cards(size) }, String(size)),
         view.turn === seat ? el("span", { class: "badge turn" }, "to play") : null,
@@ -187,9 +187,9 @@ function revealBox(ctx) {
   const call = local.reveal;
   if (!call) return null;
   // "You" on your own page, as the toast and the log say it.
-  const who = (seat, first) => (seat === ctx.seat ? (first ? "You" : "you") : ctx.name(seat));
+  const who = (seat, first) => (seat === ctx.you ? (first ? "You" : "you") : ctx.name(seat));
   // The claim called, said again: the table's "Just placed by …" had already gone with the pile.
-  const whose = call.placer === ctx.seat ? "your" : `${ctx.name(call.placer)}'s`;
+  const whose = call.placer === ctx.you ? "your" : `${ctx.name(call.placer)}'s`;
   return el(
     "div",
     { class: `reveal ${call.truthful ? "truth" : "lie"} ${local.revealOld ? "earlier" : ""}`, role: "status", dataset: { testid: "reveal" } },
@@ -216,8 +216,8 @@ export function resultColumns(view, score, log, left) {
  * because nobody called Cheat on them before the next play, or because a call found them true. */
 export function resultNotes(view, ctx, log) {
   if (view.winner === null || view.winner === undefined) return null;
-  const name = (seat, first) => (seat === ctx.seat ? (first ? "You" : "you") : ctx.name(seat));
-  const whose = view.winner === ctx.seat ? "your" : `${ctx.name(view.winner)}'s`;
+  const name = (seat, first) => (seat === ctx.you ? (first ? "You" : "you") : ctx.name(seat));
+  const whose = view.winner === ctx.you ? "your" : `${ctx.name(view.winner)}'s`;
   const last = (log ?? []).findLast((entry) => entry.kind === "called" || entry.kind === "played")?.event;
   const how =
     last?.caller !== undefined
@@ -296,6 +296,8 @@ function handArea(view, hand, myTurn, ctx) {
     el("span", {}, "Cheat!"),
     claim ? el("small", { class: "cheat-on", dataset: { testid: "cheat-on" } }, `on ${claim}`) : null,
   );
+  // A replay's view of another seat says whose hand it is.
+  const owner = ctx.seat === ctx.you ? "Your hand" : `${ctx.name(ctx.seat)}'s hand`;
   // One tab stop for the whole hand (a roving tabindex): a hand of 30 cards is not 30 presses of Tab.
   if (!hand.some((c) => c.id === local.focus)) local.focus = hand[0]?.id ?? null;
   const faces = hand.map((card) =>
@@ -318,11 +320,11 @@ function handArea(view, hand, myTurn, ctx) {
     { class: `hand-area dock ${myTurn ? "my-turn" : ""}`, dataset: { testid: "dock" } },
     // Cheat! stands apart from Place, so a hurried thumb does not call instead of playing.
     el("div", { class: "controls" }, rankPicker, place, el("span", { class: "spacer" }), cheat),
-    el("p", { class: "muted hint" }, myTurn ? "Select 1–4 cards, then place them." : `Your hand: ${cards(hand.length)}`),
-    el("p", { id: "hand-keys", class: "visually-hidden" }, "The arrow keys move between your cards; Space selects one."),
+    el("p", { class: "muted hint" }, myTurn ? "Select 1–4 cards, then place them." : `${owner}: ${cards(hand.length)}`),
+    ctx.readOnly ? null : el("p", { id: "hand-keys", class: "visually-hidden" }, "The arrow keys move between your cards; Space selects one."),
     // Off turn every card is disabled: the hand itself takes focus, so a keyboard can scroll it (an empty
     // hand has nothing to scroll).
-    el("div", { class: "hand", style: `--n: ${hand.length}`, role: "group", tabindex: myTurn || !hand.length ? null : "0", "aria-label": "Your hand", "aria-describedby": "hand-keys", dataset: { testid: "hand" }, onkeydown: arrowKeys }, faces),
+    el("div", { class: "hand", style: `--n: ${hand.length}`, role: "group", tabindex: myTurn || !hand.length ? null : "0", "aria-label": owner, "aria-describedby": ctx.readOnly ? null : "hand-keys", dataset: { testid: "hand" }, onkeydown: arrowKeys }, faces),
   );
 }
 

@@ -90,6 +90,8 @@ function context() {
     // played (a stranger's replay of Connect Four said "Ada (you)" and "you win!", the default view
     // being seat 0's).
     seat: R.info.secret_fields?.length ? viewedSeat() : (R.info.you ?? null),
+    // "You" is the viewer's own seat, if they played: a visitor viewing Bo's hand read "Played by you".
+    you: R.info.you ?? null,
     name: names,
     colour: (seat) => R.info.players.find((p) => p.seat === seat)?.colour ?? seat,
     readOnly: true, // the tables show the viewed seat's hand and offer no move

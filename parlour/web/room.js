@@ -25,6 +25,8 @@ export function tableContext(room, app) {
   };
   return {
     seat: mine ? mine.seat : null, // null: watching (spectator, or seated after this game began)
+    /** The seat called "you": the person's own (a replay's view of another seat is not theirs). */
+    you: mine ? mine.seat : null,
     name: (seat) => seats.find((s) => s.seat === seat)?.name ?? `Seat ${seat + 1}`,
     kicked: (seat) => Boolean(seats.find((s) => s.seat === seat)?.kicked),
     /** The seat's player's colour (an index for `ui.seatColour`), theirs from game to game

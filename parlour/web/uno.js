@@ -186,7 +186,7 @@ export function render(stage, view, ctx) {
         )
       : challenge
         // "You" on the player's own page (it read their own name).
-        ? el("p", { class: "alert" }, `${challenge.offender === ctx.seat ? "You" : ctx.name(challenge.offender)} played Wild Draw Four — ${ctx.name(challenge.challenger)} may challenge`)
+        ? el("p", { class: "alert" }, `${challenge.offender === ctx.you ? "You" : ctx.name(challenge.offender)} played Wild Draw Four — ${ctx.name(challenge.challenger)} may challenge`)
         : null,
     // Forced play leaves no pass: the card drawn must be played.
     pending.drawn_card_playable && myTurn ? el("p", { class: "alert" }, has("pass") ? "You drew a playable card: play it or pass." : "You drew a playable card: play it (forced play).") : null,
@@ -213,7 +213,7 @@ export function render(stage, view, ctx) {
 
   // The round's winner, between rounds, has no cards: a dock with nothing in it was an empty band on a phone.
   const idle = view.dealing != null && !view.hand?.length;
-  const hand = view.hand && !idle ? handArea(view, ctx, playsFor, myTurn, hint(view, has, playsFor, myTurn)) : null;
+  const hand = view.hand && !idle ? handArea(view, ctx, playsFor, myTurn, hint(view, has, playsFor, myTurn, ctx)) : null;
   fill(
     stage,
     el(
@@ -245,7 +245,7 @@ export function render(stage, view, ctx) {
  * came from the deck and names nobody; its line is kept empty, so the pile does not jump. */
 function playedBy(view, ctx) {
   const play = local.lastPlay?.card.id === view.top.id ? local.lastPlay : null;
-  const who = play && (play.seat === ctx.seat ? "you" : ctx.name(play.seat));
+  const who = play && (play.seat === ctx.you ? "you" : ctx.name(play.seat));
   const text = !play ? "\u00a0" : play.jump_in ? `${cap(who)} jumped in` : `Played by ${who}`;
   return el("span", { class: "played-by muted", dataset: { testid: "played-by" } }, text);
 }
@@ -260,7 +260,7 @@ function lastRound(view, ctx) {
 /** "Ada: +35 points (Bo 6, Cy 29)": whose cards the points came from, when more than one hand gave
  * them (the log said it, the table only the sum). */
 function roundWords(last, ctx) {
-  const name = (seat) => (seat === ctx.seat ? "you" : ctx.name(seat));
+  const name = (seat) => (seat === ctx.you ? "you" : ctx.name(seat));
   const from = (last.held ?? []).map((points, seat) => [seat, points]).filter(([seat, points]) => seat !== last.winner && points > 0);
   const parts = from.length > 1 ? ` (${from.map(([seat, points]) => `${name(seat)} ${points}`).join(", ")})` : "";
   return `${name(last.winner)}: +${last.points} points${parts}`;
@@ -270,7 +270,7 @@ function roundWords(last, ctx) {
  * runs out). The next deal had come in the same message as the last card, which nobody then saw. */
 function roundBreak(view, ctx, has) {
   const last = local.lastRound?.round === view.round ? local.lastRound : null;
-  const dealer = view.dealing === ctx.seat ? "You deal" : `${ctx.name(view.dealing)} deals`;
+  const dealer = view.dealing === ctx.you ? "You deal" : `${ctx.name(view.dealing)} deals`;
   // The dealer's decision: the panel takes the focus once (app.js keepFocus), read out, and the next Tab
   // reaches Deal in the dock (a keyboard dealer had tabbed through the log, the chat and the header).
   const asks = has("deal") ? { tabindex: "-1", "data-prompt": `deal-${view.round}` } : {};
@@ -333,7 +333,7 @@ function opponents(view, ctx, legal) {
           "aria-current": view.turn === seat ? "true" : null,
         },
         el("span", { class: "seat-name" }, ctx.name(seat)),
-        seat === ctx.seat ? el("span", { class: "badge you" }, "you") : null,
+        seat === ctx.you ? el("span", { class: "badge you" }, "you") : null,
         ctx.presence(seat),
         el("span", { class: "count cards", role: "img", "aria-label": cards(view.counts[seat]) }, String(view.counts[seat])),
         view.uno_called[seat] && view.counts[seat] ? el("span", { class: "badge uno" }, "UNO") : null, // not on an emptied hand
@@ -346,8 +346,9 @@ function opponents(view, ctx, legal) {
   );
 }
 
-/** One line telling this player what they can do now. */
-function hint(view, has, playsFor, myTurn) {
+/** One line telling this player what they can do now (a replay's view of another seat: whose hand). */
+function hint(view, has, playsFor, myTurn, ctx) {
+  if (ctx.seat !== ctx.you) return `${ctx.name(ctx.seat)}'s hand: ${cards(view.hand.length)}`;
   if (view.dealing != null) return view.hand.length ? `Round over: your ${cards(view.hand.length)} counted for the winner.` : "Round over: you went out!";
   const playable = view.hand.some((c) => playsFor(c.id).length);
   const stack = view.pending.draw_stack;
@@ -376,7 +377,7 @@ function handArea(view, ctx, playsFor, myTurn, hintText) {
       "div",
       // With no card to play every card is disabled: the hand itself takes focus, so a keyboard can scroll it
       // (an empty hand, a round's winner's, has nothing to scroll).
-      { class: `hand uno-hand ${myTurn ? "my-turn" : ""}`, style: `--n: ${view.hand.length}; --g: ${groups.size}`, role: "group", tabindex: view.hand.length && !view.hand.some((c) => playsFor(c.id).length) ? "0" : null, "aria-label": "Your hand", dataset: { testid: "hand" } },
+      { class: `hand uno-hand ${myTurn ? "my-turn" : ""}`, style: `--n: ${view.hand.length}; --g: ${groups.size}`, role: "group", tabindex: view.hand.length && !view.hand.some((c) => playsFor(c.id).length) ? "0" : null, "aria-label": ctx.seat === ctx.you ? "Your hand" : `${ctx.name(ctx.seat)}'s hand`, dataset: { testid: "hand" } },
       [...groups].map(([colour, cards]) =>
         el(
           "div",

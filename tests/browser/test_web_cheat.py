@@ -264,7 +264,7 @@ def test_a_loser_whose_last_cards_went_down_as_the_winners_stood_is_told_apart(o
 REVEAL = """async (view) => {
     const cheat = await import("/cheat.js");
     const names = (s) => ["Ada", "Bo", "Cy"][s];
-    const ctx = { seat: 0, name: names, act() {}, presence: () => null, rerender() {} };
+    const ctx = { seat: 0, you: 0, name: names, act() {}, presence: () => null, rerender() {} };
     const reveal = () => {
         const stage = document.createElement("div");
         cheat.render(stage, view, ctx);

@@ -202,12 +202,17 @@ def test_a_watched_bots_game_replays_with_every_hand(open_page, tmp_path, monkey
         assert [rows.nth(i).locator(".hand-cards > *").count() for i in range(bots)] == held
         # Every step, Bot 2's seat shown: its hand, no "your turn", no control that would take a move.
         last = int(ada.locator("#slider").get_attribute("max"))
-        offered = []
+        offered, said = [], []
         for step in range(2, last + 1):
             ada.keyboard.press("ArrowRight")
             ada.locator(f'#stage[data-step="{step}"]').wait_for(state="attached")  # drawn, not just chosen
             offered.append(ada.evaluate(OFFERS))
+            said.append(ada.locator("#stage .table-host").inner_text())
         assert offered == [{"yourTurn": False, "controls": []}] * (last - 1)
+        # Bot 2's seat is not Ada's: nothing calls it "you" ("Played by you" under its cards, a "you"
+        # badge on its chip).
+        yous = [text for text in said if re.search(r"\byou(r)?\b", text, re.IGNORECASE)]
+        assert not yous, yous[:3]
         assert rows.count() == bots
         # The checkbox keeps focus and its space; End still goes to the last move.
         # The slider moves at once; the caption once the last step has been fetched and drawn. (From the

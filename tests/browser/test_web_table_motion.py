@@ -188,7 +188,8 @@ def test_what_one_message_says_is_one_toast(open_page):
 
 PILE = """async ([view, events]) => {
     const uno = await import("/uno.js");
-    const ctx = { seat: 0, name: (s) => ["Ada", "Bo"][s], act() {}, presence: () => null, pause: null };
+    const ctx = { seat: 0, you: 0, name: (s) => ["Ada", "Bo"][s], act() {}, presence: () => null,
+                  pause: null };
     const said = () => {
         const stage = document.createElement("div");
         uno.render(stage, view, ctx);

@@ -160,8 +160,8 @@ LAST_WILD = """async (legal) => {
         pending: { draw_stack: 0, stack_kind: null, challenge: null, drawn_card_playable: false },
         hand: [wild], legal,
     };
-    const ctx = { seat: 0, name: (s) => ["Ada", "Bo"][s], act: (a) => sent.push(a), presence: () => null,
-                  absent: () => false, rerender: () => {}, pause: null };
+    const ctx = { seat: 0, you: 0, name: (s) => ["Ada", "Bo"][s], act: (a) => sent.push(a),
+                  presence: () => null, absent: () => false, rerender: () => {}, pause: null };
     uno.render(stage, view, ctx);
     stage.querySelector('[data-testid="hand"] .ucard.playable').click();
     await new Promise((done) => setTimeout(done, 100));
