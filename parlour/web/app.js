@@ -3,7 +3,7 @@
 
 import "./theme.js"; // first: the page takes its theme before anything waits
 import { GAMES, TABLES, loadCatalog } from "./catalog.js";
-import { closeLog, noteEntries, personal, resetLog, toggleLog } from "./gamelog.js";
+import { closeLog, keepLogPinned, noteEntries, personal, resetLog, toggleLog } from "./gamelog.js";
 import { keepProfile, profileField } from "./identity.js";
 import { clearInvite, initLobby, presetCode, renderRooms, showInvite } from "./lobby.js";
 import { Connection } from "./net.js";
@@ -812,6 +812,7 @@ const conn = new Connection({
 });
 
 initLobby(app);
+keepLogPinned();
 if (S.wantedCode) presetCode(S.wantedCode); // Join and Watch work before the connection is up
 else if (location.pathname.startsWith("/r/")) {
   // A link cut short or mangled: said, not just the start page shown.

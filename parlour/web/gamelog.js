@@ -4,7 +4,8 @@
 import { roomEnd } from "./catalog.js";
 import { $, el, markOverflowY, morph, seatColour } from "./ui.js";
 
-const local = { unread: 0, open: false, back: null, seen: null };
+// `pinned`: the log shows its newest entry, as it does until the reader scrolls up (scroll events).
+const local = { unread: 0, open: false, back: null, seen: null, pinned: true };
 
 // The last entry this browser has drawn, in its localStorage so that a reload remembers it, and a tab
 // closed and opened again (sessionStorage went with the tab):
@@ -112,7 +113,7 @@ export function renderLog(room, ctx, table) {
   const shown = room.play ?? room.results?.play;
   const entries = room.play ? room.log ?? [] : room.results?.log ?? [];
   const list = $("#game-log");
-  const atBottom = list.scrollHeight - list.scrollTop - list.clientHeight < 40;
+  const atBottom = local.pinned;
   const items = [];
   for (const entry of entries) {
     items.push(item(entry, ctx, table));
@@ -153,7 +154,22 @@ export function closeLog() {
   return true;
 }
 
-$("#game-log").addEventListener("scroll", (e) => markOverflowY(e.target));
+const atEnd = (list) => list.scrollHeight - list.scrollTop - list.clientHeight < 40;
+$("#game-log").addEventListener("scroll", (e) => {
+  if (e.target.clientHeight) local.pinned = atEnd(e.target);
+  markOverflowY(e.target);
+});
+
+/** A room's log, pinned, stays at its newest entry when its panel changes height: at a game's end the
+ * players' panel above it grew (a spectator seated) and the last moves slid out of sight below. (Not a
+ * replay's, which shows the move it is at, never the end: a spoiler.) */
+export function keepLogPinned() {
+  new ResizeObserver(() => {
+    const list = $("#game-log");
+    if (local.pinned && !atEnd(list)) list.scrollTop = list.scrollHeight;
+    markOverflowY(list);
+  }).observe($("#game-log"));
+}
 
 // The drawer covers the bottom of the screen, the hand and its buttons: its Close button, Escape and a
 // tap anywhere outside it close it (only the Log button did, back at the top of the page).

@@ -423,3 +423,27 @@ def test_a_matchs_results_list_every_round(open_page, server):
         shots(page, "uno-match-rounds")
     for wire in players:
         wire.close()
+
+
+def test_the_log_keeps_its_newest_line_in_sight_when_its_panel_shrinks(open_page, server):
+    """The log's panel shrank (the players' panel above it grew at a game's end; here the window is
+    made shorter): its newest lines slid out of sight below, the log left scrolled where it was."""
+    players, _ = at_a_table(server, "uno", ("Ada", "Bo", "Cy"), {"target_score": 2000})
+    _play(players, 30)
+    page = open_page("/")  # Ada's page takes her session over
+    take_over(page, players[0].token, "Ada")
+    page.locator("#game-log .log-entry").nth(25).wait_for()
+    hidden_below = "l => l.lastElementChild.getBoundingClientRect().bottom - l.getBoundingClientRect().bottom"
+    assert page.locator("#game-log").evaluate(hidden_below) <= 1
+    before = page.locator("#game-log").evaluate("l => l.clientHeight")
+    page.set_viewport_size({"width": 1280, "height": 640})
+    page.wait_for_function(f"document.querySelector('#game-log').clientHeight < {before} - 60")
+    page.evaluate("() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))")
+    assert page.locator("#game-log").evaluate(hidden_below) <= 1
+    # Scrolled up by the reader, it stays where they put it.
+    page.locator("#game-log").evaluate("l => { l.scrollTop = 0; }")
+    page.set_viewport_size({"width": 1280, "height": 800})
+    page.evaluate("() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))")
+    assert page.locator("#game-log").evaluate("l => l.scrollTop") == 0
+    for wire in players:
+        wire.close()
