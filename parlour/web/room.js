@@ -205,6 +205,18 @@ async function startNow(players, you, app) {
   app.send("start");
 }
 
+/** What a guest's game waits for. A greyed "Waiting for the host to start" said only the host could
+ * start it, but everyone ready starts it too: one who had asked for a rematch read it, and the game
+ * then began by itself. */
+function startsWhen(room, players, you, enough) {
+  if (!enough) return "Waiting for more players.";
+  const host = room.members.find((m) => m.id === room.host)?.name ?? "the host";
+  const unready = [...players.filter((m) => !m.ready && m !== you).map((m) => m.name), ...(you?.role === "player" && !you.ready ? ["you"] : [])];
+  const lead = room.rematch?.member === you?.id ? "You asked for a rematch: it starts" : "The game starts";
+  const list = unready.length > 1 ? `${unready.slice(0, -1).join(", ")} and ${unready.at(-1)}` : unready[0];
+  return unready.length ? `${lead} once everyone is ready (not yet: ${list}), or when ${host} starts it.` : `Waiting for ${host} to start.`;
+}
+
 /** What quick play's clock waits for: more players, or (every seat taken) nobody. */
 function quickNote(countdown, full, game) {
   if (!countdown) return `Quick play: the game starts shortly after ${game.min_players} players are in.`;
@@ -242,7 +254,7 @@ function waiting(room, app) {
         : sit,
       host
         ? el("button", { class: "big primary", disabled: !enough, onclick: () => startNow(players, you, app), title: enough ? "" : `Needs ${game.min_players} players` }, startLabel(players, you))
-        : countdown ? null : el("button", { class: "big", disabled: true }, "Waiting for the host to start"), // the countdown says when
+        : countdown ? null : el("p", { class: "muted starts-when", dataset: { testid: "starts-when" } }, startsWhen(room, players, you, enough)), // the countdown says when
     ),
     // Short of players, the host's way to play now (bots) stands by the words that say so; it was under
     // the invitation, below a phone's fold.

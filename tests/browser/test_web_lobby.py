@@ -124,7 +124,9 @@ def test_waiting_room_markers_link_chat_and_host_controls(open_page, server):
     assert asked.locator("#dialog-title").inner_text() == "Start without waiting for Bo?"
     asked.get_by_role("button", name="Cancel").click()
     assert ada.locator(".table-host").count() == 0
-    assert bo.get_by_role("button", name="Waiting for the host to start").is_disabled()
+    # What Bo's game waits for, in words (a greyed "Waiting for the host to start" said only Ada could).
+    waits = "The game starts once everyone is ready (not yet: Ada and you), or when Ada starts it."
+    assert bo.locator('[data-testid="starts-when"]').inner_text() == waits
 
     ada.click("#copy-link")
     assert ada.evaluate("navigator.clipboard.readText()") == f"{server}/r/{code}"
@@ -177,7 +179,8 @@ def test_waiting_room_markers_link_chat_and_host_controls(open_page, server):
     # Each page draws the change when its own message arrives: waited for on each.
     member_row(cy, "Bo").locator(".badge", has_text="♛ host").wait_for()
     assert "♛ host" not in badges(cy, "Ada")
-    ada.get_by_role("button", name="Waiting for the host to start").wait_for()
+    waits = "The game starts once everyone is ready (not yet: Bo, Cy and you), or when Bo starts it."
+    ada.locator('[data-testid="starts-when"]', has_text=waits).wait_for()
 
     # Kick, after confirming.
     member_row(bo, "Cy").get_by_role("button", name="Kick Cy").click()
@@ -330,7 +333,7 @@ def test_quick_play_panel_says_one_thing_at_a_time(open_page):
         assert "Starting in" in text
         # The room's heading says so too: it read "Waiting for players" beside "Starting in 2 s".
         assert page.locator('[data-testid="room-state"]').inner_text() == "Starting soon"
-        for stale in ("I'm ready", "Ready — click to unready", "Waiting for the host", "Start game"):
+        for stale in ("I'm ready", "Ready — click to unready", "The game starts once", "Start game"):
             assert stale not in text and stale not in alone, (stale, text)
         assert "ready" not in page.locator("#players").inner_text()  # no ready badges either
         # Dots seats two: nobody else may still join (it said more might, for 10 s).
@@ -458,16 +461,18 @@ def test_a_spectator_sits_down_after_a_rematch_is_asked_and_an_offer_goes_with_i
 
 
 def test_a_guest_sees_the_countdown_and_no_wait_for_the_host(open_page):
-    """Everyone ready: "Starting in 4 s" stood beside a greyed "Waiting for the host to start"."""
+    """Everyone ready: "Starting in 4 s" stood beside a greyed "Waiting for the host to start"; and
+    before, what the game waits for is said in words, not on a button that cannot be pressed."""
     ada, bo = open_page(), open_page()
     code = create_room(ada, "Ada", "dots")
     join_room(bo, "Bo", code)
-    assert bo.get_by_role("button", name="Waiting for the host to start").is_disabled()
+    waits = "The game starts once everyone is ready (not yet: Ada and you), or when Ada starts it."
+    assert bo.locator('[data-testid="starts-when"]').inner_text() == waits
     assert "Listed in the lobby" in bo.locator(".panel.waiting").inner_text()  # it said "Public room"
     ready_up(bo)
     ready_up(ada)
     bo.locator(".countdown .timer-text", has_text=re.compile(r"^\d+$")).wait_for()
-    assert bo.get_by_role("button", name="Waiting for the host to start").count() == 0
+    assert bo.locator('[data-testid="starts-when"]').count() == 0
     shot(bo, "waiting-countdown-guest")
 
 
@@ -781,5 +786,23 @@ def test_the_host_changes_the_rules_from_the_results_without_offering_a_rematch(
     shots(host, "results-host-settings")
     guest.get_by_role("button", name="Back to the room").click()
     guest.locator(".settings-summary", has_text="Columns: 8").wait_for()
+    ada.close()
+    bo.close()
+
+
+def test_a_guest_who_asks_for_a_rematch_is_told_what_it_waits_for(open_page, server):
+    """Bo, not the host, pressed Rematch: the waiting room said "Waiting for the host to start" on a
+    greyed button, then the game began by itself once Ada accepted."""
+    ada, bo, _ = two_at_a_table(server, "connect_four")
+    play_to_the_end([ada, bo])
+    page = open_page("/")
+    take_over(page, bo.token, "Bo")
+    page.get_by_role("button", name="Rematch").click()
+    waits = "You asked for a rematch: it starts once everyone is ready (not yet: Ada), or when Ada starts it."
+    page.locator('[data-testid="starts-when"]', has_text=waits).wait_for()
+    shots(page, "rematch-asked-guest")
+    ada.request("ready", ready=True)  # Ada accepts: everyone is ready, and the countdown says when
+    page.locator(".countdown").wait_for()
+    assert page.locator('[data-testid="starts-when"]').count() == 0
     ada.close()
     bo.close()
