@@ -162,7 +162,11 @@ def test_an_unknown_game_says_so(open_page):
     for control in ("#play", "#slider", "#seat", '[data-testid="replay-stage"]'):
         assert not page.locator(control).is_visible(), control
     shots(page, "replay-not-found")
-    page.get_by_role("link", name="Back to the lobby").click()
+    # The link in the alert's own colour, not the browser's default blue-violet on its brown.
+    colour = "e => getComputedStyle(e).color"
+    link = page.get_by_role("link", name="Back to the lobby")
+    assert link.evaluate(colour) == page.locator("#replay-error").evaluate(colour)
+    link.click()
     page.wait_for_url(re.compile(r"/$"))
 
 
