@@ -607,7 +607,11 @@ function upsertMember(member) {
   const i = S.room.members.findIndex((m) => m.id === member.id);
   if (i >= 0) S.room.members[i] = member;
   else S.room.members.push(member);
-  if (member.id === S.room.you.member) S.room.you = { member: member.id, role: member.role, seat: member.seat };
+  if (member.id === S.room.you.member) {
+    // Seated from the results or mid-game, only the button's words had changed.
+    if (S.room.you.role === "spectator" && member.role === "player" && (S.room.results || S.room.state === "playing")) toast("You have a seat for the next game", "good");
+    S.room.you = { member: member.id, role: member.role, seat: member.seat };
+  }
   render();
 }
 

@@ -95,6 +95,9 @@ function stateText(room) {
   if (room.state === "finished" && !room.results) return STATE_TEXT.waiting;
   // A countdown's start and end come as `countdown` messages, which leave `state` as the snapshot had it.
   if (["waiting", "countdown"].includes(room.state)) return room.countdown ? STATE_TEXT.countdown : STATE_TEXT.waiting;
+  // Someone with no seat in the game being played is told so where the others read "Playing" (only the
+  // Spectators list said it).
+  if (room.state === "playing" && !room.play?.seats?.some((s) => s.member === room.you?.member)) return "Watching";
   return STATE_TEXT[room.state] ?? room.state;
 }
 

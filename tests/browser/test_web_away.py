@@ -66,6 +66,9 @@ def test_uno_seat_goes_away_then_a_bot_plays_it_to_the_end(open_page, grace_serv
     wait_room(watcher)
     watcher.locator('[data-testid="top"]').wait_for()
     others = (ada, bo, watcher)
+    # Where the players read "Playing", someone with no seat in this game reads that they watch it.
+    assert watcher.locator('[data-testid="room-state"]').inner_text() == "Watching"
+    assert ada.locator('[data-testid="room-state"]').inner_text() == "Playing"
 
     # The log so far: nobody moves until the test drives Ada and Bo, and the bot may move the moment it
     # takes over (6 s after Cy goes: read now, as the waits and shots below can take longer on a slow host).

@@ -432,8 +432,10 @@ def test_a_spectator_takes_a_free_seat_from_the_results(open_page, server):
     ada, bo, watcher = _watched_to_the_end(open_page, server)
     sit = watcher.get_by_role("button", name="Take a seat for the next game")
     sit.click()
-    # A player now; it was not their game, so it is not a "rematch" to them.
+    # A player now; it was not their game, so it is not a "rematch" to them. Told so, not only by the
+    # button's new words.
     watcher.get_by_role("button", name="Play the next game").wait_for()
+    watcher.locator("#toasts .toast", has_text="You have a seat for the next game").wait_for()
     assert watcher.locator("#players .member", has_text="Watcher").count() == 1
     shots(watcher, "results-spectator-seated")
     ada.close()
