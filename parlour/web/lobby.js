@@ -2,7 +2,7 @@
 
 import { GAMES, title } from "./catalog.js";
 import { capacityField, catchDelayField, readCatchDelay, readSettings, settingsFields } from "./settings.js";
-import { $, $$, el, fill } from "./ui.js";
+import { $, $$, choose, el, fill } from "./ui.js";
 
 const STATE_WORDS = { waiting: "waiting", countdown: "starting", playing: "playing", finished: "finished" };
 
@@ -156,9 +156,25 @@ export function renderRooms(rooms, app) {
   );
 }
 
-function joinListed(app, kind, room) {
+async function joinListed(app, kind, room) {
   const fields = { code: room.code };
-  const password = $("#join-password").value;
+  let password = $("#join-password").value;
+  // The list marks the room "password": Join asks for it here (it was refused first, with "type it in
+  // the Password box and join again").
+  if (!password && room.has_password && kind === "join") {
+    password = await askPassword(room);
+    if (password === null) return;
+  }
   if (password) fields.password = password;
   app.enter(kind, fields);
+}
+
+/** The password of listed `room`, or null when the visitor cancels. Enter in the box joins (the form's
+ * first button, Cancel, would take it). */
+async function askPassword(room) {
+  const join = () => $('#dialog-buttons button[value="join"]').click();
+  const box = el("input", { type: "password", name: "password", maxlength: 64, required: true, autocomplete: "off", onkeydown: (e) => e.key === "Enter" && (e.preventDefault(), join()) });
+  const body = el("div", {}, el("p", {}, `${title(room.game)} room ${room.code}${room.host ? `, hosted by ${room.host},` : ""} has a password.`), el("label", {}, "Password ", box));
+  const answer = await choose("Join with a password", body, [{ label: "Cancel", value: "cancel" }, { label: "Join", value: "join", class: "primary", validate: true }]);
+  return answer === "join" ? box.value : null;
 }

@@ -808,3 +808,25 @@ def test_a_guest_who_asks_for_a_rematch_is_told_what_it_waits_for(open_page, ser
     assert page.locator('[data-testid="starts-when"]').count() == 0
     ada.close()
     bo.close()
+
+
+def test_join_on_a_listed_password_room_asks_for_the_password(open_page, server):
+    """Join on a room the list marks "password" was refused first ("type it in the Password box and
+    join again"): it asks for the password, and Enter in the box joins."""
+    ada = Wire(server, "Ada")
+    code = ada.request("create_room", game="uno", public=True, password="sesame", capacity=3)["code"]
+    bo = open_page(viewport=PHONE)
+    bo.fill("#name", "Bo")
+    row = bo.locator(f'#public-rooms [data-code="{code}"]')
+    row.get_by_role("button", name="Join").click()
+    asked = bo.locator("dialog[open]")
+    assert asked.locator("#dialog-title").inner_text() == "Join with a password"
+    assert "has a password" in asked.inner_text() and "hosted by Ada" in asked.inner_text()
+    shots(bo, "public-room-password-asked")
+    asked.get_by_role("button", name="Cancel").click()  # nothing sent, nothing refused
+    assert bo.locator("#screen-start").is_visible() and bo.locator("#toasts .toast.bad").count() == 0
+    row.get_by_role("button", name="Join").click()
+    bo.locator("dialog[open] input[type=password]").fill("sesame")
+    bo.locator("dialog[open] input[type=password]").press("Enter")
+    assert wait_room(bo) == code
+    ada.close()
