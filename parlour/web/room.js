@@ -457,7 +457,9 @@ function gameOver(room, app) {
       ),
     ),
     TABLES[room.kind]?.resultNotes?.(view, ctx, results.log),
-    scoreTable(room.kind, room.scoreboard),
+    // The room's scoreboard once it has more than this game to count: after a room's first game it only
+    // said again what the results above it said, and pushed a phone's final board below the fold.
+    room.scoreboard?.some((line) => line.games > 1) ? scoreTable(room.kind, room.scoreboard) : null,
     // The replay and the stats open in a tab of their own: this page left, its seat was given up after
     // the grace (a replay page is not in the room).
     el(
