@@ -257,7 +257,7 @@ function waiting(room, app) {
         : sit,
       host
         ? el("button", { class: "big primary", disabled: !enough, onclick: () => startNow(players, you, app), title: enough ? "" : `Needs ${game.min_players} players` }, startLabel(players, you))
-        : countdown ? null : el("p", { class: "muted starts-when", dataset: { testid: "starts-when" } }, startsWhen(room, players, you, enough)), // the countdown says when
+        : countdown ? null : el("p", { class: "muted", dataset: { testid: "starts-when" } }, startsWhen(room, players, you, enough)), // the countdown says when
     ),
     // Short of players, the host's way to play now (bots) stands by the words that say so; it was under
     // the invitation, below a phone's fold.
@@ -555,7 +555,7 @@ function turnTimer(room, ctx) {
   const mine = turn.seat === ctx.seat && ctx.seat !== null;
   return el(
     "div",
-    { class: `turn-timer ${mine ? "mine" : ""}`, role: "timer", "aria-label": mine ? "Your turn's timer" : `${ctx.name(turn.seat)}'s turn timer`, dataset: { deadline: turn.localDeadline, total } },
+    { class: "turn-timer", role: "timer", "aria-label": mine ? "Your turn's timer" : `${ctx.name(turn.seat)}'s turn timer`, dataset: { deadline: turn.localDeadline, total } },
     el("div", { class: "timer-fill" }),
     el("span", { class: "timer-label" }, el("span", { class: "timer-who" }, mine ? "Your turn" : ctx.name(turn.seat), " · "), el("span", { class: "timer-text" }, "")),
   );
