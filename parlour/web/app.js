@@ -541,11 +541,14 @@ const handlers = {
     clearToasts();
     toast("The host removed you from the room", "bad");
     leftRoom();
+    presetCode(""); // its code, left in the Join box, led only to "You were removed from this room"
   },
   room_closed({ reason }) {
     clearToasts();
-    toast(reason === "terminated" ? "The host closed the room" : "The room closed", "bad");
+    const closer = reason === "terminated" && S.room.host === S.room.you.member;
+    toast(closer ? "You closed the room" : reason === "terminated" ? "The host closed the room" : "The room closed", closer ? "info" : "bad");
     leftRoom();
+    presetCode(""); // a closed room's code leads nowhere
   },
   lobby({ rooms }) {
     S.lobby = new Map(rooms.map((r) => [r.code, r]));

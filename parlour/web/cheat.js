@@ -71,7 +71,7 @@ export function refusal(error, action, names) {
 }
 
 /** Remember what a call revealed; returns a toast for it. */
-export function onEvent(event, names) {
+export function onEvent(event, names, seat = null) {
   trackPile(event);
   if (event.type === "called") {
     local.reveal = event;
@@ -80,7 +80,10 @@ export function onEvent(event, names) {
     local.bringReveal = true;
     const who = names(event.picked_up_by);
     const verdict = event.truthful ? `${names(event.placer)} told the truth` : `${names(event.placer)} was cheating`;
-    return { text: `${names(event.caller)} called Cheat! ${verdict} — ${who} picks up ${event.pile_count}.`, kind: event.truthful ? "info" : "good", sound: "bad", keep: true };
+    // Bad news for whoever picks up the pile (a cheater caught read it in green), good for a caller who
+    // caught one; the others are told.
+    const kind = seat !== null && seat === event.picked_up_by ? "bad" : seat !== null && seat === event.caller ? "good" : "info";
+    return { text: `${names(event.caller)} called Cheat! ${verdict} — ${who} picks up ${event.pile_count}.`, kind, sound: "bad", keep: true };
   }
   if (event.type === "played") {
     if (Date.now() - local.revealAt >= REVEAL_MS) local.reveal = null;

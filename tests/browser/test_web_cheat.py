@@ -296,3 +296,21 @@ def test_a_reveal_left_up_under_a_new_claim_says_it_was_the_last_call(open_page,
     shots(page, "cheat-reveal-earlier")
     for wire in seated:
         wire.close()
+
+
+CALL_NEWS = """async () => {
+    const cheat = await import("/cheat.js");
+    const names = (s) => ["Ada", "Bo", "Cy"][s];
+    // Bo calls Cheat on Ada, who was cheating: she picks up the pile.
+    const call = {
+        type: "called", caller: 1, placer: 0, picked_up_by: 0, truthful: false,
+        cards: [], rank: 0, pile_count: 4,
+    };
+    return [0, 1, 2, null].map((seat) => { cheat.reset(); return cheat.onEvent(call, names, seat).kind; });
+}"""
+
+
+def test_a_calls_news_is_bad_for_whoever_picks_up_the_pile(open_page):
+    """A cheater caught read "… you pick up 4" in green, the colour of good news."""
+    page = open_page()
+    assert page.evaluate(CALL_NEWS) == ["bad", "good", "info", "info"]  # Ada, Bo, Cy, a spectator

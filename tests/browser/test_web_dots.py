@@ -123,7 +123,11 @@ def test_dots_game_to_the_end_with_spectator_and_rematch(open_page):
     ada.click('#dialog button[value="yes"]')
     for page in (ada, bo, watcher):
         page.locator("#screen-start").wait_for()
-    bo.locator(".toast", has_text="closed the room").first.wait_for(state="attached")  # maybe not the newest
+    bo.locator(".toast", has_text="The host closed the room").first.wait_for(
+        state="attached"
+    )  # maybe not the newest
+    ada.locator(".toast", has_text="You closed the room").first.wait_for(state="attached")  # not "The host"
+    assert bo.locator("#join-code").input_value() == ""  # its code leads nowhere now
 
 
 def _board_edges_in_frame(page) -> bool:

@@ -73,7 +73,7 @@ def test_the_kicked_are_told_so_at_once_not_the_rooms_queued_news(open_page, ser
     code = host.request("create_room", game="uno", capacity=4)["code"]
     wendy = Wire(server, "Wendy")
     wendy.request("spectate", code=code)
-    page = open_page("/")
+    page = open_page(f"/r/{code}")  # by the room's link: its code is in the Join box on the start page
     take_over(page, wendy.token, "Wendy")  # her browser, watching
     page.locator("#screen-room").wait_for()
     joined = host.until(lambda m: m["type"] == "member_joined" and m["member"]["name"] == "Wendy")
@@ -86,6 +86,8 @@ def test_the_kicked_are_told_so_at_once_not_the_rooms_queued_news(open_page, ser
     page.locator("#screen-start").wait_for()
     toasts = page.locator("#toasts .toast")
     assert toasts.first.inner_text() == "The host removed you from the room"
+    # Not left in the Join box, where it led only to "You were removed from this room".
+    assert page.locator("#join-code").input_value() == ""
     page.wait_for_timeout(3500)  # as long as a toast stays up: nothing of the room's comes after it
     assert not page.locator("#toasts .toast", has_text="Bot").count()
     host.close()
