@@ -83,7 +83,8 @@ function hostTools(room, app) {
   };
   return [
     room.state === "playing"
-      ? el("button", { class: "small", onclick: ask("End this game?", "Everyone goes back to the waiting room; the game is not scored.", "End game", "reset") }, "End game")
+      // A quick-play room's clock starts the next game on its own: said (it read as a pause).
+      ? el("button", { class: "small", onclick: ask("End this game?", `Everyone goes back to the waiting room; the game is not scored.${room.quick_play ? " Quick play then starts a new game after its countdown." : ""}`, "End game", "reset") }, "End game")
       : null,
     el("button", { class: "small", onclick: ask("Close the room?", "Everyone is sent back to the start screen.", "Close room", "terminate") }, "Close room"),
   ];

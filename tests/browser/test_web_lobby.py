@@ -340,6 +340,12 @@ def test_quick_play_panel_says_one_thing_at_a_time(open_page):
         note = counting.locator('[data-testid="quick-note"]').inner_text()
         assert note == "Quick play: every seat is taken.", note
     shots(second, "quick-play-countdown")
+    # Ending the game: the host is told quick play's clock starts the next one (it read as a pause).
+    first.locator(".dots-board").wait_for(timeout=15_000)
+    first.get_by_role("button", name="End game").first.click()
+    said = first.locator("#dialog-body").inner_text()
+    assert "Quick play then starts a new game after its countdown." in said, said
+    first.locator("dialog[open]").get_by_role("button", name="Cancel").click()
 
 
 def test_public_rooms_on_a_phone_read_alike_with_their_buttons_aside(open_page, server):
