@@ -134,13 +134,16 @@ const app = {
   },
 
   /** create_room / join / spectate / quick_play, identifying first with the name field. */
-  async enter(type, fields) {
+  /** Join or watch a room; `wrongPassword`, if given, is what a wrong password does instead of the
+   * start page's Password box (the public list's dialog asks again). */
+  async enter(type, fields, { wrongPassword = null } = {}) {
     S.wantedCode = null; // the visitor chose for themselves: an invite link no longer joins for them
     if (!(await identify())) return;
     try {
       await conn.request(type, fields);
     } catch (err) {
-      if (err.code === "wrong_password") {
+      if (err.code === "wrong_password" && wrongPassword) wrongPassword();
+      else if (err.code === "wrong_password") {
         answer(fields.password ? "That password is wrong — check it and try again." : "This room has a password — type it in the Password box and join again.");
         presetCode(fields.code);
         $("#join-password").focus();

@@ -156,25 +156,27 @@ export function renderRooms(rooms, app) {
   );
 }
 
-async function joinListed(app, kind, room) {
+async function joinListed(app, kind, room, problem = null) {
   const fields = { code: room.code };
-  let password = $("#join-password").value;
+  let password = problem ? "" : $("#join-password").value;
   // The list marks the room "password": Join asks for it here (it was refused first, with "type it in
-  // the Password box and join again").
-  if (!password && room.has_password && kind === "join") {
-    password = await askPassword(room);
+  // the Password box and join again"), and asks again, saying so, when it was wrong.
+  const asking = room.has_password && kind === "join";
+  if (!password && asking) {
+    password = await askPassword(room, problem);
     if (password === null) return;
   }
   if (password) fields.password = password;
-  app.enter(kind, fields);
+  const again = () => joinListed(app, kind, room, "That password is wrong — check it and try again.");
+  app.enter(kind, fields, asking ? { wrongPassword: again } : {});
 }
 
 /** The password of listed `room`, or null when the visitor cancels. Enter in the box joins (the form's
  * first button, Cancel, would take it). */
-async function askPassword(room) {
+async function askPassword(room, problem) {
   const join = () => $('#dialog-buttons button[value="join"]').click();
   const box = el("input", { type: "password", name: "password", maxlength: 64, required: true, autocomplete: "off", onkeydown: (e) => e.key === "Enter" && (e.preventDefault(), join()) });
-  const body = el("div", {}, el("p", {}, `${title(room.game)} room ${room.code}${room.host ? `, hosted by ${room.host},` : ""} has a password.`), el("label", {}, "Password ", box));
+  const body = el("div", {}, problem ? el("p", { class: "alert", role: "alert" }, problem) : null, el("p", {}, `${title(room.game)} room ${room.code}${room.host ? `, hosted by ${room.host},` : ""} has a password.`), el("label", {}, "Password ", box));
   const answer = await choose("Join with a password", body, [{ label: "Cancel", value: "cancel" }, { label: "Join", value: "join", class: "primary", validate: true }]);
   return answer === "join" ? box.value : null;
 }

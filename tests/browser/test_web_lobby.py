@@ -818,7 +818,7 @@ def test_a_guest_who_asks_for_a_rematch_is_told_what_it_waits_for(open_page, ser
 
 def test_join_on_a_listed_password_room_asks_for_the_password(open_page, server):
     """Join on a room the list marks "password" was refused first ("type it in the Password box and
-    join again"): it asks for the password, and Enter in the box joins."""
+    join again"): it asks for the password, Enter in the box joins, and a wrong one is asked again."""
     ada = Wire(server, "Ada")
     code = ada.request("create_room", game="uno", public=True, password="sesame", capacity=3)["code"]
     bo = open_page(viewport=PHONE)
@@ -832,6 +832,10 @@ def test_join_on_a_listed_password_room_asks_for_the_password(open_page, server)
     asked.get_by_role("button", name="Cancel").click()  # nothing sent, nothing refused
     assert bo.locator("#screen-start").is_visible() and bo.locator("#toasts .toast.bad").count() == 0
     row.get_by_role("button", name="Join").click()
+    bo.locator("dialog[open] input[type=password]").fill("nope")
+    bo.locator("dialog[open] input[type=password]").press("Enter")
+    # A wrong one is said in the dialog, which asks again (it closed, for the start page's Password box).
+    bo.locator("dialog[open] .alert", has_text="That password is wrong").wait_for()
     bo.locator("dialog[open] input[type=password]").fill("sesame")
     bo.locator("dialog[open] input[type=password]").press("Enter")
     assert wait_room(bo) == code
