@@ -186,17 +186,22 @@ function seatsRow(view, ctx) {
   );
 }
 
+/** "You called Cheat on Bo's 3 × Aces": the call in the viewer's words ("You" on their own page, as the
+ * toast and the log say it), its claim said again (the table's "Just placed by …" went with the pile). */
+function callWords(call, ctx, first = true) {
+  const who = call.caller === ctx.you ? (first ? "You" : "you") : ctx.name(call.caller);
+  const whose = call.placer === ctx.you ? "your" : `${ctx.name(call.placer)}'s`;
+  return `${who} called Cheat on ${whose} ${claimWords(call.rank, call.cards.length)}`;
+}
+
 function revealBox(ctx) {
   const call = local.reveal;
   if (!call) return null;
-  // "You" on your own page, as the toast and the log say it.
   const who = (seat, first) => (seat === ctx.you ? (first ? "You" : "you") : ctx.name(seat));
-  // The claim called, said again: the table's "Just placed by …" had already gone with the pile.
-  const whose = call.placer === ctx.you ? "your" : `${ctx.name(call.placer)}'s`;
   return el(
     "div",
     { class: `reveal ${call.truthful ? "truth" : "lie"} ${local.revealOld ? "earlier" : ""}`, role: "status", dataset: { testid: "reveal" } },
-    el("p", {}, local.revealOld ? "Last call: " : "", `${who(call.caller, !local.revealOld)} called Cheat on ${whose} ${claimWords(call.rank, call.cards.length)}`),
+    el("p", {}, local.revealOld ? "Last call: " : "", callWords(call, ctx, !local.revealOld)),
     el("div", { class: "reveal-cards" }, call.cards.map((c) => cardFace(c, { class: c.rank === call.rank ? "" : "liar" }))),
     el("p", {}, el("strong", {}, call.truthful ? "Truth ✓" : "Lie ✗"), ` ${who(call.picked_up_by, true)} picked up ${cards(call.pile_count)}.`),
   );
@@ -243,11 +248,12 @@ export function logExtra(entry, ctx) {
 
 /** Reopen a reveal from its game-log entry (the public `called` event): the cards, in a dialog. */
 function showReveal(call, ctx) {
-  const { caller, placer, rank, cards, truthful } = call;
+  const { rank, cards, truthful } = call;
   const body = el(
     "div",
     { class: `reveal ${truthful ? "truth" : "lie"}`, dataset: { testid: "reveal-again" } },
-    el("p", {}, `${ctx.name(caller)} called Cheat on ${ctx.name(placer)}, who claimed ${rankWord(rank, cards.length)}:`),
+    // In the table's words (it had read "Bo called Cheat on Ada, who claimed Aces" on Ada's own page).
+    el("p", {}, `${callWords(call, ctx)}:`),
     el("div", { class: "reveal-cards" }, cards.map((c) => cardFace(c, { class: c.rank === rank ? "" : "liar" }))),
     el("p", {}, el("strong", {}, truthful ? "Truth ✓" : "Lie ✗")),
   );

@@ -3,6 +3,8 @@ next play and can be reopened from the game log."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from browser_helpers import shot, shots, take_over, wait_room
 from wire import Wire, at_a_table, two_at_a_table
@@ -74,6 +76,9 @@ def test_cheat_reveal_outlives_the_next_play_and_reopens_from_the_log(open_page,
     again = watcher.locator('dialog[open] [data-testid="reveal-again"]')
     again.wait_for()
     assert again.locator(".pcard").count() == 1
+    # In the table's words, the claim and its count said ("… on Ada, who claimed Aces" had neither).
+    words = again.locator("p").first.inner_text()
+    assert re.fullmatch(r"\w+ called Cheat on \w+'s one \w+:", words), words
     shots(watcher, "cheat-reveal-again")
     for p in players:
         p.close()
