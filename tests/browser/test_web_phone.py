@@ -266,6 +266,10 @@ def test_uno_top_card_and_its_colour_stay_above_the_dock_on_small_and_short_scre
         assert all(h < 50 and over <= 0 for h, over in chips), (width, height, chips)
         # The names cut short are still whole for screen readers and in the players' list.
         assert "Dionysia Long" in page.locator(".table-host .seats").inner_text()
+        # UNO! with seven cards cannot be called: grey, not a faded salmon that looked broken.
+        assert "grayscale" in page.locator('[data-testid="uno"]').evaluate(
+            "b => b.disabled && getComputedStyle(b).filter"
+        )
         # Ada's own chip, its "you" badge hidden for room, still stands out: a stripe down its side.
         stripe = "c => getComputedStyle(c).boxShadow"
         mine = page.locator(".table-host .seats .seat.me").evaluate(stripe)
