@@ -69,6 +69,7 @@ function normalise(msg) {
     scoreboard: msg.scoreboard ?? [],
     recent_games: msg.recent_games ?? [],
     wentAway: new Set(), // members this page saw lose their connection (only they are "back")
+    toldAway: new Set(), // those of them whose loss it said (gone past AWAY_SAY_MS): their return is said too
   };
 }
 
@@ -405,11 +406,20 @@ const handlers = {
     // Only a player's: a spectator's reload told every table "Di lost connection", "Di is back". A
     // move's news may take its place (the seat's chip says "offline" all along): it held the next
     // move's toast back.
+    // Said once they have been gone a moment: a reload's half second away told the whole table "Ben lost
+    // connection", and its "is back" could be lost behind the next move.
     const told = member.role === "player";
     if (before && before.connected && !member.connected && !member.bot) {
       S.room.wentAway.add(member.id);
-      if (told) toast(`${member.name} lost connection`, "info", 3000, true);
-    } else if (before && !before.connected && member.connected && S.room.wentAway.delete(member.id) && told) {
+      const room = S.room;
+      if (told) {
+        setTimeout(() => {
+          if (S.room !== room || !room.wentAway.has(member.id)) return;
+          room.toldAway.add(member.id);
+          toast(`${member.name} lost connection`, "info", 3000, true);
+        }, AWAY_SAY_MS);
+      }
+    } else if (before && !before.connected && member.connected && S.room.wentAway.delete(member.id) && S.room.toldAway.delete(member.id) && told) {
       toast(`${member.name} is back`, "info", 3000, true);
     }
     if (before && !before.replaced && member.replaced) toast(`A bot plays for ${member.name} until they are back`);
@@ -717,6 +727,9 @@ let shownState = null;
 /** The prompt the table showed this player at the last render (``data-prompt``, None when none): one
  * that appears takes the focus once. */
 let shownPrompt = null;
+
+/** How long a player is gone before the table is told (a page reload takes well under it). */
+const AWAY_SAY_MS = 2000;
 
 /** The element that last took the focus: a render that replaced it (the table's alert above the hand
  * came or went, and every element after it was new) left the focus on <body>. */

@@ -277,8 +277,8 @@ def _move(wires: tuple[Wire, ...], page=None) -> None:
 
 
 def test_the_table_hears_when_a_player_a_bot_stood_in_for_is_back(open_page, grace_server):
-    """ "A bot plays for Cy until they are back" was told to the table, but Cy's return was news a move
-    could take the place of: with a bot and the others moving, "Cy is back" was never shown."""
+    """The table is told "A bot plays for Cy until they are back", and then that Cy is back, though the
+    others and the bot move on meanwhile (a play-tester was not sure it had been said)."""
     (ada, bo, cy), code = at_a_table(grace_server, "uno", ("Ada", "Bo", "Cy"), {"target_score": 500})
     watcher = open_page(base=grace_server)
     watcher.fill("#name", "Di")
@@ -296,3 +296,29 @@ def test_the_table_hears_when_a_player_a_bot_stood_in_for_is_back(open_page, gra
     _move((ada, bo), back)
     seen = toasts_once_quiet(watcher)
     assert any(t.startswith("Cy is back") for t in seen), seen
+
+
+def test_a_quick_reload_is_not_news_but_a_longer_absence_is(open_page, server):
+    """Bo reloaded his page: in its half second away the whole table read "Bo lost connection", and its
+    "is back" could be lost behind the next move. A reload now says nothing; a real absence says both."""
+    ada_wire, bo_wire, _ = two_at_a_table(server, "dots", {"width": 4, "height": 4})
+    ada = open_page("/")
+    take_over(ada, ada_wire.token, "Ada")
+    bo = open_page("/")
+    take_over(bo, bo_wire.token, "Bo")
+    for page in (ada, bo):
+        page.locator('[data-testid="dots-board"]').wait_for()
+        page.locator('#conn[data-status="online"]').wait_for()
+    record_toasts(ada)
+    bo.reload()
+    bo.locator('#conn[data-status="online"]').wait_for()
+    ada.wait_for_timeout(2500)  # past the moment a loss is said
+    assert not [t for t in toasts_once_quiet(ada) if "Bo " in t], ada.evaluate("window.seenToasts")
+    record_toasts(ada)
+    bo.close()
+    ada.locator("#toasts .toast", has_text="Bo lost connection").wait_for()
+    back = open_page("/")
+    take_over(back, bo_wire.token, "Bo")
+    ada.locator("#toasts .toast", has_text="Bo is back").wait_for()
+    ada_wire.close()
+    bo_wire.close()
