@@ -558,7 +558,8 @@ function turnTimer(room, ctx) {
     "div",
     { class: "turn-timer", role: "timer", "aria-label": mine ? "Your turn's timer" : `${ctx.name(turn.seat)}'s turn timer`, dataset: { deadline: turn.localDeadline, total } },
     el("div", { class: "timer-fill" }),
-    el("span", { class: "timer-label" }, el("span", { class: "timer-who" }, mine ? "Your turn" : ctx.name(turn.seat), " · "), el("span", { class: "timer-text" }, "")),
+    // An offline player's clock runs on: said, beside their chip's other countdown (till a bot takes over).
+    el("span", { class: "timer-label" }, el("span", { class: "timer-who" }, mine ? "Your turn" : `${ctx.name(turn.seat)}${ctx.absent(turn.seat) ? " (offline)" : ""}`, " · "), el("span", { class: "timer-text" }, "")),
   );
 }
 

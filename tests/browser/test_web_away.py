@@ -122,8 +122,9 @@ def test_uno_seat_goes_away_then_a_bot_plays_it_to_the_end(open_page, grace_serv
 
 
 def test_dots_turn_of_an_absent_player_says_it_waits_for_them(open_page, server):
-    """Dots & Boxes names whose turn it is; for a player who dropped out it does not say "thinking"."""
-    ada, bo, _ = two_at_a_table(server, "dots", {"width": 4, "height": 4})
+    """Dots & Boxes names whose turn it is; for a player who dropped out it does not say "thinking", and
+    the turn timer's bar says their clock runs on while they are offline."""
+    ada, bo, _ = two_at_a_table(server, "dots", {"width": 4, "height": 4, "turn_timer": 60})
     if ada.view["turn"] == 0:  # Ada (seat 0) moves first: her line, then it is Bo's turn
         ada.request("action", action={"type": "line", "x": 0, "y": 0, "d": 0})
     page = open_page("/", PHONE)  # Ada's page takes her session over
@@ -132,6 +133,7 @@ def test_dots_turn_of_an_absent_player_says_it_waits_for_them(open_page, server)
     hint.filter(has_text="Bo is thinking…").wait_for()
     bo.close()
     hint.filter(has_text="Waiting for Bo to come back…").wait_for()
+    page.locator(".turn-timer .timer-who", has_text="Bo (offline)").wait_for()
     _chip(page, "Bo").locator(".badge.off", has_text=re.compile(r"^offline · bot in \d+ s$")).wait_for()
     shots(page, "away-dots-waiting")
 
