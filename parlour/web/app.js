@@ -420,7 +420,9 @@ const handlers = {
         }, AWAY_SAY_MS);
       }
     } else if (before && !before.connected && member.connected && S.room.wentAway.delete(member.id) && S.room.toldAway.delete(member.id) && told) {
-      toast(`${member.name} is back`, "info", 3000, true);
+      // After a bot stood in (said in a toast that stays), the return stays too: the bot's and the
+      // others' moves went on, and their news took its place (CI saw "Cy drew 2" and no "Cy is back").
+      toast(`${member.name} is back`, "info", 3000, !before.replaced);
     }
     if (before && !before.replaced && member.replaced) toast(`A bot plays for ${member.name} until they are back`);
     if (before && before.name !== member.name) {

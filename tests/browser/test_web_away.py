@@ -280,7 +280,8 @@ def _move(wires: tuple[Wire, ...], page=None) -> None:
 
 def test_the_table_hears_when_a_player_a_bot_stood_in_for_is_back(open_page, grace_server):
     """The table is told "A bot plays for Cy until they are back", and then that Cy is back, though the
-    others and the bot move on meanwhile (a play-tester was not sure it had been said)."""
+    others and the bot move on meanwhile: a move's news had taken its place (CI saw "Cy drew 2 (Draw
+    Two)", "Bo drew 2 (Draw Two)" and no "Cy is back")."""
     (ada, bo, cy), code = at_a_table(grace_server, "uno", ("Ada", "Bo", "Cy"), {"target_score": 500})
     watcher = open_page(base=grace_server)
     watcher.fill("#name", "Di")
