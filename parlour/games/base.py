@@ -279,7 +279,8 @@ class Game(Protocol):
     Describing the game (served to clients by ``GET /api/catalog``):
     ``name`` (wire name, also the module names ``games/<name>.py``, ``bots/<name>.py`` and
     ``web/<name>.js``), ``title`` (display name), ``how_to_play`` (one paragraph), ``leave_rule`` (one
-    sentence to a player about to leave a running game: what ``on_leave`` does), ``end_reasons``
+    sentence on what ``on_leave`` does with a leaver's seat in a running game, in the third person: the
+    exit dialog and the host's kick dialog both show it), ``end_reasons``
     (``(reason, sentence)`` for every ``Outcome.reason`` but ``"finished"``: why a game ended, as the
     results, profiles and replays say it), ``min_players`` and
     ``max_players`` (the seat range), ``settings_schema`` (every setting with its range, default and

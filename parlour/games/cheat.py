@@ -641,7 +641,7 @@ class Cheat:
         "the caller does). Get rid of all your cards to win."
     )
     leave_rule = (
-        "Your cards go face down onto the pile and the others play on; with fewer than three players "
+        "A leaver's cards go face down onto the pile and the others play on; with fewer than three players "
         "left, the game ends with no winner."
     )
     end_reasons = (("not_enough_players", "Too few players were left to go on."),)

@@ -113,7 +113,7 @@ class ConnectFour(SchemaSettings):
         "discs in a row — across, up or diagonally — to win. A full board with no row of four is a tie. "
         "The first move passes to the other player from game to game."
     )
-    leave_rule = "Your opponent wins the game."
+    leave_rule = "The other player wins the game."
     end_reasons = (
         ("four_in_a_row", "Four in a row."),
         ("board_full", "The board is full."),

@@ -327,7 +327,7 @@ class DotsGame(SchemaSettings):
         "table from game to game."
     )
     leave_rule = (
-        "Your boxes stay on the board and the others play on without you; if only one player is left, "
+        "A leaver's boxes stay on the board and the others play on without them; if only one player is left, "
         "they win."
     )
     end_reasons = (("last_player", "Everyone else left."),)

@@ -516,7 +516,7 @@ class Uno:
         "hand to win the round."
     )
     leave_rule = (
-        "Your cards are shuffled into the draw pile and the others play on; if only one player is left, "
+        "A leaver's cards are shuffled into the draw pile and the others play on; if only one player is left, "
         "they win."
     )
     end_reasons = (("opponents_left", "Everyone else left."),)

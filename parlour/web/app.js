@@ -220,11 +220,11 @@ const app = {
   },
 
   async kick(member) {
-    // Mid-game the one kicked leaves the game as a leaver does, under the game's rule (written to the
-    // leaver, "Your cards …"): a kick that ended a Cheat game of three had warned of nothing.
+    // Mid-game the one kicked leaves the game as a leaver does, under the game's rule: a kick that ended
+    // a Cheat game of three had warned of nothing.
     const seated = S.room.state === "playing" && (S.room.play?.seats ?? []).some((s) => s.member === member.id);
     const rule = GAMES[S.room.kind]?.leave_rule;
-    const game = seated && rule ? ` They leave the game being played: ${rule.replace(/\bYour\b/g, "Their").replace(/\byour\b/g, "their")}` : "";
+    const game = seated && rule ? ` They leave the game being played. ${rule}` : "";
     const why = (member.bot ? "Its seat is freed for someone else." : "They will not be able to rejoin this room.") + game;
     if (await confirmDialog(`${member.bot ? "Remove" : "Kick"} ${member.name}?`, why, member.bot ? "Remove" : "Kick")) {
       app.send("kick", { member: member.id });

@@ -64,7 +64,7 @@ def test_dots_game_to_the_end_with_spectator_and_rematch(open_page):
     # Leaving mid-game: the dialog says what Dots & Boxes does with a leaver (no hand to give up).
     ada.get_by_role("button", name="Exit").click()
     leaving = ada.locator("dialog[open]")
-    assert "Your boxes stay on the board" in leaving.inner_text() and "hand" not in leaving.inner_text()
+    assert "A leaver's boxes stay on the board" in leaving.inner_text() and "hand" not in leaving.inner_text()
     shots(ada, "dots-leave-dialog")
     leaving.get_by_role("button", name="Cancel").click()
     assert ada.locator("dialog[open]").count() == 0

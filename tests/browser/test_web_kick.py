@@ -23,7 +23,7 @@ def test_a_kicked_seat_says_kicked_at_the_table_and_in_the_results(open_page, se
     page.get_by_role("button", name="Kick Bo").click()
     # Mid-game, the dialog says what the kick does to the game: the game's rule for a leaver.
     said = page.locator("#dialog-body").inner_text()
-    assert "They leave the game being played: Their cards are shuffled into the draw pile" in said, said
+    assert "They leave the game being played. A leaver's cards are shuffled into the draw pile" in said, said
     page.click('#dialog button[value="yes"]')
     page.locator(".seat", has_text="Bo").locator(".badge.left", has_text="kicked").wait_for()
     cy.request("leave")
