@@ -28,7 +28,8 @@ function gamePanel(totals) {
 function theirPart(game) {
   const them = game.players.find((p) => p.profile === id);
   if (!them) return null;
-  if (gone(them)) return gone(them);
+  const left = gone(them);
+  if (left) return left;
   if (!game.result.winners.length) return null;
   if (!game.result.winners.includes(them.seat)) return "lost";
   return game.result.tie ? "tied" : "won";
