@@ -516,8 +516,8 @@ class Uno:
         "hand to win the round."
     )
     leave_rule = (
-        "A leaver's cards are shuffled into the draw pile and the others play on; if only one player is left, "
-        "they win."
+        "A leaver's cards are shuffled into the draw pile and the others play on; if only one player is "
+        "left, they win."
     )
     end_reasons = (("opponents_left", "Everyone else left."),)
     min_players = 2
