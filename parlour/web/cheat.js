@@ -27,6 +27,8 @@ const placeWords = (rank, count) =>
 // since the reveal, which then says it was the last call (under a new claim it read as its verdict).
 const local = { selected: new Set(), rank: null, reveal: null, revealAt: 0, revealOld: false, bringReveal: false, focus: null, pickedUp: null };
 const REVEAL_MS = 4000;
+const HAND_ROW = 12; // cards a phone's hand row holds before it takes another row
+const MAX_HAND_ROWS = 3; // past this, the rows fan tighter and at last scroll sideways
 
 export function reset() {
   local.selected.clear();
@@ -309,6 +311,10 @@ function handArea(view, hand, myTurn, ctx) {
   const owner = ctx.seat === ctx.you ? "Your hand" : `${ctx.name(ctx.seat)}'s hand`;
   // One tab stop for the whole hand (a roving tabindex): a hand of 30 cards is not 30 presses of Tab.
   if (!hand.some((c) => c.id === local.focus)) local.focus = hand[0]?.id ?? null;
+  // On a phone a long hand takes rows of up to HAND_ROW cards, each fanned to the width (styles.css):
+  // in one row, 17 cards showed a strip each, too narrow for a 10.
+  const rows = Math.min(MAX_HAND_ROWS, Math.ceil(hand.length / HAND_ROW));
+  const cols = Math.ceil(hand.length / Math.max(1, rows));
   const faces = hand.map((card) =>
     cardFace(card, {
       class: local.selected.has(card.id) ? "selected" : "",
@@ -333,7 +339,7 @@ function handArea(view, hand, myTurn, ctx) {
     ctx.readOnly ? null : el("p", { id: "hand-keys", class: "visually-hidden" }, "The arrow keys move between your cards; Space selects one."),
     // Off turn every card is disabled: the hand itself takes focus, so a keyboard can scroll it (an empty
     // hand has nothing to scroll).
-    el("div", { class: "hand", style: `--n: ${hand.length}`, role: "group", tabindex: myTurn || !hand.length ? null : "0", "aria-label": owner, "aria-describedby": ctx.readOnly ? null : "hand-keys", dataset: { testid: "hand" }, onkeydown: arrowKeys }, faces),
+    el("div", { class: `hand ${rows > 1 ? "rows" : ""}`, style: `--n: ${hand.length}; --cols-1: ${cols - 1}`, role: "group", tabindex: myTurn || !hand.length ? null : "0", "aria-label": owner, "aria-describedby": ctx.readOnly ? null : "hand-keys", dataset: { testid: "hand" }, onkeydown: arrowKeys }, faces),
   );
 }
 

@@ -67,33 +67,6 @@ def test_an_invite_link_on_a_phone_offers_its_room_before_create(open_page, serv
     host.close()
 
 
-def test_a_hand_wider_than_the_phone_fades_at_the_edge_with_more_cards(open_page, server):
-    """Cheat deals three players 17-18 cards: fanned out to the narrowest strips, a phone's docked hand
-    is still a little wider than the screen and scrolls sideways. The edge with cards beyond it fades
-    (before: the last card in sight ended flush at the screen's edge, nothing said more)."""
-    seated, _ = at_a_table(server, "cheat", ("Ada", "Bo", "Cy"))
-    page = open_page("/", PHONE)
-    take_over(page, seated[0].token, "Ada")
-    hand = page.locator('[data-testid="hand"]')
-    hand.locator(".pcard").nth(16).wait_for()
-    classes = "h => [h.classList.contains('more-left'), h.classList.contains('more-right')]"
-    assert hand.evaluate(classes) == [False, True]
-    assert hand.evaluate("h => getComputedStyle(h).maskImage") != "none"
-    shot(page, "cheat-hand-more")
-    hand.evaluate("h => h.scrollTo({left: (h.scrollWidth - h.clientWidth) / 2})")
-    page.wait_for_function(
-        "() => document.querySelector('[data-testid=\"hand\"]').classList.contains('more-left')"
-    )
-    assert hand.evaluate(classes) == [True, True]
-    hand.evaluate("h => h.scrollTo({left: h.scrollWidth})")
-    page.wait_for_function(
-        "() => !document.querySelector('[data-testid=\"hand\"]').classList.contains('more-right')"
-    )
-    shot(page, "cheat-hand-scrolled")
-    for wire in seated:
-        wire.close()
-
-
 CORNERS_SHOWN = """([x, y]) => [...document.querySelectorAll('[data-testid="hand"] button')].every((card) => {
     const box = card.getBoundingClientRect();
     const hit = document.elementFromPoint(box.left + x, box.top + y);
@@ -126,6 +99,83 @@ def _draw_up_to(players: list[Wire], ada: Wire, cards: int) -> None:
             action = {**plays[0], "color": "red"} if "color" in plays[0] else plays[0]
         actor.request("action", action=action or actor.view["legal"][0])
     raise AssertionError(f"Ada did not reach {cards} cards")
+
+
+def test_a_hand_wider_than_the_phone_fades_at_the_edge_with_more_cards(open_page, server):
+    """A UNO hand of 17 cards, fanned out to the narrowest strips, is still wider than a phone and
+    scrolls sideways. The edge with cards beyond it fades (before: the last card in sight ended flush
+    at the screen's edge, nothing said more)."""
+    players, _ = at_a_table(server, "uno", ("Ada", "Bo"), {"draw_until_playable": False})
+    _draw_up_to(players, players[0], 17)
+    page = open_page("/", PHONE)
+    take_over(page, players[0].token, "Ada")
+    hand = page.locator('[data-testid="hand"]')
+    hand.locator(".ucard").nth(16).wait_for()
+    classes = "h => [h.classList.contains('more-left'), h.classList.contains('more-right')]"
+    assert hand.evaluate(classes) == [False, True]
+    assert hand.evaluate("h => getComputedStyle(h).maskImage") != "none"
+    shot(page, "uno-hand-more")
+    hand.evaluate("h => h.scrollTo({left: (h.scrollWidth - h.clientWidth) / 2})")
+    page.wait_for_function(
+        "() => document.querySelector('[data-testid=\"hand\"]').classList.contains('more-left')"
+    )
+    assert hand.evaluate(classes) == [True, True]
+    hand.evaluate("h => h.scrollTo({left: h.scrollWidth})")
+    page.wait_for_function(
+        "() => !document.querySelector('[data-testid=\"hand\"]').classList.contains('more-right')"
+    )
+    shot(page, "uno-hand-scrolled")
+    for wire in players:
+        wire.close()
+
+
+RANKS_SHOWN = """() => [...document.querySelectorAll('[data-testid="hand"] .pc-rank')].every((rank) => {
+    const box = rank.getBoundingClientRect();
+    const hit = document.elementFromPoint(box.right - 1, box.top + box.height / 2);
+    return rank.parentElement.contains(hit);
+})"""
+ROW_TOPS = """() => new Set([...document.querySelectorAll('[data-testid="hand"] .pcard')]
+    .map((c) => Math.round(c.getBoundingClientRect().top))).size"""
+
+
+def test_a_three_player_cheat_hand_takes_two_rows_on_a_phone_and_one_on_a_laptop(open_page, server):
+    """Three players hold 17-18 cards each. In one fanned row a phone showed each card as a strip too
+    narrow for a 10 ("1(") and still scrolled sideways; now the hand takes two rows that fit the width,
+    every rank whole and tappable. A laptop fans the hand into one row (it had wrapped, its second row
+    below the fold while a call's cards were up)."""
+    seated, _ = at_a_table(server, "cheat", ("Ada", "Bo", "Cy"))
+    on_turn = next(w for w in seated if w.view["turn"] == w.view["seat"])
+    page = open_page("/", PHONE)
+    take_over(page, on_turn.token, on_turn.name)
+    hand = page.locator('[data-testid="hand"]')
+    count = len(on_turn.view["hand"])
+    assert count in (17, 18)
+    hand.locator(".pcard").nth(count - 1).wait_for()
+    for viewport in (PHONE, NARROW):
+        page.set_viewport_size(viewport)
+        assert page.evaluate(ROW_TOPS) == 2
+        assert hand.evaluate(FITS), hand.evaluate("h => [h.scrollWidth, h.clientWidth]")
+        assert page.evaluate(RANKS_SHOWN)
+        assert page.evaluate(CORNERS_SHOWN, [CORNER["x"], CORNER["y"]])
+        assert no_horizontal_scroll(page)
+    page.set_viewport_size(PHONE)
+    card = hand.locator(".pcard").nth(count - 2)  # in the second row
+    tap_card(card)
+    page.locator('[data-testid="hand"] .pcard.selected').wait_for()
+    assert card.get_attribute("aria-pressed") == "true"
+    shot(page, "cheat-phone-rows")
+    page.set_viewport_size({"width": 1280, "height": 800})
+    page.mouse.move(0, 0)  # no card raised by the pointer
+    page.wait_for_timeout(200)
+    tops = hand.locator(".pcard:not(.selected)").evaluate_all(
+        "cs => cs.map((c) => Math.round(c.getBoundingClientRect().top))"
+    )
+    assert len(set(tops)) == 1, tops
+    assert page.evaluate(RANKS_SHOWN)
+    assert on_screen(page, f'[data-testid="hand"] .pcard >> nth={count - 1}')
+    shot(page, "cheat-laptop-fan")
+    for wire in seated:
+        wire.close()
 
 
 def test_a_long_uno_hand_fans_out_to_fit_a_phone(open_page, server):
