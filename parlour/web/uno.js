@@ -323,7 +323,8 @@ function opponents(view, ctx, legal) {
   const seats = Array.from({ length: view.players }, (_, i) => (start + i) % view.players);
   return el(
     "ol",
-    { class: "seats", "aria-label": "Players" },
+    // More than four chips stand in narrower columns, where a score's "pts" gives way (styles.css).
+    { class: `seats ${view.players > 4 ? "crowded" : ""}`, "aria-label": "Players" },
     seats.map((seat) => {
       const catchable = legal.some((a) => a.type === "catch" && a.target === seat);
       return el(

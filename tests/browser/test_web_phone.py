@@ -314,6 +314,11 @@ def test_uno_top_card_and_its_colour_stay_above_the_dock_on_small_and_short_scre
         )
         # Each on one line, nothing sticking out.
         assert all(h < 50 and over <= 0 for h, over in chips), (width, height, chips)
+        # A score says it is one ("0 pts"): bare, it read as a second count beside the cards.
+        scores = page.locator(".table-host .seats .seat .score").evaluate_all(
+            "ss => ss.map((s) => [s.textContent.trim(), s.querySelector('.unit').offsetWidth])"
+        )
+        assert all(text == "0 pts" and unit > 8 for text, unit in scores), scores
         # The names cut short are still whole for screen readers and in the players' list.
         assert "Dionysia Long" in page.locator(".table-host .seats").inner_text()
         # UNO! with seven cards cannot be called: grey, not a faded salmon that looked broken.
