@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from browser_helpers import PHONE, on_screen, shot, shots, take_over
+from browser_helpers import NARROW, PHONE, on_screen, shot, shots, take_over
 from wire import Wire, at_a_table, play_uno_until, two_at_a_table
 
 pytestmark = pytest.mark.browser
@@ -320,6 +320,13 @@ def test_a_rounds_end_stays_in_sight_through_the_next_round(open_page, server):
         wire.close()
 
 
+LINES_OVER_ONE = """els => els.filter((e) => {
+    const text = document.createRange();
+    text.selectNodeContents(e);
+    return new Set([...text.getClientRects()].map((r) => Math.round(r.top))).size > 1;
+}).map((e) => e.textContent)"""
+
+
 def test_a_matchs_results_say_what_its_last_round_added(open_page, server):
     """A match's results showed only the totals: what the deciding round was worth was nowhere on them."""
     ada, bo, _ = two_at_a_table(server, "uno", {"target_score": 50})
@@ -332,6 +339,13 @@ def test_a_matchs_results_say_what_its_last_round_added(open_page, server):
     results.wait_for()
     headers = results.locator("th").all_inner_texts()
     assert headers == ["Player", "Points", f"Round {ended['round']}", "Cards left"]
+    # Each header on one line, the table inside its panel, at 390 and 360 px ("Cards / left" had wrapped).
+    for viewport in (PHONE, NARROW):
+        page.set_viewport_size(viewport)
+        tall = results.locator("th").evaluate_all(LINES_OVER_ONE)
+        assert tall == [], (viewport, tall)
+        assert page.locator(".game-over").evaluate("p => p.scrollWidth <= p.clientWidth")
+    page.set_viewport_size(PHONE)
     rows = [row.locator("td").all_inner_texts() for row in results.locator("tbody tr").all()]
     winner = ended["winner"]
     # Ranked, the winner first whichever seat they had (seat order had put a winning Bo second).
