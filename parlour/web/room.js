@@ -37,10 +37,12 @@ export function tableContext(room, app) {
      * chip, so nobody has to look at the side panel to know why a seat does not move. */
     presence: (seat) => {
       const m = memberAt(seat);
-      // A seat of this game whose member is gone: its player left, was kicked, or never came back.
+      // A seat of this game whose player left it or was kicked. One gone only once it was over (a bot
+      // played for them to the end, then the room let them go; back, they are a new member) did not
+      // leave the game: its chip had said "left" over the results, even with them back in the room.
       if (!m) {
         const emptied = seats.find((s) => s.seat === seat);
-        return emptied ? el("span", { class: "badge left" }, gone({ left: true, ...emptied })) : null;
+        return emptied?.left ? el("span", { class: "badge left" }, gone(emptied)) : null;
       }
       // The level gives way on a small screen's chips (styles.css); the players' list says it in full.
       if (m.bot) return el("span", { class: "badge bot" }, m.level ? el("span", { class: "level" }, `${m.level} `) : null, "bot");

@@ -105,6 +105,8 @@ def test_uno_seat_goes_away_then_a_bot_plays_it_to_the_end(open_page, grace_serv
     for page in others:
         stood_in = page.locator('[data-testid="results"] tbody tr:has([data-testid="stood-in"])')
         assert stood_in.count() == 1 and stood_in.inner_text().startswith("Cy")
+        # Under the results Cy's chip does not say "left": a bot played Cy's seat to the end.
+        assert _chip(page, "Cy").locator(".badge").count() == 0
     shots(watcher, "away-results-stood-in")
     cy_moves = [
         text
