@@ -175,7 +175,7 @@ def create_app(config: Config, store: Store | None = None) -> Starlette:
             return HTMLResponse(text, headers={"Cache-Control": "no-cache"})
         return HTMLResponse(PLACEHOLDER)
 
-    invite, invite_qr = routes_for(config, manager.room_open)
+    invite, invite_qr = routes_for(config, manager.invite_facts)
     routes: list[BaseRoute] = [
         WebSocketRoute("/api/ws", native.endpoint),
         Route("/api/invite/{code}", invite),

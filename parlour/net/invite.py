@@ -98,15 +98,19 @@ GUESSING = {"error": "too_many_guesses", "message": "Too many unknown room codes
 TOO_LONG = {"error": "link_too_long", "message": "This address is too long for a QR code."}
 
 
-def routes_for(config: Config, room_open: Callable[[str], Awaitable[bool]]) -> tuple[Any, Any]:
-    """The two invite endpoints; ``room_open`` is the manager's (a room on another node of a cluster
-    counts: the page asks whichever node the link reached).
+Facts = dict[str, str | None]
+
+
+def routes_for(config: Config, room_facts: Callable[[str], Awaitable[Facts | None]]) -> tuple[Any, Any]:
+    """The two invite endpoints; ``room_facts`` is the manager's ``invite_facts``: an open room's game
+    and host, or None (a room on another node of a cluster counts: the page asks whichever node the
+    link reached).
 
     Whether a code exists is what a private room's secrecy rests on (docs/reliability.md), so these
     answer under the same per-address guess limit as ``join``: an address that named too many unknown
     codes gets 429 for every code, existing or not, until its misses refill."""
 
-    async def _code(request: Request) -> str | Response:
+    async def _room(request: Request) -> tuple[str, Facts] | Response:
         limits = getattr(request.app.state, "limits", None)
         address = client_key(request.scope)
         if limits is not None and limits.guessing(address):
@@ -115,22 +119,25 @@ def routes_for(config: Config, room_open: Callable[[str], Awaitable[bool]]) -> t
             code = normalize_code(request.path_params["code"])
         except CommandError:
             code = ""
-        if code and await room_open(code):
-            return code
+        facts = await room_facts(code) if code else None
+        if facts is not None:
+            return code, facts
         if limits is not None:
             limits.code_miss(address)
         return JSONResponse(NOT_FOUND, 404)
 
     async def invite(request: Request) -> Response:
-        code = await _code(request)
-        if isinstance(code, Response):
-            return code
-        return JSONResponse(links(config, request, code), headers={"Cache-Control": "no-store"})
+        found = await _room(request)
+        if isinstance(found, Response):
+            return found
+        code, facts = found
+        return JSONResponse(links(config, request, code) | facts, headers={"Cache-Control": "no-store"})
 
     async def qr(request: Request) -> Response:
-        code = await _code(request)
-        if isinstance(code, Response):
-            return code
+        found = await _room(request)
+        if isinstance(found, Response):
+            return found
+        code = found[0]
         try:  # the link holds the Host the page was opened at, which a client can make very long
             svg = qr_svg(links(config, request, code)["url"])
         except segno.DataOverflowError:

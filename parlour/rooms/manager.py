@@ -41,6 +41,13 @@ from parlour.store import ProfileRecord, SessionRecord, Store
 log = logging.getLogger("parlour.rooms")
 
 
+def room_facts(room: Room) -> dict[str, str | None]:
+    """What an invite link's page says of a room: its game and who hosts it (a name the room's own
+    members see anyway; the code the link holds is what lets anyone in)."""
+    host = room.members.get(room.host) if room.host is not None else None
+    return {"game": room.game_name, "host": host.name if host is not None else None}
+
+
 @dataclass(frozen=True, slots=True)
 class RoomLimits:
     """Caps that keep one client (or everyone together) from filling the server with rooms."""
@@ -138,9 +145,11 @@ class Manager:
         for room in list(self.rooms.values()):
             await room.stop()
 
-    async def room_open(self, code: str) -> bool:
-        """Whether a room ``code`` is open (in cluster mode: on any node)."""
-        return code in self.rooms
+    async def invite_facts(self, code: str) -> dict[str, str | None] | None:
+        """What an invite link's page says of open room ``code`` (the game, who hosts it), or None if
+        no such room is open."""
+        room = self.rooms.get(code)
+        return None if room is None else room_facts(room)
 
     def _new_room(self, config: dict[str, Any]) -> Room:
         return Room(config, self.store, self, self.timings, self.bot_factory)

@@ -584,6 +584,17 @@ class RedisStore:
     async def is_open(self, code: str) -> bool:
         return bool(await self.redis.sismember(self.key("open"), code))
 
+    async def open_game(self, code: str) -> str | None:
+        """The game an open room ``code`` plays (for an invite link's page), or None if none is open."""
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.sismember(self.key("open"), code)
+        pipe.hget(self.key("room", code), "config")
+        is_open, config = await pipe.execute()
+        if not is_open or config is None:
+            return None
+        game = orjson.loads(config).get("game")
+        return game if isinstance(game, str) else None
+
     async def orphans(self, limit: int = 1000) -> list[str]:
         """Open rooms whose lease expired or was released: any node may claim them."""
         raw = await self._orphans(keys=[self.key("open")], args=[self.key("lease", ""), limit])

@@ -108,9 +108,18 @@ export async function showInvite(code) {
   // A closed room's link is said to be one at once (it looked open until a name was typed and Join
   // pressed); a failed look leaves the invitation as it is.
   const reply = await fetch(`/api/invite/${encodeURIComponent(code)}`).catch(() => null);
-  if (reply?.status === 404 && form.querySelector("h2").textContent === `Join room ${code}`) {
+  const still = () => form.querySelector("h2").textContent === `Join room ${code}`;
+  if (reply?.status === 404 && still()) {
     clearInvite();
     form.querySelector("h2").after(el("p", { class: "alert", id: "invite-gone", role: "status" }, `No open room has the code “${code}”: a room that closed is gone.`));
+  } else if (reply?.ok) {
+    // Which game, and whose: one link looked like any other until the friend had joined. Another node
+    // of a cluster knows the game, not the host (docs/protocol.md).
+    const { game, host } = await reply.json().catch(() => ({}));
+    if (game && still()) {
+      $("#invite-facts")?.remove();
+      form.querySelector("h2").after(el("p", { id: "invite-facts", dataset: { testid: "invite-facts" } }, el("strong", {}, title(game)), host ? `, hosted by ${host}` : ""));
+    }
   }
 }
 
@@ -120,6 +129,7 @@ export function clearInvite() {
   form.classList.remove("invited");
   form.querySelector("h2").textContent = "Join a game";
   $("#invite-gone")?.remove();
+  $("#invite-facts")?.remove();
 }
 
 export function renderRooms(rooms, app) {

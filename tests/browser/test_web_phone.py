@@ -51,6 +51,8 @@ def test_an_invite_link_on_a_phone_offers_its_room_before_create(open_page, serv
     page = open_page(f"/r/{code}", PHONE)
     join = page.locator("#join-form")
     join.get_by_role("heading", name=f"Join room {code}").wait_for()
+    # The link says which game it is and whose, before the friend joins.
+    assert page.get_by_test_id("invite-facts").inner_text() == "UNO, hosted by Ada"
     assert join.bounding_box()["y"] < page.locator("#create-form").bounding_box()["y"]
     assert on_screen(page, '#join-form button[type="submit"]')
     assert page.locator("#join-code").input_value() == code
@@ -64,6 +66,7 @@ def test_an_invite_link_on_a_phone_offers_its_room_before_create(open_page, serv
     page.locator("dialog[open]").get_by_role("button", name="Leave").click()
     page.locator("#join-form").get_by_role("heading", name="Join a game").wait_for()
     assert page.locator("#create-form").bounding_box()["y"] < join.bounding_box()["y"]
+    assert page.get_by_test_id("invite-facts").count() == 0
     host.close()
 
 

@@ -16,9 +16,11 @@ async def test_every_node_answers_for_a_room_another_node_owns(cluster) -> None:
     a, b = cluster.add(), cluster.add()
     host = await Client.open(a.ws, "Host")
     code = (await host.ok("create_room", game="dots"))["code"]
-    for node in (a, b):
+    for node, host_named in ((a, "Host"), (b, None)):
         invite = json.loads(node.get(f"/api/invite/{code}"))
         assert invite["code"] == code and invite["url"].endswith(f"/r/{code}")
+        # The game on every node; the host's name where the room is (b knows the stored config only).
+        assert (invite["game"], invite["host"]) == ("dots", host_named)
         assert node.get(f"/api/invite/{code}/qr.svg").startswith(b"<?xml")
     with pytest.raises(urllib.error.HTTPError) as missing:  # a code no node has is still unknown
         b.get("/api/invite/ZZZZZ")

@@ -30,7 +30,7 @@ from parlour.rooms.cluster.bus import Bus, Item
 from parlour.rooms.cluster.remote import RemoteRoom, RemoteSink
 from parlour.rooms.commands import Command, CommandError
 from parlour.rooms.enums import CLOSED
-from parlour.rooms.manager import Manager, Session
+from parlour.rooms.manager import Manager, Session, room_facts
 from parlour.rooms.members import Message, Sink
 from parlour.rooms.room import Room
 from parlour.rooms.validate import hash_password, normalize_code
@@ -520,9 +520,14 @@ class ClusterManager(Manager):
         elif code not in self.rooms and not (isinstance(current, RemoteRoom) and current.code == code):
             self.session_rooms[session] = RemoteRoom(self, code)  # type: ignore[assignment]
 
-    async def room_open(self, code: str) -> bool:
-        """Here, or on any node: an invite link's page asks whichever node it reached (``net/invite``)."""
-        return code in self.rooms or await self.store.is_open(code)
+    async def invite_facts(self, code: str) -> dict[str, str | None] | None:
+        """Here, or on any node: an invite link's page asks whichever node it reached (``net/invite``).
+        Another node's room is known by its stored config only: its game, not who hosts it now."""
+        room = self.rooms.get(code)
+        if room is not None:
+            return room_facts(room)
+        game = await self.store.open_game(code)
+        return None if game is None else {"game": game, "host": None}
 
     async def owner_of(self, code: str) -> str | None:
         """Who owns ``code`` as far as one look tells (no waiting, no claim): where a connection that
