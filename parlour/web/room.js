@@ -96,6 +96,9 @@ function hostTools(room, app) {
  * see the waiting room), and a waiting room whose game is about to start says so, as its panel does. */
 function stateText(room) {
   if (room.state === "finished" && !room.results) return STATE_TEXT.waiting;
+  // The results still on this screen, under a rematch asked for or new settings (the room waits again):
+  // "Waiting for players" had stood over them. A countdown under way is still said.
+  if (room.results && room.state === "waiting" && !room.countdown) return STATE_TEXT.finished;
   // A countdown's start and end come as `countdown` messages, which leave `state` as the snapshot had it.
   if (["waiting", "countdown"].includes(room.state)) return room.countdown ? STATE_TEXT.countdown : STATE_TEXT.waiting;
   // Someone with no seat in the game being played is told so where the others read "Playing" (only the

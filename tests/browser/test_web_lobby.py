@@ -455,6 +455,8 @@ def test_a_spectator_sits_down_after_a_rematch_is_asked_and_an_offer_goes_with_i
     ada, bo, watcher = _watched_to_the_end(open_page, server)
     bo.request("rematch")
     watcher.locator('[data-testid="rematch-offer"]', has_text="Bo asks for a rematch").wait_for()
+    # Over the results the heading says what they are ("Waiting for players" had stood there).
+    assert watcher.locator('[data-testid="room-state"]').inner_text() == "Game over"
     watcher.get_by_role("button", name="Take a seat for the next game").click()
     watcher.get_by_role("button", name="Accept rematch").wait_for()  # a player now, offered the rematch
     ada.request("ready", ready=True)  # Ada takes it: said under the offer, which had stayed Bo's alone
@@ -464,6 +466,9 @@ def test_a_spectator_sits_down_after_a_rematch_is_asked_and_an_offer_goes_with_i
     watcher.locator("#players .member", has_text="Bo").wait_for(state="detached")
     assert watcher.locator('[data-testid="rematch-offer"]').count() == 0
     assert watcher.get_by_role("button", name="Play again").count() == 1
+    assert watcher.locator('[data-testid="room-state"]').inner_text() == "Game over"
+    watcher.get_by_role("button", name="Back to the room").click()
+    assert watcher.locator('[data-testid="room-state"]').inner_text() == "Waiting for players"
     ada.close()
     bo.close()
 
