@@ -147,7 +147,16 @@ export function render(stage, view, ctx) {
     // A call's reveal comes into sight (on a short screen it was under the hand's bar, and only a toast
     // said what the call found), unless the player is typing in the chat.
     if (!ctx.readOnly && document.activeElement?.id !== "chat-input") {
-      requestAnimationFrame(() => document.querySelector('#stage [data-testid="reveal"]')?.scrollIntoView({ block: "nearest" }));
+      requestAnimationFrame(() => {
+        const reveal = document.querySelector('#stage [data-testid="reveal"]');
+        if (!reveal) return;
+        // Clear of the dock as tall as it is now: a hand of three rows stands higher than the
+        // stylesheet's margin, and the verdict stayed under it.
+        const dock = document.querySelector('#stage [data-testid="dock"]');
+        const docked = dock && getComputedStyle(dock).position === "sticky" ? dock.getBoundingClientRect().height : 0;
+        if (docked) reveal.style.scrollMarginBottom = `${docked + 16}px`;
+        reveal.scrollIntoView({ block: "nearest" });
+      });
     }
   }
 }

@@ -11,6 +11,7 @@ from browser_helpers import (
     CORNER,
     NARROW,
     PHONE,
+    SHOTS,
     create_room,
     join_room,
     no_horizontal_scroll,
@@ -178,6 +179,51 @@ def test_a_three_player_cheat_hand_takes_two_rows_on_a_phone_and_one_on_a_laptop
     assert on_screen(page, f'[data-testid="hand"] .pcard >> nth={count - 1}')
     shot(page, "cheat-laptop-fan")
     for wire in seated:
+        wire.close()
+
+
+def _cheat_turns(wires: list[Wire], until) -> Wire:
+    """Each player on turn places three cards as the first rank allowed, nobody calling, until
+    ``until(actor)`` holds for the player on turn (who has not placed yet): returned."""
+    for _ in range(60):
+        top = max(w.seq for w in wires)
+        for w in wires:
+            w.catch_up(top)
+        actor = next(w for w in wires if w.view["turn"] == w.view["seat"])
+        if until(actor):
+            return actor
+        cards = [c["id"] for c in actor.view["hand"][:3]]
+        actor.request("action", action={"type": "play", "cards": cards, "rank": actor.view["ranks"][0]})
+    raise AssertionError("the turn never came")
+
+
+def test_a_calls_verdict_clears_a_three_row_hand_on_a_phone(open_page, server):
+    """A lie caught hands its placer a pile of 20-odd cards: a phone's hand of three rows stood higher
+    than the stylesheet's margin for the reveal, and the verdict stayed under the dock."""
+    wires, _ = at_a_table(server, "cheat", ("Ada", "Bo", "Cy"))
+    placer = _cheat_turns(wires, lambda w: w.view["pile_size"] >= 18 and len(w.view["hand"]) >= 6)
+    rank = placer.view["ranks"][0]
+    lie = [c["id"] for c in placer.view["hand"] if c["rank"] != rank][:3]
+    assert lie, "a hand with nothing but the rank called"
+    placer.request("action", action={"type": "play", "cards": lie, "rank": rank})
+    page = open_page("/", PHONE)
+    take_over(page, placer.token, placer.name)
+    page.locator('[data-testid="hand"] .pcard').first.wait_for()
+    caller = next(w for w in wires if w is not placer)
+    caller.request("action", action={"type": "call"})
+    reveal = page.locator('[data-testid="reveal"]')
+    reveal.wait_for()
+    assert page.locator('[data-testid="hand"] .pcard').count() >= 25
+    assert page.evaluate(ROW_TOPS) == 3
+    page.wait_for_function(
+        """() => {
+            const box = (id) => document.querySelector(`[data-testid="${id}"]`).getBoundingClientRect();
+            return box("reveal").bottom <= box("dock").top;
+        }"""
+    )
+    assert reveal.inner_text().endswith("cards.")
+    page.screenshot(path=str(SHOTS / "cheat-phone-three-rows-reveal-390.png"))
+    for wire in wires:
         wire.close()
 
 
