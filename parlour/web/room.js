@@ -37,12 +37,15 @@ export function tableContext(room, app) {
      * chip, so nobody has to look at the side panel to know why a seat does not move. */
     presence: (seat) => {
       const m = memberAt(seat);
-      // A seat of this game whose player left it or was kicked. One gone only once it was over (a bot
-      // played for them to the end, then the room let them go; back, they are a new member) did not
-      // leave the game: its chip had said "left" over the results, even with them back in the room.
+      // A seat of this game whose player left it or was kicked, or left the room once it was over.
+      // One a bot played for to the end was let go then too, and is a new member when back: found by
+      // name (unique in a room), their chip is theirs again (it had said "left" with them back).
       if (!m) {
         const emptied = seats.find((s) => s.seat === seat);
-        return emptied?.left ? el("span", { class: "badge left" }, gone(emptied)) : null;
+        if (!emptied) return null;
+        const back = emptied.left ? null : room.members?.find((x) => !x.bot && x.name === emptied.name);
+        if (back) return back.connected ? null : offline(back, room);
+        return el("span", { class: "badge left" }, gone({ left: true, ...emptied }));
       }
       // The level gives way on a small screen's chips (styles.css); the players' list says it in full.
       if (m.bot) return el("span", { class: "badge bot" }, m.level ? el("span", { class: "level" }, `${m.level} `) : null, "bot");

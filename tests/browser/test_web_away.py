@@ -105,8 +105,8 @@ def test_uno_seat_goes_away_then_a_bot_plays_it_to_the_end(open_page, grace_serv
     for page in others:
         stood_in = page.locator('[data-testid="results"] tbody tr:has([data-testid="stood-in"])')
         assert stood_in.count() == 1 and stood_in.inner_text().startswith("Cy")
-        # Under the results Cy's chip does not say "left": a bot played Cy's seat to the end.
-        assert _chip(page, "Cy").locator(".badge").count() == 0
+        # Cy, let go once it was over, is not in the room: the chip says so.
+        assert _chip(page, "Cy").locator(".badge.left").inner_text() == "left"
     shots(watcher, "away-results-stood-in")
     cy_moves = [
         text
@@ -220,6 +220,9 @@ def test_back_after_a_bot_played_your_seat_to_the_end_says_so(open_page, grace_s
     page.locator("#toasts .toast", has_text="A bot finished the game for you while you were away").wait_for()
     assert "(a bot stood in)" in page.locator('[data-testid="results"]').inner_text()
     assert page.locator("#toasts .toast", has_text="given up").count() == 0
+    # Bo is back (a new member, the old one let go at the end): Bo's chip over the results no longer
+    # says "left".
+    assert _chip(page, "Bo").locator(".badge").count() == 0
     shots(page, "away-bot-finished")
     ada.close()
 
