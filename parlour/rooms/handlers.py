@@ -28,7 +28,14 @@ from parlour.rooms.enums import (
     LeaveReason,
 )
 from parlour.rooms.members import Member
-from parlour.rooms.validate import NAME_MAX, check_catch_delay, check_password, clean_chat, hash_password
+from parlour.rooms.validate import (
+    NAME_MAX,
+    check_catch_delay,
+    check_password,
+    clean_chat,
+    clip_visible,
+    hash_password,
+)
 
 if TYPE_CHECKING:  # the room is given this table (``Room.handlers``); it needs no room to be built
     from parlour.rooms.room import Room
@@ -106,7 +113,7 @@ def _own_name(room: Room, name: str) -> str:
     taken = {m.name.casefold() for m in room.members.values()}
     if name.casefold() not in taken:
         return name
-    numbered = (name[: NAME_MAX - len(f" {n}")] + f" {n}" for n in itertools.count(2))
+    numbered = (clip_visible(name, NAME_MAX - len(f" {n}")) + f" {n}" for n in itertools.count(2))
     return next(candidate for candidate in numbered if candidate.casefold() not in taken)
 
 

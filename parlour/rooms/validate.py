@@ -24,10 +24,82 @@ def _has_control(text: str) -> bool:
     return any(unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Co", "Cn") for ch in text)
 
 
+ZWJ = "\u200d"  # joins emoji into one (👩‍🚀 is 👩, the joiner, 🚀)
+BLACK_FLAG = "\U0001f3f4"  # a subdivision flag (🏴󠁧󠁢󠁳󠁣󠁴󠁿) is this flag and tag characters
+NAME_CODE_POINTS = 64
+"""A name's size bound whatever it shows: a family emoji is one character on screen and seven code points."""
+
+
+def _is_tag(ch: str) -> bool:
+    return "\U000e0020" <= ch <= "\U000e007f"
+
+
+def _joins_emoji(name: str, i: int) -> bool:
+    """Whether the format character at ``name[i]`` is part of an emoji: a joiner between two (the one
+    before may carry a variation selector or a skin tone), or a tag after the black flag. Anywhere else a
+    format character is refused: invisible, it makes "A\u200dda" look like "Ada", or turns text around."""
+    ch = name[i]
+    if ch == ZWJ:
+        before = name[i - 1] if i else ""
+        after = name[i + 1] if i + 1 < len(name) else ""
+        return (
+            bool(before)
+            and unicodedata.category(before) in ("So", "Sk", "Mn")
+            and bool(after)
+            and unicodedata.category(after) == "So"
+        )
+    if _is_tag(ch):
+        j = i
+        while j > 0 and _is_tag(name[j - 1]):
+            j -= 1
+        return j > 0 and name[j - 1] == BLACK_FLAG
+    return False
+
+
+def _name_ok(name: str) -> bool:
+    """No control, surrogate, private or unassigned characters; format characters only inside emoji."""
+    for i, ch in enumerate(name):
+        category = unicodedata.category(ch)
+        if category in ("Cc", "Cs", "Co", "Cn") or (category == "Cf" and not _joins_emoji(name, i)):
+            return False
+    return True
+
+
+def _starts(name: str) -> list[int]:
+    """Where each character a name shows starts: a combining mark, a variation selector, a skin tone,
+    a tag, and whatever a joiner joins go with the character before them (👩‍🚀 is one, as é is)."""
+    starts: list[int] = []
+    joined = flag_half = False  # after a joiner; after the first of a flag's two regional letters
+    for i, ch in enumerate(name):
+        regional = "\U0001f1e6" <= ch <= "\U0001f1ff"
+        if ch == ZWJ:
+            joined = True
+        elif joined or unicodedata.category(ch) in ("Mn", "Me", "Cf") or "\U0001f3fb" <= ch <= "\U0001f3ff":
+            joined = False
+        elif regional and flag_half:  # 🇫🇷 is two regional letters, one flag
+            flag_half = False
+        else:
+            starts.append(i)
+            flag_half = regional
+    return starts
+
+
+def visible_length(name: str) -> int:
+    """About how many characters a name shows (``_starts``)."""
+    return len(_starts(name))
+
+
+def clip_visible(name: str, limit: int) -> str:
+    """``name`` cut to its first ``limit`` shown characters, never inside an emoji or before a mark."""
+    starts = _starts(name)
+    return name if len(starts) <= limit else name[: starts[limit]]
+
+
 def clean_name(raw: str) -> str:
-    """A display name: trimmed, 1–16 visible characters, no control or format characters."""
+    """A display name: trimmed, 1–16 visible characters, no control characters; emoji welcome, those
+    made of several joined (👩‍🚀, 🏳️‍🌈) too: their joiners had been refused as format characters."""
     name = raw.strip()
-    if not name or len(name) > NAME_MAX or _has_control(name):
+    if len(name) > NAME_CODE_POINTS or not 1 <= visible_length(name) <= NAME_MAX or not _name_ok(name):
         raise CommandError("invalid_name", f"a name is 1 to {NAME_MAX} visible characters")
     return name
 

@@ -10,7 +10,7 @@ import { Connection } from "./net.js";
 import { appendChat, renderRoom, seatOnTurn, tableContext, updateTimers } from "./room.js";
 import { describeChanges } from "./settings.js";
 import { beep, isMuted, setMuted } from "./sound.js";
-import { $, $$, answer, choose, clearToasts, closeDialog, confirmDialog, el, fill, markOverflow, markOverflowY, sentence, showScreen, toast, toastAll } from "./ui.js";
+import { $, $$, answer, choose, clearToasts, closeDialog, confirmDialog, el, fill, holdName, markOverflow, markOverflowY, sentence, showScreen, toast, toastAll } from "./ui.js";
 
 await loadCatalog(); // the games, their settings schemas and their tables, before anything is drawn
 
@@ -197,7 +197,7 @@ const app = {
 
   /** Your name in this room, and from now on (a typo fixed without leaving and joining again). */
   async rename(member) {
-    const field = el("input", { name: "new-name", maxlength: "16", required: true, value: member.name, autocomplete: "nickname" });
+    const field = el("input", { name: "new-name", maxlength: "128", required: true, value: member.name, autocomplete: "nickname", oninput: () => holdName(field) });
     // Enter in the field renames (the form's first button, Cancel, would take it).
     field.addEventListener("keydown", (e) => {
       if (e.key !== "Enter") return;

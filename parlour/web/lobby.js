@@ -2,7 +2,7 @@
 
 import { GAMES, title } from "./catalog.js";
 import { capacityField, catchDelayField, readCatchDelay, readSettings, settingsFields } from "./settings.js";
-import { $, $$, choose, el, fill } from "./ui.js";
+import { $, $$, choose, el, fill, holdName } from "./ui.js";
 
 const STATE_WORDS = { waiting: "waiting", countdown: "starting", playing: "playing", finished: "finished" };
 
@@ -11,7 +11,7 @@ export function initLobby(app) {
   name.value = localStorage.getItem("parlour.name") ?? "";
   name.addEventListener("change", () => localStorage.setItem("parlour.name", name.value.trim()));
   // At the limit the field stops taking letters without a word (a long name was cut short unseen).
-  const limit = () => ($("#name-limit").hidden = name.value.length < name.maxLength);
+  const limit = () => ($("#name-limit").hidden = !holdName(name));
   name.addEventListener("input", limit);
   limit();
 

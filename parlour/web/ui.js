@@ -178,6 +178,17 @@ export function toastAll(notes) {
   toast(notes.map((n) => n.text).join(" · "), kind, 2500 + 1000 * (notes.length - 1), !keep);
 }
 
+const NAME_MAX = 16; // characters as they show, as the server counts them (rooms/validate.py)
+const letters = new Intl.Segmenter(undefined, { granularity: "grapheme" });
+
+/** Hold a name field to NAME_MAX characters as they show (an emoji made of several, 👩‍🚀, is one: the
+ * field's maxlength counted it as five), cutting what is typed past them; true at the limit. */
+export function holdName(field) {
+  const shown = [...letters.segment(field.value)].map((s) => s.segment);
+  if (shown.length > NAME_MAX) field.value = shown.slice(0, NAME_MAX).join("");
+  return shown.length >= NAME_MAX;
+}
+
 /** "1 card", "3 cards". */
 export const cards = (n) => `${n} ${n === 1 ? "card" : "cards"}`;
 

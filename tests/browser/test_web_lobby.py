@@ -540,6 +540,16 @@ def test_a_name_at_its_limit_says_so(open_page):
     assert limit.is_visible() and limit.inner_text() == "A name is 16 characters at most."
     page.locator("#name").press("Backspace")
     assert limit.is_hidden()
+    # An emoji built of several (👩‍🚀 is five UTF-16 units) counts as one: sixteen fit, as the server
+    # counts them, and the field cuts what comes after.
+    astronaut = "👩\u200d🚀"
+    page.fill("#name", astronaut * 17)
+    assert page.locator("#name").input_value() == astronaut * 16
+    assert limit.is_visible()
+    page.fill("#name", f"🦄Zoë {astronaut}")
+    assert limit.is_hidden()
+    create_room(page, f"🦄Zoë {astronaut}", "dots")
+    page.locator("#players .member", has_text=f"🦄Zoë {astronaut}").wait_for()
 
 
 def test_joining_while_a_game_is_on_says_you_are_watching(open_page, server):

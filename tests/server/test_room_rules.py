@@ -29,6 +29,12 @@ async def test_join_errors(server) -> None:
     assert await error_code(anon, "join", code=code) == "not_identified"
     for bad in ["", "   ", "x" * 17, "bad\x00name", "tab\tname"]:
         assert await error_code(anon, "identify", name=bad) == "invalid_name"
+    for bad in ["A\u200dda", "\u202eevil"]:  # invisible: looks like "Ada"; turns the text around
+        assert await error_code(anon, "identify", name=bad) == "invalid_name"
+    # An emoji built of several joined (👩‍🚀: woman, joiner, rocket) is welcome: its joiner was refused.
+    zoe = await Client.open(server.ws)
+    assert (await zoe.identify("🦄Zoë 👩\u200d🚀"))["name"] == "🦄Zoë 👩\u200d🚀"
+    await zoe.close()
     welcome = await anon.identify("  Ann  ")
     assert welcome["name"] == "Ann"
     assert await error_code(anon, "join", code="ZZZZZ") == "room_not_found"
