@@ -1,6 +1,6 @@
 // Cheat table: sorted hand, pick 1–4 cards, announce, and a big Cheat button.
 
-import { arrowKeys, cards, choose, el, fill } from "./ui.js";
+import { answer, arrowKeys, cards, choose, el, fill } from "./ui.js";
 
 const RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"];
 const SUITS = [
@@ -335,6 +335,8 @@ function handArea(view, hand, myTurn, ctx) {
       onclick: () => {
         if (local.selected.has(card.id)) local.selected.delete(card.id);
         else if (local.selected.size < 4) local.selected.add(card.id);
+        // A fifth did nothing, unexplained (a phone hides the hint "Select 1–4 cards").
+        else answer("You place 4 cards at most: tap a selected one to put it back first.");
         ctx.rerender();
       },
     }),

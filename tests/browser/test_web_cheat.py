@@ -68,9 +68,12 @@ def test_cheat_game_with_calls_to_the_end(open_page):
     cards = placer.locator('[data-testid="hand"] button.pcard')
     cards.nth(0).click()  # the button said "Place 1 as Ace"
     assert placer.locator('[data-testid="place"]').inner_text() == "Place 1 card as an Ace"
-    for i in range(1, 5):
+    for i in range(1, 6):
         cards.nth(i).click()
     assert placer.locator('[data-testid="hand"] .pcard.selected').count() == 4
+    # The fifth is not taken, and the page says why (it did nothing, the phone's hint hidden).
+    placer.locator("#toasts .toast", has_text="You place 4 cards at most").wait_for()
+    assert cards.nth(5).get_attribute("aria-pressed") == "false"
     assert placer.locator('[data-testid="place"]').inner_text() == "Place 4 as Aces"
     shots(placer, "cheat-selecting")
     # A mouse over a card raises it; on a touch screen (its :hover stays on the card last tapped) none is.
