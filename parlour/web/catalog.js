@@ -7,7 +7,8 @@ export const GAMES = {};
  * optionally resultColumns(view, score, log, left): the results table's [label, seat => text] columns
  * (`left`: the seats whose player left or was kicked),
  * resultNotes(view, ctx, log): a line under them (UNO's rounds, how Cheat was won), FEWER_IS_BETTER: the results rank the
- * lowest score first (Cheat's cards left), and
+ * lowest score first (Cheat's cards left), resultTiebreak(view): seat => a number, lowest first, for
+ * results tied on score (UNO's cards left), and
  * resume(events): its marks rebuilt from a snapshot's game-log events; LOG_ICONS and optionally
  * logExtra(entry, ctx) and logPoint(entry) (a selector of what the entry names on the table) for the
  * game log (gamelog.js). */

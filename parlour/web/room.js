@@ -388,14 +388,16 @@ function gameOver(room, app) {
   const scoreOf = (seat) => outcome.scores[seat] ?? outcome.scores[String(seat)];
   const score = (seat) => String(scoreOf(seat) ?? "–");
   // Ranked, as a results table is read: the winners, then who stayed to the end before who left (or was
-  // kicked), each by score (fewest first where fewer is better, Cheat's cards left); seat order breaks
-  // ties. In seat order, a loser with more points had stood under one with fewer.
+  // kicked), each by score (fewest first where fewer is better, Cheat's cards left), then by what the
+  // game says breaks a tie (UNO's cards left: its losers all score 0); seat order last. In seat order, a
+  // loser with more points had stood under one with fewer, and one left with 17 cards over one with 2.
   const sign = TABLES[room.kind]?.FEWER_IS_BETTER ? 1 : -1;
   const left = new Map(results.play.seats.filter(gone).map((s) => [s.seat, ` (${gone(s)})`]));
-  const rank = (seat) => [outcome.winners.includes(seat) ? 0 : 1, left.has(seat) ? 1 : 0, scoreOf(seat) === undefined ? Infinity : sign * scoreOf(seat)];
+  const tiebreak = TABLES[room.kind]?.resultTiebreak?.(view) ?? (() => 0);
+  const rank = (seat) => [outcome.winners.includes(seat) ? 0 : 1, left.has(seat) ? 1 : 0, scoreOf(seat) === undefined ? Infinity : sign * scoreOf(seat), tiebreak(seat)];
   const seats = results.play.seats.map((s) => s.seat).sort((a, b) => {
     const [x, y] = [rank(a), rank(b)];
-    return x[0] - y[0] || x[1] - y[1] || x[2] - y[2] || a - b;
+    return x[0] - y[0] || x[1] - y[1] || x[2] - y[2] || x[3] - y[3] || a - b;
   });
   // What a finished hand or board says about each player: the game's table module may say more than
   // the score its catalog entry names.

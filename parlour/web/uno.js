@@ -143,6 +143,9 @@ export function resultColumns(view, score, log, left) {
   return [["Points", score], ...round, ["Cards left", (seat) => (left?.has(seat) ? "–" : String(view.counts?.[seat] ?? "–"))]];
 }
 
+/** Players tied on points (a round's losers all score 0): fewer cards left ranks higher. */
+export const resultTiebreak = (view) => (seat) => view.counts?.[seat] ?? Infinity;
+
 /** Under a match's results, every round: who went out and for how much (the table's column is the last
  * round's only). */
 export function resultNotes(view, ctx) {

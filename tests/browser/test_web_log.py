@@ -461,3 +461,22 @@ def test_the_log_keeps_its_newest_line_in_sight_when_its_panel_shrinks(open_page
     assert page.locator("#game-log").evaluate("l => l.scrollTop") == 0
     for wire in players:
         wire.close()
+
+
+def test_losers_tied_on_points_are_ranked_by_the_cards_they_kept(open_page, server):
+    """A round's losers all score 0 in UNO: the results listed them in seat order, a player left with
+    17 cards above one with 2. Fewer cards left now ranks higher among them."""
+    players, _ = at_a_table(server, "uno", ("Ada", "Bo", "Cy", "Di"), {"target_score": 0})
+    play_uno_until(players, lambda view: view["over"])
+    page = open_page("/", PHONE)
+    take_over(page, players[0].token, "Ada")
+    results = page.locator('[data-testid="results"]')
+    results.wait_for()
+    headers = results.locator("th").all_inner_texts()
+    rows = [row.locator("td").all_inner_texts() for row in results.locator("tbody tr").all()]
+    points, cards_left = headers.index("Points"), headers.index("Cards left")
+    losers = [(int(row[points]), int(row[cards_left])) for row in rows[1:]]
+    assert len(losers) == 3
+    assert losers == sorted(losers, key=lambda loser: (-loser[0], loser[1])), rows
+    for wire in players:
+        wire.close()
