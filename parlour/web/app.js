@@ -10,7 +10,7 @@ import { Connection } from "./net.js";
 import { appendChat, renderRoom, seatOnTurn, tableContext, updateTimers } from "./room.js";
 import { describeChanges } from "./settings.js";
 import { beep, isMuted, setMuted } from "./sound.js";
-import { $, $$, answer, choose, clearToasts, closeDialog, confirmDialog, el, fill, holdName, markOverflow, markOverflowY, sentence, showScreen, toast, toastAll } from "./ui.js";
+import { $, $$, answer, choose, clearToasts, closeDialog, confirmDialog, el, fill, holdName, markOverflow, markOverflowY, morph, sentence, showScreen, toast, toastAll } from "./ui.js";
 
 await loadCatalog(); // the games, their settings schemas and their tables, before anything is drawn
 
@@ -29,6 +29,7 @@ const S = {
   room: null, // the normalised room snapshot, kept current by events
   lobby: new Map(), // public rooms by code
   unreadChat: 0, // chat that arrived while the tab was hidden
+  chatUnseen: 0, // chat that arrived while the chat was out of sight (a phone's is below the table)
   wantedCode: roomCodeFromPath(),
 };
 
@@ -381,6 +382,8 @@ const handlers = {
     // open at its oldest line after a reload.
     fill($("#chat-log"));
     for (const message of msg.chat ?? []) appendChat(message, S.room);
+    if (entering) S.chatUnseen = 0;
+    showChatJump();
     if (msg.taken_back) toast("A bot kept your seat while you were away — it's yours again", "info", 6000);
     else if (missed.length) toast(meanwhile(missed, S.room), "info", 6000);
     const me = S.room.members.find((m) => m.id === S.room.you.member);
@@ -482,7 +485,9 @@ const handlers = {
       beep("chat");
       if (document.hidden) S.unreadChat += 1;
       else if (!inSight($("#chat-log"))) toast(`${message.name}: ${clip(message.text, 90)}`, "chat", 4000, true);
+      if (document.hidden || !inSight($("#chat-log"))) S.chatUnseen += 1;
       updateTitle();
+      showChatJump();
     }
   },
   game_started(msg) {
@@ -686,6 +691,29 @@ function yourTurn() {
   if (document.hidden) navigator.vibrate?.(150);
   else if (!inSight($('#stage [data-testid="hand"]') ?? $("#stage"))) toast("Your turn", "turn", 3000, true);
 }
+
+/** A phone's Chat button in the room's heading, with what arrived unseen: the chat is below the table,
+ * and a toast for each line was all that said one came (gone in 4 s). */
+function showChatJump() {
+  const count = S.chatUnseen > 99 ? "99+" : String(S.chatUnseen);
+  morph($("#chat-jump"), "Chat", S.chatUnseen ? el("span", { class: "unread", "aria-label": `${count} new` }, count) : null);
+}
+
+/** Seen once the chat comes into sight, however it got there (the button, or scrolling down). */
+new IntersectionObserver(
+  (entries) => {
+    if (S.chatUnseen && entries.some((e) => e.isIntersecting) && !document.hidden) {
+      S.chatUnseen = 0;
+      showChatJump();
+    }
+  },
+  { threshold: 0.5 },
+).observe($("#chat-log"));
+
+$("#chat-jump").addEventListener("click", () => {
+  $("#chat-input").scrollIntoView({ block: "end", behavior: matchMedia("(prefers-reduced-motion: reduce)").matches ? "auto" : "smooth" });
+  $("#chat-input").focus({ preventScroll: true });
+});
 
 /** Whether most of `element` (half of it, or of the screen if it is taller) is on screen: the chat is
  * beside the table on a laptop, below it on a phone, out of sight mid-game. */

@@ -13,6 +13,7 @@ from browser_helpers import (
     PHONE,
     SHOTS,
     create_room,
+    heading_lines,
     join_room,
     no_horizontal_scroll,
     on_screen,
@@ -636,6 +637,38 @@ def test_chat_out_of_sight_shows_as_a_toast_and_in_sight_does_not(open_page, ser
     phone.locator("#chat-log li.mine", has_text="thanks").wait_for()
     assert not [t for t in toasts_once_quiet(phone) if "thanks" in t]  # one's own words: no toast
     for wire in (ada, bo, cy):
+        wire.close()
+
+
+def test_a_phones_chat_button_counts_what_came_unseen_and_takes_you_there(open_page, server):
+    """On a phone the chat is below the table: a toast for 4 s was all that said a line came, and the
+    tab's title counted only while the tab was hidden. The heading's Chat button counts the lines that
+    came out of sight until the chat is seen; pressed, it brings the chat's input up. A laptop shows
+    the chat beside the table, and no button."""
+    ada, bo, _ = two_at_a_table(server, "uno", {"target_score": 500})
+    page = open_page("/", {"width": 320, "height": 640})
+    take_over(page, bo.token, "Bo")
+    page.locator('[data-testid="top"]').wait_for()
+    jump = page.locator("#chat-jump")
+    assert jump.inner_text() == "Chat"
+    for text in ("good luck", "have fun"):
+        ada.request("chat", text=text)
+    jump.locator(".unread", has_text="2").wait_for()
+    assert jump.locator(".unread").get_attribute("aria-label") == "2 new"
+    assert heading_lines(page) == 2  # the code's line, then the game, its state, Chat, Log and Exit
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    shot(page, "chat-unseen")
+    jump.click()
+    page.wait_for_function("() => document.activeElement.id === 'chat-input'")
+    jump.locator(".unread").wait_for(state="detached")
+    assert on_screen(page, "#chat-input")
+    page.locator("#chat-log li", has_text="have fun").wait_for()
+    ada.request("chat", text="in sight")  # the chat on screen: nothing unseen
+    page.locator("#chat-log li", has_text="in sight").wait_for()
+    assert jump.locator(".unread").count() == 0
+    page.set_viewport_size({"width": 1280, "height": 800})
+    assert jump.is_hidden()
+    for wire in (ada, bo):
         wire.close()
 
 
