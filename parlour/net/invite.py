@@ -98,7 +98,7 @@ GUESSING = {"error": "too_many_guesses", "message": "Too many unknown room codes
 TOO_LONG = {"error": "link_too_long", "message": "This address is too long for a QR code."}
 
 
-Facts = dict[str, str | None]
+Facts = dict[str, str | bool | None]
 
 
 def routes_for(config: Config, room_facts: Callable[[str], Awaitable[Facts | None]]) -> tuple[Any, Any]:

@@ -21,7 +21,7 @@ from parlour.games import InvalidSettings
 from parlour.games.base import initial_settings
 from parlour.rooms import messages
 from parlour.rooms.commands import Command, CommandError
-from parlour.rooms.enums import BEFORE_START, CLOSED, FINISHED, PLAYER, SPECTATOR
+from parlour.rooms.enums import BEFORE_START, CLOSED, FINISHED, PLAYER, PLAYING, SPECTATOR
 from parlour.rooms.members import BotFactory, Message, Sink
 from parlour.rooms.room import Room, Timings
 from parlour.rooms.validate import (
@@ -41,11 +41,17 @@ from parlour.store import ProfileRecord, SessionRecord, Store
 log = logging.getLogger("parlour.rooms")
 
 
-def room_facts(room: Room) -> dict[str, str | None]:
-    """What an invite link's page says of a room: its game and who hosts it (a name the room's own
-    members see anyway; the code the link holds is what lets anyone in)."""
+def room_facts(room: Room) -> dict[str, str | bool | None]:
+    """What an invite link's page says of a room: its game, who hosts it (a name the room's own members
+    see anyway; the code the link holds is what lets anyone in), whether joining takes a password and
+    whether a game is on (the visitor then watches it first)."""
     host = room.members.get(room.host) if room.host is not None else None
-    return {"game": room.game_name, "host": host.name if host is not None else None}
+    return {
+        "game": room.game_name,
+        "host": host.name if host is not None else None,
+        "password": room.password_hash is not None,
+        "playing": room.state == PLAYING,
+    }
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,7 +151,7 @@ class Manager:
         for room in list(self.rooms.values()):
             await room.stop()
 
-    async def invite_facts(self, code: str) -> dict[str, str | None] | None:
+    async def invite_facts(self, code: str) -> dict[str, str | bool | None] | None:
         """What an invite link's page says of open room ``code`` (the game, who hosts it), or None if
         no such room is open."""
         room = self.rooms.get(code)

@@ -148,6 +148,7 @@ const app = {
       else if (err.code === "wrong_password") {
         answer(fields.password ? "That password is wrong — check it and try again." : "This room has a password — type it in the Password box and join again.");
         presetCode(fields.code);
+        $("#join-form").classList.remove("no-password"); // a password set since the invite's page looked
         $("#join-password").focus();
       } else if (err.code === "room_full" && type === "join") {
         if (await confirmDialog("This room is full", "All seats are taken. Watch the game instead?", "Watch", { kind: "primary" })) await app.send("spectate", fields);

@@ -115,10 +115,23 @@ export async function showInvite(code) {
   } else if (reply?.ok) {
     // Which game, and whose: one link looked like any other until the friend had joined. Another node
     // of a cluster knows the game, not the host (docs/protocol.md).
-    const { game, host } = await reply.json().catch(() => ({}));
+    const { game, host, password, playing } = await reply.json().catch(() => ({}));
     if (game && still()) {
       $("#invite-facts")?.remove();
-      form.querySelector("h2").after(el("p", { id: "invite-facts", dataset: { testid: "invite-facts" } }, el("strong", {}, title(game)), host ? `, hosted by ${host}` : ""));
+      form.querySelector("h2").after(
+        el(
+          "p",
+          { id: "invite-facts", dataset: { testid: "invite-facts" } },
+          el("strong", {}, title(game)),
+          host ? `, hosted by ${host}` : "",
+          // Joining mid-game had made the visitor a spectator without a word first.
+          playing ? el("span", { class: "muted" }, ". A game is on: you watch it, and may take a seat for the next.") : "",
+        ),
+      );
+      // Whether to type a password is known (unknown on another node of a cluster: null): one was
+      // asked for only after Join, and a room with none showed the box anyway.
+      if (password === true) $("#join-password-note").textContent = "(this room has one)";
+      form.classList.toggle("no-password", password === false);
     }
   }
 }
@@ -130,6 +143,8 @@ export function clearInvite() {
   form.querySelector("h2").textContent = "Join a game";
   $("#invite-gone")?.remove();
   $("#invite-facts")?.remove();
+  $("#join-password-note").textContent = "(if the room has one)";
+  form.classList.remove("no-password");
 }
 
 export function renderRooms(rooms, app) {

@@ -55,6 +55,7 @@ def test_an_invite_link_on_a_phone_offers_its_room_before_create(open_page, serv
     join.get_by_role("heading", name=f"Join room {code}").wait_for()
     # The link says which game it is and whose, before the friend joins.
     assert page.get_by_test_id("invite-facts").inner_text() == "UNO, hosted by Ada"
+    assert page.locator("#join-password").is_hidden()  # the room has none: no box to wonder about
     assert join.bounding_box()["y"] < page.locator("#create-form").bounding_box()["y"]
     assert on_screen(page, '#join-form button[type="submit"]')
     assert page.locator("#join-code").input_value() == code
@@ -104,6 +105,31 @@ def _draw_up_to(players: list[Wire], ada: Wire, cards: int) -> None:
             action = {**plays[0], "color": "red"} if "color" in plays[0] else plays[0]
         actor.request("action", action=action or actor.view["legal"][0])
     raise AssertionError(f"Ada did not reach {cards} cards")
+
+
+def test_an_invite_to_a_password_room_mid_game_says_both_before_join(open_page, server):
+    """The link's page asked "Password (if the room has one)" and said nothing of the game on: the
+    password was asked for only after Join, and the visitor was made a spectator without a word."""
+    ada, bo = Wire(server, "Ada"), Wire(server, "Bo")
+    code = ada.request("create_room", game="dots", password="pw", capacity=2)["code"]
+    bo.request("join", code=code, password="pw")
+    ada.request("start")
+    bo.until(lambda m: m["type"] == "game_started")
+    page = open_page(f"/r/{code}", PHONE)
+    facts = page.get_by_test_id("invite-facts")
+    facts.wait_for()
+    assert facts.inner_text() == (
+        "Dots & Boxes, hosted by Ada. A game is on: you watch it, and may take a seat for the next."
+    )
+    assert page.locator("#join-password-note").inner_text() == "(this room has one)"
+    assert page.locator("#join-password").is_visible()
+    shots(page, "invite-password-playing")
+    page.fill("#name", "Cy")
+    page.fill("#join-password", "pw")
+    page.locator('#join-form button[type="submit"]').click()
+    page.locator(".dots-board").wait_for()
+    for wire in (ada, bo):
+        wire.close()
 
 
 def test_a_hand_wider_than_the_phone_fades_at_the_edge_with_more_cards(open_page, server):

@@ -21,6 +21,7 @@ async def test_every_node_answers_for_a_room_another_node_owns(cluster) -> None:
         assert invite["code"] == code and invite["url"].endswith(f"/r/{code}")
         # The game on every node; the host's name where the room is (b knows the stored config only).
         assert (invite["game"], invite["host"]) == ("dots", host_named)
+        assert (invite["password"], invite["playing"]) == ((False, False) if host_named else (None, None))
         assert node.get(f"/api/invite/{code}/qr.svg").startswith(b"<?xml")
     with pytest.raises(urllib.error.HTTPError) as missing:  # a code no node has is still unknown
         b.get("/api/invite/ZZZZZ")

@@ -520,14 +520,15 @@ class ClusterManager(Manager):
         elif code not in self.rooms and not (isinstance(current, RemoteRoom) and current.code == code):
             self.session_rooms[session] = RemoteRoom(self, code)  # type: ignore[assignment]
 
-    async def invite_facts(self, code: str) -> dict[str, str | None] | None:
+    async def invite_facts(self, code: str) -> dict[str, str | bool | None] | None:
         """Here, or on any node: an invite link's page asks whichever node it reached (``net/invite``).
-        Another node's room is known by its stored config only: its game, not who hosts it now."""
+        Another node's room is known by its stored config only: its game, not who hosts it now, nor
+        whether a game is on or a password set since."""
         room = self.rooms.get(code)
         if room is not None:
             return room_facts(room)
         game = await self.store.open_game(code)
-        return None if game is None else {"game": game, "host": None}
+        return None if game is None else {"game": game, "host": None, "password": None, "playing": None}
 
     async def owner_of(self, code: str) -> str | None:
         """Who owns ``code`` as far as one look tells (no waiting, no claim): where a connection that
