@@ -222,11 +222,12 @@ async function startNow(players, you, app) {
  * then began by itself. */
 function startsWhen(room, players, you, enough) {
   if (!enough) return "Waiting for more players.";
-  const host = room.members.find((m) => m.id === room.host)?.name ?? "the host";
+  const host = room.host === you?.id ? "you" : (room.members.find((m) => m.id === room.host)?.name ?? "the host");
   const unready = [...players.filter((m) => !m.ready && m !== you).map((m) => m.name), ...(you?.role === "player" && !you.ready ? ["you"] : [])];
   const lead = room.rematch?.member === you?.id ? "You asked for a rematch: it starts" : "The game starts";
   const list = unready.length > 1 ? `${unready.slice(0, -1).join(", ")} and ${unready.at(-1)}` : unready[0];
-  return unready.length ? `${lead} once everyone is ready (not yet: ${list}), or when ${host} starts it.` : `Waiting for ${host} to start.`;
+  const starts = host === "you" ? "you start" : `${host} starts`;
+  return unready.length ? `${lead} once everyone is ready (not yet: ${list}), or when ${starts} it.` : `Waiting for ${host} to start.`;
 }
 
 /** What quick play's clock waits for: more players, or (every seat taken) nobody. */
@@ -266,7 +267,12 @@ function waiting(room, app) {
         : sit,
       host
         ? el("button", { class: "big primary", disabled: !enough, onclick: () => startNow(players, you, app), title: enough ? "" : `Needs ${game.min_players} players` }, startLabel(players, you))
-        : countdown ? null : el("p", { class: "muted", dataset: { testid: "starts-when" } }, startsWhen(room, players, you, enough)), // the countdown says when
+        : null,
+      // The countdown says when. A host is told too once they asked for a rematch (the others may still
+      // be reading the results): the Start button alone said nothing of it.
+      (!host || room.rematch?.member === you?.id) && !countdown
+        ? el("p", { class: "muted", dataset: { testid: "starts-when" } }, startsWhen(room, players, you, enough))
+        : null,
     ),
     // Short of players, the host's way to play now (bots) stands by the words that say so; it was under
     // the invitation, below a phone's fold.

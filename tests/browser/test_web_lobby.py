@@ -831,6 +831,22 @@ def test_a_guest_who_asks_for_a_rematch_is_told_what_it_waits_for(open_page, ser
     bo.close()
 
 
+def test_a_host_who_asks_for_a_rematch_is_told_what_it_waits_for(open_page, server):
+    """The host pressed Rematch: the waiting room showed only "Start game (1 not ready)" while Bo was
+    still reading the results."""
+    ada, bo, _ = two_at_a_table(server, "connect_four")
+    play_to_the_end([ada, bo])
+    page = open_page("/")
+    take_over(page, ada.token, "Ada")
+    page.get_by_role("button", name="Rematch").click()
+    waits = "You asked for a rematch: it starts once everyone is ready (not yet: Bo), or when you start it."
+    page.locator('[data-testid="starts-when"]', has_text=waits).wait_for()
+    assert page.get_by_role("button", name="Start game (Bo isn't ready)").is_visible()
+    shots(page, "rematch-asked-host")
+    ada.close()
+    bo.close()
+
+
 def test_join_on_a_listed_password_room_asks_for_the_password(open_page, server):
     """Join on a room the list marks "password" was refused first ("type it in the Password box and
     join again"): it asks for the password, Enter in the box joins, and a wrong one is asked again."""
