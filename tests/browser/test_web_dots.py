@@ -104,10 +104,12 @@ def test_dots_game_to_the_end_with_spectator_and_rematch(open_page):
     bo.get_by_role("button", name="✓ Ready — click to unready").wait_for()
     ada.locator('[data-testid="rematch-offer"]', has_text="Bo asks for a rematch").wait_for()
     assert ada.locator(".game-over .scores tbody tr").count() == 2
-    assert ada.locator("#room-status").inner_text().endswith("Waiting for players")
+    # Over the results the heading says what they are; the waiting room's says it waits.
+    assert ada.locator("#room-status").inner_text().endswith("Game over")
     shots(ada, "dots-rematch-offer")
     ada.get_by_role("button", name="Back to the room").click()
     ada.get_by_role("button", name="I'm ready").wait_for()
+    assert ada.locator("#room-status").inner_text().endswith("Waiting for players")
     assert ada.locator('[data-testid="scoreboard"]').count() == 1  # the scoreboard in the waiting room
     board = ada.locator('[data-testid="scoreboard"] tbody tr')
     assert board.count() == 2 and sum(
