@@ -28,7 +28,7 @@ const placeWords = (rank, count) =>
 const local = { selected: new Set(), rank: null, reveal: null, revealAt: 0, revealOld: false, bringReveal: false, focus: null, pickedUp: null };
 const REVEAL_MS = 4000;
 const HAND_ROW = 12; // cards a phone's hand row holds before it takes another row
-const MAX_HAND_ROWS = 3; // past this, the rows fan tighter and at last scroll sideways
+const MAX_HAND_ROWS = 4; // past this (48 cards), the rows fan tighter: at 37 a third row's strips hid the 0 of a 10
 
 export function reset() {
   local.selected.clear();
