@@ -99,7 +99,9 @@ def clean_name(raw: str) -> str:
     """A display name: trimmed, 1–16 visible characters, no control characters; emoji welcome, those
     made of several joined (👩‍🚀, 🏳️‍🌈) too: their joiners had been refused as format characters."""
     name = raw.strip()
-    if len(name) > NAME_CODE_POINTS or not 1 <= visible_length(name) <= NAME_MAX or not _name_ok(name):
+    if name and not _name_ok(name):  # the length message read wrong for "A\u200dda", which shows "Ada"
+        raise CommandError("invalid_name", "a name may not hold invisible or control characters")
+    if len(name) > NAME_CODE_POINTS or not 1 <= visible_length(name) <= NAME_MAX:
         raise CommandError("invalid_name", f"a name is 1 to {NAME_MAX} visible characters")
     return name
 

@@ -61,6 +61,13 @@ def test_invisible_tricks_and_long_names_are_refused(bad: str) -> None:
     assert refused.value.code == "invalid_name"
 
 
+def test_an_invisible_character_is_named_as_the_reason() -> None:
+    """"A\u200dda" shows as "Ada": a length limit was no explanation."""
+    with pytest.raises(CommandError) as refused:
+        clean_name("A\u200dda")
+    assert refused.value.message == "a name may not hold invisible or control characters"
+
+
 def test_a_name_numbered_for_a_twin_is_cut_between_characters_never_inside_an_emoji() -> None:
     name = "👩\u200d🚀" * NAME_MAX
     cut = clip_visible(name, NAME_MAX - 2)
