@@ -148,7 +148,9 @@ const app = {
       else if (err.code === "wrong_password") {
         answer(fields.password ? "That password is wrong — check it and try again." : "This room has a password — type it in the Password box and join again.");
         presetCode(fields.code);
-        $("#join-form").classList.remove("no-password"); // a password set since the invite's page looked
+        // A password set since the invite's page looked: the box back, and the note told.
+        $("#join-form").classList.remove("no-password");
+        $("#join-password-note").textContent = "(this room has one)";
         $("#join-password").focus();
       } else if (err.code === "room_full" && type === "join") {
         if (await confirmDialog("This room is full", "All seats are taken. Watch the game instead?", "Watch", { kind: "primary" })) await app.send("spectate", fields);

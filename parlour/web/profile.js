@@ -69,7 +69,10 @@ async function show() {
       "section",
       { class: "panel recent" },
       el("h2", {}, "Recent games"),
-      body.recent.length ? el("ul", { class: "recent-list" }, body.recent.map(recentRow)) : el("p", { class: "muted" }, "None to show."),
+      body.recent.length
+        ? el("ul", { class: "recent-list" }, body.recent.map(recentRow))
+        // Games counted above but not listed are private rooms' ("Played 1", and a bare "None to show").
+        : el("p", { class: "muted", dataset: { testid: "no-recent" } }, body.games.length && !mine ? "None to show: games in unlisted or password rooms are shown to their players only." : "None to show."),
     ),
   );
 }

@@ -56,6 +56,14 @@ def test_an_invite_link_on_a_phone_offers_its_room_before_create(open_page, serv
     # The link says which game it is and whose, before the friend joins.
     assert page.get_by_test_id("invite-facts").inner_text() == "UNO, hosted by Ada"
     assert page.locator("#join-password").is_hidden()  # the room has none: no box to wonder about
+    # The host sets one after the page looked: Join is refused, and the box comes back, said to be needed.
+    host.request("update_settings", password="pw")
+    page.fill("#name", "Bo")
+    join.get_by_role("button", name="Join", exact=True).click()
+    page.locator("#toasts .toast", has_text="This room has a password").wait_for()
+    assert page.locator("#join-password").is_visible()
+    assert page.locator("#join-password-note").inner_text() == "(this room has one)"
+    page.fill("#join-password", "pw")
     assert join.bounding_box()["y"] < page.locator("#create-form").bounding_box()["y"]
     assert on_screen(page, '#join-form button[type="submit"]')
     assert page.locator("#join-code").input_value() == code

@@ -141,3 +141,21 @@ def test_a_spectator_is_not_offered_stats_for_a_game_they_only_watched(open_page
     assert watcher.locator('[data-testid="your-stats"]').count() == 0
     for wire in (ada, bo, cy):
         wire.close()
+
+
+def test_a_stranger_reads_why_a_players_private_games_are_not_listed(open_page, server):
+    """Ada's one game was in an unlisted room: a stranger read "Played 1", then "Recent games: None to
+    show", with nothing to say why."""
+    ada, bo = Wire(server, "Ada"), Wire(server, "Bo")
+    code = ada.request("create_room", game="connect_four", public=False)["code"]
+    bo.request("join", code=code)
+    ada.request("start")
+    bo.until(lambda m: m["type"] == "game_started")
+    play_to_the_end([ada, bo])
+    page = open_page(f"/p/{ada.profile['id']}")
+    page.locator(".stat-game").wait_for()
+    said = page.get_by_test_id("no-recent").inner_text()
+    assert said == "None to show: games in unlisted or password rooms are shown to their players only."
+    shot(page, "profile-private-games")
+    ada.close()
+    bo.close()

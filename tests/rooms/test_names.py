@@ -62,7 +62,7 @@ def test_invisible_tricks_and_long_names_are_refused(bad: str) -> None:
 
 
 def test_an_invisible_character_is_named_as_the_reason() -> None:
-    """"A\u200dda" shows as "Ada": a length limit was no explanation."""
+    """ "A\u200dda" shows as "Ada": a length limit was no explanation."""
     with pytest.raises(CommandError) as refused:
         clean_name("A\u200dda")
     assert refused.value.message == "a name may not hold invisible or control characters"
