@@ -261,6 +261,14 @@ def test_a_calls_verdict_clears_a_hand_of_rows_on_a_phone(open_page, server, pil
     )
     assert reveal.inner_text().endswith("cards.")
     page.screenshot(path=str(SHOTS / f"cheat-phone-{rows}-rows-reveal-390.png"))
+    # On a laptop the hand fans, wrapping only past a strip a card: every card inside the hand.
+    page.set_viewport_size({"width": 1280, "height": 800})
+    page.locator('[data-testid="hand"]').evaluate("h => h.scrollIntoView({block: 'end'})")
+    assert page.evaluate(RANKS_SHOWN)
+    spill = """h => Math.max(...[...h.querySelectorAll('.pcard')].map((c) => c.getBoundingClientRect().right))
+        - h.getBoundingClientRect().right"""
+    assert page.locator('[data-testid="hand"]').evaluate(spill) <= 0
+    shot(page, f"cheat-laptop-{rows}-rows")
     for wire in wires:
         wire.close()
 
