@@ -24,15 +24,17 @@ def _turn(players: list[Wire]) -> Wire:
 
 
 def _until_draw_two(players: list[Wire]) -> tuple[Wire, dict]:
-    """Play on (never a Draw Two) until the player on turn can play one that is not their last card
-    (a last card's penalty is drawn "(for the winning card)"); returns them and that play."""
+    """Play on (never a Draw Two) until the player on turn can play one that leaves them two cards or
+    more: a last card's penalty is drawn "(for the winning card)", and a last card but one calls UNO,
+    which is news of its own (CI once met it: "Ada played red Draw Two — UNO! · Bo drew 2"). Returns
+    them and that play."""
     for _ in range(3000):
         actor = _turn(players)
         legal = actor.view["legal"]
         hand = {card["id"]: card for card in actor.view["hand"]}
         plays = [a for a in legal if a["type"] == "play"]
         two = [a for a in plays if hand[a["card"]]["type"] == "draw2"]
-        if two and len(hand) > 1:
+        if two and len(hand) > 2:
             return actor, two[0]
         plain = [a for a in plays if hand[a["card"]]["color"] != "wild" and a not in two]
         wild = [{**a, "color": "red"} for a in plays if hand[a["card"]]["color"] == "wild"]
