@@ -20,6 +20,7 @@ from starlette.responses import JSONResponse, Response
 from parlour.config import Config
 from parlour.net.limits import client_key
 from parlour.rooms.commands import CommandError
+from parlour.rooms.manager import InviteFacts
 from parlour.rooms.validate import normalize_code
 
 ALL_INTERFACES = ("0.0.0.0", "::", "")
@@ -98,19 +99,16 @@ GUESSING = {"error": "too_many_guesses", "message": "Too many unknown room codes
 TOO_LONG = {"error": "link_too_long", "message": "This address is too long for a QR code."}
 
 
-Facts = dict[str, str | bool | None]
-
-
-def routes_for(config: Config, room_facts: Callable[[str], Awaitable[Facts | None]]) -> tuple[Any, Any]:
-    """The two invite endpoints; ``room_facts`` is the manager's ``invite_facts``: an open room's game
-    and host, or None (a room on another node of a cluster counts: the page asks whichever node the
-    link reached).
+def routes_for(config: Config, room_facts: Callable[[str], Awaitable[InviteFacts | None]]) -> tuple[Any, Any]:
+    """The two invite endpoints; ``room_facts`` is the manager's ``invite_facts``: what the link's page
+    says of an open room, or None (a room on another node of a cluster counts: the page asks whichever
+    node the link reached).
 
     Whether a code exists is what a private room's secrecy rests on (docs/reliability.md), so these
     answer under the same per-address guess limit as ``join``: an address that named too many unknown
     codes gets 429 for every code, existing or not, until its misses refill."""
 
-    async def _room(request: Request) -> tuple[str, Facts] | Response:
+    async def _room(request: Request) -> tuple[str, InviteFacts] | Response:
         limits = getattr(request.app.state, "limits", None)
         address = client_key(request.scope)
         if limits is not None and limits.guessing(address):

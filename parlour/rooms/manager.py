@@ -41,16 +41,20 @@ from parlour.store import ProfileRecord, SessionRecord, Store
 log = logging.getLogger("parlour.rooms")
 
 
-def room_facts(room: Room) -> dict[str, str | bool | None]:
-    """What an invite link's page says of a room: its game, who hosts it (a name the room's own members
-    see anyway; the code the link holds is what lets anyone in), whether joining takes a password and
-    whether a game is on (the visitor then watches it first)."""
-    host = room.members.get(room.host) if room.host is not None else None
+InviteFacts = dict[str, str | bool | None]
+"""What an invite link's page says of a room (docs/protocol.md, ``GET /api/invite/{code}``)."""
+
+
+def room_facts(room: Room) -> InviteFacts:
+    """An open room's game, who hosts it (a name the room's own members see anyway; the code the link
+    holds is what lets anyone in), whether joining takes a password and whether a game is on (the
+    visitor then watches it first): read off the summary the lobby lists."""
+    summary = room.summary()
     return {
-        "game": room.game_name,
-        "host": host.name if host is not None else None,
-        "password": room.password_hash is not None,
-        "playing": room.state == PLAYING,
+        "game": summary["game"],
+        "host": summary["host"],
+        "password": summary["has_password"],
+        "playing": summary["state"] == PLAYING,
     }
 
 
@@ -151,9 +155,9 @@ class Manager:
         for room in list(self.rooms.values()):
             await room.stop()
 
-    async def invite_facts(self, code: str) -> dict[str, str | bool | None] | None:
-        """What an invite link's page says of open room ``code`` (the game, who hosts it), or None if
-        no such room is open."""
+    async def invite_facts(self, code: str) -> InviteFacts | None:
+        """What an invite link's page says of open room ``code`` (``room_facts``), or None if no such
+        room is open."""
         room = self.rooms.get(code)
         return None if room is None else room_facts(room)
 

@@ -30,7 +30,7 @@ from parlour.rooms.cluster.bus import Bus, Item
 from parlour.rooms.cluster.remote import RemoteRoom, RemoteSink
 from parlour.rooms.commands import Command, CommandError
 from parlour.rooms.enums import CLOSED
-from parlour.rooms.manager import Manager, Session, room_facts
+from parlour.rooms.manager import InviteFacts, Manager, Session, room_facts
 from parlour.rooms.members import Message, Sink
 from parlour.rooms.room import Room
 from parlour.rooms.validate import hash_password, normalize_code
@@ -520,7 +520,7 @@ class ClusterManager(Manager):
         elif code not in self.rooms and not (isinstance(current, RemoteRoom) and current.code == code):
             self.session_rooms[session] = RemoteRoom(self, code)  # type: ignore[assignment]
 
-    async def invite_facts(self, code: str) -> dict[str, str | bool | None] | None:
+    async def invite_facts(self, code: str) -> InviteFacts | None:
         """Here, or on any node: an invite link's page asks whichever node it reached (``net/invite``).
         Another node's room is known by its stored config only: its game, not who hosts it now, nor
         whether a game is on or a password set since."""
