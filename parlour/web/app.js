@@ -5,7 +5,7 @@ import "./theme.js"; // first: the page takes its theme before anything waits
 import { GAMES, TABLES, loadCatalog } from "./catalog.js";
 import { closeLog, keepLogPinned, noteEntries, personal, resetLog, toggleLog } from "./gamelog.js";
 import { keepProfile, profileField } from "./identity.js";
-import { clearInvite, initLobby, presetCode, renderRooms, showInvite } from "./lobby.js";
+import { clearInvite, initLobby, passwordNeeded, presetCode, renderRooms, showInvite } from "./lobby.js";
 import { Connection } from "./net.js";
 import { appendChat, renderRoom, seatOnTurn, tableContext, updateTimers } from "./room.js";
 import { describeChanges } from "./settings.js";
@@ -148,10 +148,7 @@ const app = {
       else if (err.code === "wrong_password") {
         answer(fields.password ? "That password is wrong — check it and try again." : "This room has a password — type it in the Password box and join again.");
         presetCode(fields.code);
-        // A password set since the invite's page looked: the box back, and the note told.
-        $("#join-form").classList.remove("no-password");
-        $("#join-password-note").textContent = "(this room has one)";
-        $("#join-password").focus();
+        passwordNeeded();
       } else if (err.code === "room_full" && type === "join") {
         if (await confirmDialog("This room is full", "All seats are taken. Watch the game instead?", "Watch", { kind: "primary" })) await app.send("spectate", fields);
       } else if (err.code === "invalid_code" || err.code === "room_not_found") {
@@ -486,9 +483,10 @@ const handlers = {
     appendChat(message, S.room);
     if (message.member !== S.room.you.member) {
       beep("chat");
+      const unseen = document.hidden || !inSight($("#chat-log"));
       if (document.hidden) S.unreadChat += 1;
-      else if (!inSight($("#chat-log"))) toast(`${message.name}: ${clip(message.text, 90)}`, "chat", 4000, true);
-      if (document.hidden || !inSight($("#chat-log"))) S.chatUnseen += 1;
+      else if (unseen) toast(`${message.name}: ${clip(message.text, 90)}`, "chat", 4000, true);
+      if (unseen) S.chatUnseen += 1;
       updateTitle();
       showChatJump();
     }

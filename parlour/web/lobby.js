@@ -136,6 +136,14 @@ export async function showInvite(code) {
   }
 }
 
+/** Joining was refused for want of a password (one set since an invite's page looked, maybe): the
+ * Password box shown, said to be needed, and focused. */
+export function passwordNeeded() {
+  $("#join-form").classList.remove("no-password");
+  $("#join-password-note").textContent = "(this room has one)";
+  $("#join-password").focus();
+}
+
 /** Back to the plain start page (the visitor left the room the link led to). */
 export function clearInvite() {
   const form = $("#join-form");
