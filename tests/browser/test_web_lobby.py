@@ -813,36 +813,30 @@ def test_the_host_changes_the_rules_from_the_results_without_offering_a_rematch(
     bo.close()
 
 
-def test_a_guest_who_asks_for_a_rematch_is_told_what_it_waits_for(open_page, server):
+@pytest.mark.parametrize(
+    ("asker", "waits"),
+    [
+        ("Bo", "it starts once everyone is ready (not yet: Ada), or when Ada starts it."),
+        ("Ada", "it starts once everyone is ready (not yet: Bo), or when you start it."),
+    ],
+)
+def test_whoever_asks_for_a_rematch_is_told_what_it_waits_for(open_page, server, asker, waits):
     """Bo, not the host, pressed Rematch: the waiting room said "Waiting for the host to start" on a
-    greyed button, then the game began by itself once Ada accepted."""
+    greyed button, then the game began by itself once Ada accepted. The host who pressed it read only
+    "Start game (Bo isn't ready)" while Bo was still reading the results."""
     ada, bo, _ = two_at_a_table(server, "connect_four")
     play_to_the_end([ada, bo])
+    me, other = (bo, ada) if asker == "Bo" else (ada, bo)
     page = open_page("/")
-    take_over(page, bo.token, "Bo")
+    take_over(page, me.token, asker)
     page.get_by_role("button", name="Rematch").click()
-    waits = "You asked for a rematch: it starts once everyone is ready (not yet: Ada), or when Ada starts it."
-    page.locator('[data-testid="starts-when"]', has_text=waits).wait_for()
-    shots(page, "rematch-asked-guest")
-    ada.request("ready", ready=True)  # Ada accepts: everyone is ready, and the countdown says when
+    page.locator('[data-testid="starts-when"]', has_text=f"You asked for a rematch: {waits}").wait_for()
+    if asker == "Ada":
+        assert page.get_by_role("button", name="Start game (Bo isn't ready)").is_visible()
+    shots(page, f"rematch-asked-{'guest' if asker == 'Bo' else 'host'}")
+    other.request("ready", ready=True)  # the other accepts: everyone is ready, and the countdown says when
     page.locator(".countdown").wait_for()
     assert page.locator('[data-testid="starts-when"]').count() == 0
-    ada.close()
-    bo.close()
-
-
-def test_a_host_who_asks_for_a_rematch_is_told_what_it_waits_for(open_page, server):
-    """The host pressed Rematch: the waiting room showed only "Start game (1 not ready)" while Bo was
-    still reading the results."""
-    ada, bo, _ = two_at_a_table(server, "connect_four")
-    play_to_the_end([ada, bo])
-    page = open_page("/")
-    take_over(page, ada.token, "Ada")
-    page.get_by_role("button", name="Rematch").click()
-    waits = "You asked for a rematch: it starts once everyone is ready (not yet: Bo), or when you start it."
-    page.locator('[data-testid="starts-when"]', has_text=waits).wait_for()
-    assert page.get_by_role("button", name="Start game (Bo isn't ready)").is_visible()
-    shots(page, "rematch-asked-host")
     ada.close()
     bo.close()
 
