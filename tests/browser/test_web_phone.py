@@ -633,28 +633,65 @@ def test_a_private_rooms_table_keeps_the_pile_above_the_dock_on_small_phones(ope
 SIDEWAYS = {"width": 844, "height": 390}
 
 
-def test_a_phone_held_sideways_keeps_the_hand_the_buttons_and_the_pile_on_one_screen(open_page, server):
-    """A phone turned to landscape is wider than a phone but only 390 px high: the hand and the
-    buttons stay docked at the bottom, and the pile stays in view above them."""
+@pytest.mark.parametrize("viewport", [SIDEWAYS, {"width": 640, "height": 360}], ids=["844x390", "640x360"])
+def test_a_phone_held_sideways_keeps_the_hand_the_buttons_and_the_pile_on_one_screen(
+    open_page, server, viewport
+):
+    """A phone turned to landscape is wider than a phone but only 360-390 px high: the hand and the
+    buttons stay docked at the bottom, and the pile stays in view above them, for the host as for a
+    guest. The heading keeps one line: the host's tools are in the players' panel, as on a phone (in
+    the heading, with Chat beside Log, they pushed Exit to a line of its own and the pile under the
+    dock at 844 × 390, and at 640 × 360 the pile was under the dock for everyone)."""
     (ada, bo), _ = at_a_table(server, "uno", ("Ada", "Bo"))
-    page = open_page("/", SIDEWAYS)
-    mover = ada if ada.view["legal"] else bo  # the player on turn: the dock has Draw too
-    take_over(page, mover.token, "Ada" if mover is ada else "Bo")
-    page.locator('[data-testid="hand"] .ucard').first.wait_for()
-    for selector in ('[data-testid="hand"] .ucard', '[data-testid="uno"]', '[data-testid="dock"] button.big'):
-        assert on_screen(page, selector), f"{selector} is off the first screen"
-    dock = page.locator('[data-testid="dock"]').bounding_box()
-    top = page.locator('[data-testid="top"]').bounding_box()
-    assert top["y"] >= 0 and top["y"] + top["height"] <= dock["y"], "the pile is above the dock"
-    shot(page, "uno-sideways")
+    for wire, name in ((ada, "Ada"), (bo, "Bo")):
+        page = open_page("/", viewport)
+        take_over(page, wire.token, name)
+        page.locator('[data-testid="hand"] .ucard').first.wait_for()
+        page.evaluate("window.scrollTo(0, 0)")
+        selectors = ['[data-testid="hand"] .ucard', '[data-testid="uno"]', "#leave"]
+        if wire.view["legal"]:  # the player on turn: the dock has Draw too
+            selectors.append('[data-testid="dock"] button.big')
+        for selector in selectors:
+            assert on_screen(page, selector), f"{selector} is off the first screen for {name}"
+        assert heading_lines(page) == 1, name
+        dock = page.locator('[data-testid="dock"]').bounding_box()
+        top = page.locator('[data-testid="top"]').bounding_box()
+        assert top["y"] >= 0 and top["y"] + top["height"] <= dock["y"], (
+            f"the pile is under the dock for {name}"
+        )
+        tools = page.locator("#host-tools-side")
+        if name == "Ada":
+            tools.get_by_role("button", name="End game").scroll_into_view_if_needed()
+            assert tools.get_by_role("button", name="End game").is_visible()
+            shot(page, f"uno-sideways-host-tools-{viewport['height']}")
+        else:
+            assert not tools.is_visible()
+            shot(page, f"uno-sideways-{viewport['height']}")
+        page.close()
 
     (cy, _, _), _ = at_a_table(server, "cheat", ("Cy", "Di", "Ed"))
-    page = open_page("/", SIDEWAYS)  # a fresh tab: the last one's address would offer its room back
+    page = open_page("/", viewport)  # a fresh tab: the last one's address would offer its room back
     take_over(page, cy.token, "Cy")
     page.locator('[data-testid="hand"] .pcard').first.wait_for()
-    for selector in ('[data-testid="hand"] .pcard', '[data-testid="place"]', '[data-testid="cheat"]'):
+    for selector in (
+        '[data-testid="hand"] .pcard',
+        '[data-testid="place"]',
+        '[data-testid="cheat"]',
+        "#leave",
+    ):
         assert on_screen(page, selector), f"{selector} is off the first screen"
-    shot(page, "cheat-sideways")
+    # Cy's 18 cards keep one fanned row beside Place and Cheat!, and the pile stays above them. At 844
+    # px the row holds them all (at 640 it scrolls, each card's corner still whole).
+    tops = page.locator('[data-testid="hand"] .pcard').evaluate_all(
+        "cs => cs.map((c) => c.getBoundingClientRect().top)"
+    )
+    assert len(tops) == 18 and max(tops) - min(tops) < 2, tops
+    fits = page.locator('[data-testid="hand"]').evaluate("h => h.scrollWidth <= h.clientWidth")
+    assert fits or viewport["width"] < 700
+    dock = page.locator('[data-testid="dock"]').bounding_box()
+    pile = page.locator('[data-testid="pile-size"]').bounding_box()
+    assert pile["y"] + pile["height"] <= dock["y"], "the pile is under the dock"
+    shot(page, f"cheat-sideways-{viewport['height']}")
 
 
 def test_chat_out_of_sight_shows_as_a_toast_and_in_sight_does_not(open_page, server):
