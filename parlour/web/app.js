@@ -196,28 +196,38 @@ const app = {
     }
   },
 
-  /** Your name in this room, and from now on (a typo fixed without leaving and joining again). */
+  /** Your name in this room, and from now on (a typo fixed without leaving and joining again). A name
+   * the room refuses (taken, too long) is said in the dialog, which stays open with what was typed. */
   async rename(member) {
-    const field = el("input", { name: "new-name", maxlength: "128", required: true, value: member.name, autocomplete: "nickname", oninput: () => holdName(field) });
-    // Enter in the field renames (the form's first button, Cancel, would take it).
-    field.addEventListener("keydown", (e) => {
-      if (e.key !== "Enter") return;
-      e.preventDefault();
-      if (field.reportValidity()) $("#dialog").close("yes");
-    });
-    const body = el("label", {}, "Your name ", field);
-    const chosen = await choose("Change your name", body, [
-      { label: "Cancel", value: "no" },
-      { label: "Rename", value: "yes", class: "primary", validate: true },
-    ]);
-    const name = field.value.trim();
-    if (chosen !== "yes" || !name || name === member.name) return;
-    if (await app.send("rename", { name })) {
-      // The session is renamed too: the start page's name is it (a name that differs starts a new one).
-      if (S.session) S.session.name = name;
-      localStorage.setItem("parlour.name", name);
-      $("#name").value = name;
+    let typed = member.name;
+    let refusal = null;
+    for (;;) {
+      const field = el("input", { name: "new-name", maxlength: "128", required: true, value: typed, autocomplete: "nickname", oninput: () => holdName(field), "aria-describedby": refusal ? "rename-error" : null, "aria-invalid": refusal ? "true" : null });
+      // Enter in the field renames (the form's first button, Cancel, would take it).
+      field.addEventListener("keydown", (e) => {
+        if (e.key !== "Enter") return;
+        e.preventDefault();
+        if (field.reportValidity()) $("#dialog").close("yes");
+      });
+      const body = el("div", {},
+        el("label", {}, "Your name ", field),
+        refusal ? el("p", { id: "rename-error", class: "chat-error", role: "alert" }, refusal) : null,
+      );
+      const chosen = await choose("Change your name", body, [
+        { label: "Cancel", value: "no" },
+        { label: "Rename", value: "yes", class: "primary", validate: true },
+      ]);
+      typed = field.value.trim();
+      if (chosen !== "yes" || !typed || typed === member.name) return;
+      const { error } = await app.attempt("rename", { name: typed });
+      if (!error) break;
+      refusal = error.message ?? "That name cannot be used here.";
+      beep("bad");
     }
+    // The session is renamed too: the start page's name is it (a name that differs starts a new one).
+    if (S.session) S.session.name = typed;
+    localStorage.setItem("parlour.name", typed);
+    $("#name").value = typed;
   },
 
   async kick(member) {

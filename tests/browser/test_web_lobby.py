@@ -690,8 +690,12 @@ def test_a_member_renames_without_leaving(open_page, server):
     shots(bo, "rename-dialog")
     field.fill("Ada")  # someone here is called that
     field.press("Enter")
-    bo.locator(".toast.bad", has_text="already called Ada").wait_for()
-    member_row(bo, "Boo").get_by_role("button", name="Rename yourself").click()
+    # Refused, the dialog says why and keeps what was typed (it had closed, and the name was lost).
+    bo.locator("#dialog #rename-error", has_text="already called Ada").wait_for()
+    assert bo.locator("#dialog").evaluate("d => d.open")
+    assert bo.locator('#dialog input[name="new-name"]').input_value() == "Ada"
+    assert bo.locator('#dialog input[name="new-name"]').get_attribute("aria-invalid") == "true"
+    shots(bo, "rename-refused")
     bo.locator('#dialog input[name="new-name"]').fill("Bo")
     bo.locator('#dialog input[name="new-name"]').press("Enter")
     member_row(ada, "Bo").wait_for()
