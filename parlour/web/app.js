@@ -221,7 +221,7 @@ const app = {
       if (chosen !== "yes" || !typed || typed === member.name) return;
       const { error } = await app.attempt("rename", { name: typed });
       if (!error) break;
-      refusal = error.message ?? "That name cannot be used here.";
+      refusal = sentence(error.message ?? "that name cannot be used here");
       beep("bad");
     }
     // The session is renamed too: the start page's name is it (a name that differs starts a new one).

@@ -737,6 +737,13 @@ def test_a_phones_chat_button_counts_what_came_unseen_and_takes_you_there(open_p
         ada.request("chat", text=text)
     jump.locator(".unread", has_text="2").wait_for()
     assert jump.locator(".unread").get_attribute("aria-label") == "2 new"
+    # A long line's toast keeps to one line, clear of Chat and its count (on two it covered them).
+    ada.request("chat", text="that was a long game, shall we play another round of this after dinner?")
+    toast = page.locator("#toasts .toast.chat", has_text="Ada: that was a long game")
+    toast.wait_for()
+    jump.locator(".unread", has_text="3").wait_for()
+    box, chat = toast.bounding_box(), jump.bounding_box()
+    assert box["height"] < 32 and box["y"] + box["height"] <= chat["y"], (box, chat)
     assert heading_lines(page) == 2  # the code's line, then the game, its state, Chat, Log and Exit
     assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
     shot(page, "chat-unseen")
@@ -744,7 +751,7 @@ def test_a_phones_chat_button_counts_what_came_unseen_and_takes_you_there(open_p
     page.wait_for_function("() => document.activeElement.id === 'chat-input'")
     jump.locator(".unread").wait_for(state="detached")
     assert on_screen(page, "#chat-input")
-    page.locator("#chat-log li", has_text="have fun").wait_for()
+    page.locator("#chat-log li", has_text="after dinner?").wait_for()
     ada.request("chat", text="in sight")  # the chat on screen: nothing unseen
     page.locator("#chat-log li", has_text="in sight").wait_for()
     assert jump.locator(".unread").count() == 0
