@@ -359,8 +359,11 @@ def rename(room: Room, cmd: Command) -> bool | None:
     name = cmd.payload["name"]
     if name == member.name:
         return False
-    if any(m is not member and m.name.casefold() == name.casefold() for m in room.members.values()):
-        raise CommandError("name_taken", f"someone in this room is already called {name}")
+    taken = next(
+        (m for m in room.members.values() if m is not member and m.name.casefold() == name.casefold()), None
+    )
+    if taken is not None:  # named as they are here ("ada" asked for, "Ada" taken)
+        raise CommandError("name_taken", f"someone in this room is already called {taken.name}")
     member.name = name
     seat = room.game_seat(member)
     if seat is not None:

@@ -202,26 +202,34 @@ const app = {
     let typed = member.name;
     let refusal = null;
     for (;;) {
-      const field = el("input", { name: "new-name", maxlength: "128", required: true, value: typed, autocomplete: "nickname", oninput: () => holdName(field), "aria-describedby": refusal ? "rename-error" : null, "aria-invalid": refusal ? "true" : null });
+      // Typing past the limit says so (the field had stopped without a word), and a refusal about the
+      // name that was sent goes once the name changes.
+      const edited = () => {
+        limit.hidden = !holdName(field);
+        field.setCustomValidity(field.value.trim() ? "" : "A name needs a letter, a digit or an emoji.");
+        if (field.value.trim() !== typed) error?.remove();
+      };
+      const field = el("input", { name: "new-name", maxlength: "128", required: true, value: typed, autocomplete: "nickname", oninput: edited, "aria-describedby": "rename-limit rename-error", "aria-invalid": refusal ? "true" : null });
+      const limit = el("p", { id: "rename-limit", class: "setting-help", hidden: true }, "A name is 16 characters at most.");
+      const error = refusal ? el("p", { id: "rename-error", class: "chat-error", role: "alert" }, refusal) : null;
       // Enter in the field renames (the form's first button, Cancel, would take it).
       field.addEventListener("keydown", (e) => {
         if (e.key !== "Enter") return;
         e.preventDefault();
         if (field.reportValidity()) $("#dialog").close("yes");
       });
-      const body = el("div", {},
-        el("label", {}, "Your name ", field),
-        refusal ? el("p", { id: "rename-error", class: "chat-error", role: "alert" }, refusal) : null,
-      );
-      const chosen = await choose("Change your name", body, [
+      const body = el("div", {}, el("label", {}, "Your name ", field), limit, error);
+      const asked = choose("Change your name", body, [
         { label: "Cancel", value: "no" },
         { label: "Rename", value: "yes", class: "primary", validate: true },
       ]);
+      field.select(); // the name to type over (the caret had stood before it, typing went in front)
+      const chosen = await asked;
       typed = field.value.trim();
-      if (chosen !== "yes" || !typed || typed === member.name) return;
-      const { error } = await app.attempt("rename", { name: typed });
-      if (!error) break;
-      refusal = sentence(error.message ?? "that name cannot be used here");
+      if (chosen !== "yes" || typed === member.name) return;
+      const { error: refused } = await app.attempt("rename", { name: typed });
+      if (!refused) break;
+      refusal = sentence(refused.message ?? "that name cannot be used here");
       beep("bad");
     }
     // The session is renamed too: the start page's name is it (a name that differs starts a new one).

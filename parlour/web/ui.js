@@ -275,9 +275,11 @@ export function closeDialog() {
 
 /** Initials for a display name, used as a non-colour cue. */
 export function initials(name) {
+  // Whole characters as they show: "👩‍🚀 Ada" had been cut inside its emoji ("\ud83dA" drew "�A").
+  const first = (word) => [...letters.segment(word)].map((s) => s.segment);
   const words = String(name || "?").trim().split(/\s+/);
-  const letters = words.length > 1 ? words[0][0] + words[1][0] : words[0].slice(0, 2);
-  return letters.toUpperCase();
+  const chosen = words.length > 1 ? first(words[0])[0] + first(words[1])[0] : first(words[0]).slice(0, 2).join("");
+  return chosen.toUpperCase();
 }
 
 /** Per-seat colour and fill pattern, so colour is never the only cue. */

@@ -23,7 +23,7 @@ from browser_helpers import (
     toasts_once_quiet,
     wait_room,
 )
-from wire import at_a_table, play_to_the_end, two_at_a_table
+from wire import Wire, at_a_table, play_to_the_end, two_at_a_table
 
 pytestmark = pytest.mark.browser
 
@@ -551,3 +551,23 @@ def test_a_player_keeps_their_colour_when_the_seats_are_renumbered(open_page, se
     shots(page, "dots-colour-kept")
     ada.close()
     bo.close()
+
+
+def test_initials_keep_an_emoji_whole(open_page, server):
+    """A seat's swatch and its boxes carry the player's initials: for "👩‍🚀 Ada" they were cut inside the
+    emoji, half of it drawn as "�A"."""
+    (ada, bo), code = at_a_table(server, "dots", ("👩‍🚀 Ada", "🦊"), {"width": 3, "height": 3})
+    cy = Wire(server, "Cy")
+    cy.request("spectate", code=code)
+    page = open_page("/")
+    take_over(page, cy.token, "Cy")  # watching: the wires play on
+    page.locator(".table-host .seat .swatch").first.wait_for()
+    swatches = page.locator(".table-host .seat .swatch").all_inner_texts()
+    assert sorted(swatches) == sorted(["👩‍🚀A", "🦊"]), swatches
+    # A box taken shows the same whole initials (the wires draw until someone takes one).
+    play_to_the_end([ada, bo])
+    page.wait_for_function("() => document.querySelectorAll('.dots-board .box-label').length === 4")
+    labels = page.locator(".dots-board .box-label").all_text_contents()
+    assert set(labels) <= {"👩‍🚀A", "🦊"}, labels
+    for wire in (ada, bo, cy):
+        wire.close()

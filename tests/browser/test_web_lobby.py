@@ -696,7 +696,21 @@ def test_a_member_renames_without_leaving(open_page, server):
     assert bo.locator('#dialog input[name="new-name"]').input_value() == "Ada"
     assert bo.locator('#dialog input[name="new-name"]').get_attribute("aria-invalid") == "true"
     shots(bo, "rename-refused")
-    bo.locator('#dialog input[name="new-name"]').fill("Bo")
+    field = bo.locator('#dialog input[name="new-name"]')
+    # Past the limit the field says so (it had stopped without a word), and the refusal of "Ada" goes
+    # once the name changes.
+    assert field.evaluate("f => f.selectionStart === 0 && f.selectionEnd === 3")  # "Ada", to type over
+    field.press("End")
+    field.press_sequentially("-Bartholomew-the-Great")
+    assert field.input_value() == "Ada-Bartholomew-"
+    bo.locator("#dialog #rename-limit", has_text="16 characters at most").wait_for()
+    assert bo.locator("#dialog #rename-error").count() == 0
+    # Blank is refused in the dialog, which stays open (it had closed and done nothing).
+    field.fill("   ")
+    bo.locator("#dialog button", has_text="Rename").click()
+    assert bo.locator("#dialog").evaluate("d => d.open")
+    assert field.evaluate("f => f.validationMessage") == "A name needs a letter, a digit or an emoji."
+    field.fill("Bo")
     bo.locator('#dialog input[name="new-name"]').press("Enter")
     member_row(ada, "Bo").wait_for()
     ada.locator("#toasts .toast", has_text="Boo is now Bo").wait_for()

@@ -323,7 +323,9 @@ async def test_a_member_renames_in_the_room_and_keeps_the_name(server) -> None:
     take it, a name someone here has is refused, and the session keeps it for coming back."""
     seated, watchers, code = await open_table(server.ws, "dots", 2, {"width": 3, "height": 3})
     host, guest = seated
-    assert await error_code(guest, "rename", name="p0") == "name_taken"  # the host's, letter case aside
+    taken = await guest.request("rename", name="p0")  # the host's, letter case aside
+    # Named as the one who has it is ("p0" asked for read as if someone were called that).
+    assert taken["code"] == "name_taken" and taken["message"] == "someone in this room is already called P0"
     assert await error_code(guest, "rename", name=" ") == "invalid_name"
     await guest.ok("rename", name="Bea")
     update = await host.expect("member_updated")
