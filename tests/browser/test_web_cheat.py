@@ -154,10 +154,13 @@ def test_cheat_game_with_calls_to_the_end(open_page):
     assert re.fullmatch(stood, how) or re.fullmatch(true, how), how
     assert ada.locator('[data-testid="results"] tbody tr').count() == 3
     shots(ada, "cheat-game-over")
-    # On a phone a loser's last hand sits under the results, not pinned over them at the screen's foot.
+    # On a phone, upright or sideways, a loser's last hand sits under the results, not pinned over them
+    # at the screen's foot.
     loser = next(p for p in pages if p.locator('[data-testid="dock"]').count())
+    for viewport in (PHONE, {"width": 844, "height": 390}):
+        loser.set_viewport_size(viewport)
+        assert loser.locator('[data-testid="dock"]').evaluate("d => getComputedStyle(d).position") == "static"
     loser.set_viewport_size(PHONE)
-    assert loser.locator('[data-testid="dock"]').evaluate("d => getComputedStyle(d).position") == "static"
     shot(loser, "cheat-game-over-hand")
 
 
