@@ -7,6 +7,11 @@ import { $, $$, choose, el, fill, holdName } from "./ui.js";
 const STATE_WORDS = { waiting: "waiting", countdown: "starting", playing: "playing", finished: "finished" };
 
 export function initLobby(app) {
+  // Back on an invite link's page after a while: what its room is now (a password set or taken off
+  // since, a game begun or over), not what it was when the page first looked.
+  document.addEventListener("visibilitychange", () => {
+    if (!document.hidden && invited && !$("#screen-start").hidden) showInvite(invited);
+  });
   const name = $("#name");
   name.value = localStorage.getItem("parlour.name") ?? "";
   name.addEventListener("change", () => localStorage.setItem("parlour.name", name.value.trim()));
@@ -101,7 +106,10 @@ export function presetCode(code) {
 
 /** An invite link opened before the visitor has a name: its room's Join, named, comes first (on a
  * phone it stood below the whole Create panel, whose big button was the first one offered). */
+let invited = null; // the room code an invite link's page tells of, while it does
+
 export async function showInvite(code) {
+  invited = code;
   const form = $("#join-form");
   form.classList.add("invited");
   form.querySelector("h2").textContent = `Join room ${code}`;
@@ -130,7 +138,7 @@ export async function showInvite(code) {
       );
       // Whether to type a password is known (unknown on another node of a cluster: null): one was
       // asked for only after Join, and a room with none showed the box anyway.
-      if (password === true) $("#join-password-note").textContent = "(this room has one)";
+      $("#join-password-note").textContent = password === true ? "(this room has one)" : "(if the room has one)";
       form.classList.toggle("no-password", password === false);
     }
   }
@@ -146,6 +154,7 @@ export function passwordNeeded() {
 
 /** Back to the plain start page (the visitor left the room the link led to). */
 export function clearInvite() {
+  invited = null;
   const form = $("#join-form");
   form.classList.remove("invited");
   form.querySelector("h2").textContent = "Join a game";

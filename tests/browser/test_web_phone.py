@@ -58,6 +58,14 @@ def test_an_invite_link_on_a_phone_offers_its_room_before_create(open_page, serv
     assert page.locator("#join-password").is_hidden()  # the room has none: no box to wonder about
     # The host sets one after the page looked: Join is refused, and the box comes back, said to be needed.
     host.request("update_settings", password="pw")
+    # Back on the tab, the page looks again: the box is there, said to be needed, before Join.
+    page.evaluate("document.dispatchEvent(new Event('visibilitychange'))")
+    page.locator("#join-password").wait_for(state="visible")
+    assert page.locator("#join-password-note").inner_text() == "(this room has one)"
+    host.request("update_settings", password="")  # and taken off again: the box goes
+    page.evaluate("document.dispatchEvent(new Event('visibilitychange'))")
+    page.locator("#join-password").wait_for(state="hidden")
+    host.request("update_settings", password="pw")  # set once more, unseen: Join says so
     page.fill("#name", "Bo")
     join.get_by_role("button", name="Join", exact=True).click()
     page.locator("#toasts .toast", has_text="This room has a password").wait_for()
