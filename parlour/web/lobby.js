@@ -104,10 +104,10 @@ export function presetCode(code) {
   $("#join-code").value = code;
 }
 
-/** An invite link opened before the visitor has a name: its room's Join, named, comes first (on a
- * phone it stood below the whole Create panel, whose big button was the first one offered). */
 let invited = null; // the room code an invite link's page tells of, while it does
 
+/** An invite link opened before the visitor has a name: its room's Join, named, comes first (on a
+ * phone it stood below the whole Create panel, whose big button was the first one offered). */
 export async function showInvite(code) {
   invited = code;
   const form = $("#join-form");
