@@ -273,13 +273,20 @@ export function closeDialog() {
   if (dialog.open) dialog.close("");
 }
 
+const initialsOf = new Map(); // name → its initials
+
 /** Initials for a display name, used as a non-colour cue. */
 export function initials(name) {
-  // Whole characters as they show: "👩‍🚀 Ada" had been cut inside its emoji ("\ud83dA" drew "�A").
-  const first = (word) => [...letters.segment(word)].map((s) => s.segment);
-  const words = String(name || "?").trim().split(/\s+/);
-  const chosen = words.length > 1 ? first(words[0])[0] + first(words[1])[0] : first(words[0]).slice(0, 2).join("");
-  return chosen.toUpperCase();
+  // Kept per name: a Dots board asks once for each box it draws, and the names are few.
+  let found = initialsOf.get(name);
+  if (found === undefined) {
+    // Whole characters as they show: "👩‍🚀 Ada" had been cut inside its emoji ("\ud83dA" drew "�A").
+    const first = (word) => [...letters.segment(word)].map((s) => s.segment);
+    const words = String(name || "?").trim().split(/\s+/);
+    found = (words.length > 1 ? first(words[0])[0] + first(words[1])[0] : first(words[0]).slice(0, 2).join("")).toUpperCase();
+    initialsOf.set(name, found);
+  }
+  return found;
 }
 
 /** Per-seat colour and fill pattern, so colour is never the only cue. */
