@@ -1,6 +1,6 @@
 // Cheat table: sorted hand, pick 1–4 cards, announce, and a big Cheat button.
 
-import { answer, arrowKeys, cards, choose, el, fill } from "./ui.js";
+import { SIDEWAYS, answer, arrowKeys, cards, choose, el, fill } from "./ui.js";
 
 const RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"];
 const SUITS = [
@@ -85,7 +85,11 @@ export function onEvent(event, names, seat = null) {
     // Bad news for whoever picks up the pile (a cheater caught read it in green), good for a caller who
     // caught one; the others are told.
     const kind = seat !== null && seat === event.picked_up_by ? "bad" : seat !== null && seat === event.caller ? "good" : "info";
-    return { text: `${names(event.caller)} called Cheat! ${verdict} — ${who} picks up ${event.pile_count}.`, kind, sound: "bad", keep: true };
+    // A phone held sideways scrolls the reveal into sight past the top bar, where the toast then lay
+    // over the pile and the next rank for seconds: the reveal in sight says it all (not while typing
+    // in the chat, when it is not brought into sight).
+    const shown = matchMedia(SIDEWAYS).matches && document.activeElement?.id !== "chat-input";
+    return { text: `${names(event.caller)} called Cheat! ${verdict} — ${who} picks up ${event.pile_count}.`, kind, sound: "bad", keep: true, quiet: shown };
   }
   if (event.type === "played") {
     if (Date.now() - local.revealAt >= REVEAL_MS) local.reveal = null;

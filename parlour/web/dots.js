@@ -4,7 +4,7 @@
 // and a tap on it zooms back in around that spot.
 // Keyboard: arrows move the cursor, Space turns it, Enter draws.
 
-import { el, fill, initials, seatColour, svg } from "./ui.js";
+import { SIDEWAYS, el, fill, initials, seatColour, svg } from "./ui.js";
 
 const GAP = 10; // user units between dots
 const PAD = 4;
@@ -134,9 +134,6 @@ export function render(stage, view, ctx) {
     placed.shown = { lines: marks.drawn, boxes: new Set(view.captures.map(([x, y]) => `${x},${y}`)) };
   });
 }
-
-/** A phone held sideways: wider than a phone in portrait, but short (styles.css has the same query). */
-const SIDEWAYS = "(min-width: 601px) and (max-height: 520px)";
 
 /** Your turn goes on because your last line closed a box: said, or it read as a plain "Your turn". */
 function again(ctx) {

@@ -189,6 +189,9 @@ export function holdName(field) {
   return shown.length >= NAME_MAX;
 }
 
+/** A phone held sideways: wider than a phone in portrait, but short (styles.css has the same query). */
+export const SIDEWAYS = "(min-width: 601px) and (max-height: 520px)";
+
 /** "1 card", "3 cards". */
 export const cards = (n) => `${n} ${n === 1 ? "card" : "cards"}`;
 

@@ -10,6 +10,7 @@ from browser_helpers import (
     create_room,
     drive,
     join_room,
+    on_screen,
     record_toasts,
     seq,
     shot,
@@ -314,6 +315,45 @@ CALL_NEWS = """async () => {
     };
     return [0, 1, 2, null].map((seat) => { cheat.reset(); return cheat.onEvent(call, names, seat).kind; });
 }"""
+
+
+def test_a_call_seen_sideways_leaves_the_pile_and_the_next_rank_in_sight(open_page, server):
+    """On a phone held sideways the reveal is scrolled into sight above the dock, past the top bar,
+    and the call's toast lay over the pile and "Next:" for seconds, saying what the reveal in sight
+    says. The reveal alone tells it there; the pile's count and the next rank stay uncovered."""
+    (ann, ben, cal), _ = at_a_table(server, "cheat", ("Ann", "Ben", "Cal"))
+    page = open_page("/", {"width": 844, "height": 390})
+    take_over(page, ann.token, "Ann")
+    page.locator('[data-testid="hand"] .pcard').first.wait_for()
+    record_toasts(page)
+    others = [ben, cal]  # Ann's wire gave way to her page
+    placer = next((w for w in others if w.view["legal"]), None)
+    if placer is None:  # Ann is on turn: she places, then Ben does
+        before = ben.seq
+        assert place_cards(page, 1)
+        for wire in others:
+            wire.catch_up(before + 1)
+        placer = next(w for w in others if w.view["legal"])
+    placer.request("action", action=next(a for a in placer.view["legal"] if a["type"] == "play"))
+    caller = next(w for w in others if w is not placer)
+    caller.catch_up(placer.seq)
+    caller.request("action", action={"type": "call"})
+    page.locator('[data-testid="reveal"] .pcard').first.wait_for()
+    page.wait_for_timeout(300)  # the reveal's scroll, on the next frame
+    assert on_screen(page, '[data-testid="reveal"]')
+    # A toast lets taps through (pointer-events: none), so what covers is told by the boxes.
+    uncovered = """e => { const r = e.getBoundingClientRect();
+        const over = [...document.querySelectorAll('#toasts .toast:not(.gone)')]
+            .map((t) => t.getBoundingClientRect())
+            .filter((t) => t.height && t.left < r.right && r.left < t.right
+                && t.top < r.bottom && r.top < t.bottom);
+        return r.top >= 0 && !over.length; }"""
+    for selector in ('[data-testid="pile-size"]', ".next-rank"):
+        assert page.locator(selector).evaluate(uncovered), f"{selector} is covered or out of sight"
+    assert not [t for t in toasts_once_quiet(page) if "called Cheat" in t]
+    shot(page, "cheat-call-sideways")
+    for wire in others:
+        wire.close()
 
 
 def test_a_calls_news_is_bad_for_whoever_picks_up_the_pile(open_page):
