@@ -907,7 +907,10 @@ else if (location.pathname.startsWith("/r/")) {
 $("#name").addEventListener("input", () => (S.wantedCode = null), { once: true });
 
 // A refused line (too many too fast) goes back into the box to send again, and why is said under it
-// at once: as a toast it waited behind the table's and the line was lost.
+// at once: as a toast it waited behind the table's and the line was lost. The reason goes once the
+// limit has refilled (a line a second): it had stayed up for the rest of the game.
+const CHAT_WAIT_MS = 5000;
+let chatErrorTimer = null;
 $("#chat-form").addEventListener("submit", async (e) => {
   e.preventDefault();
   const input = $("#chat-input");
@@ -922,6 +925,8 @@ $("#chat-form").addEventListener("submit", async (e) => {
     if (!input.value) input.value = text;
     error.textContent = err.code === "chat_rate_limited" ? "Too many messages at once — wait a few seconds, then send it again." : (err.message ?? "Not sent.");
     error.hidden = false;
+    clearTimeout(chatErrorTimer);
+    chatErrorTimer = setTimeout(() => (error.hidden = true), CHAT_WAIT_MS);
   }
 });
 

@@ -93,3 +93,9 @@ def test_a_refused_chat_line_stays_in_the_box_and_says_why_at_once(open_page):
     assert box.input_value() == "one too many"
     assert page.locator("#chat-log li", has_text="one too many").count() == 0
     shots(page, "chat-refused")
+    # The reason goes once the wait it asks for is over (it stayed up for the rest of the game), and the
+    # line then goes through.
+    error.wait_for(state="hidden", timeout=8000)
+    page.press("#chat-input", "Enter")
+    page.locator("#chat-log li", has_text="one too many").wait_for()
+    assert error.is_hidden()
