@@ -10,7 +10,7 @@ import { Connection } from "./net.js";
 import { appendChat, renderRoom, seatOnTurn, tableContext, updateTimers } from "./room.js";
 import { describeChanges } from "./settings.js";
 import { beep, isMuted, setMuted } from "./sound.js";
-import { $, $$, answer, choose, clearToasts, closeDialog, confirmDialog, el, fill, holdName, markOverflow, markOverflowY, morph, sentence, showScreen, toast, toastAll } from "./ui.js";
+import { $, $$, answer, choose, clearToasts, closeDialog, closeTurnDialog, confirmDialog, el, fill, holdName, markOverflow, markOverflowY, morph, sentence, showScreen, toast, toastAll } from "./ui.js";
 
 await loadCatalog(); // the games, their settings schemas and their tables, before anything is drawn
 
@@ -545,11 +545,13 @@ const handlers = {
     gameEvents(msg.events);
     const myTurn = !wasMyTurn && seat !== null && seatOnTurn(play) === seat;
     if (myTurn) yourTurn();
+    else if (wasMyTurn && seatOnTurn(play) !== seat) closeTurnDialog();
     announce(news, myTurn);
     render();
   },
   game_over(msg) {
     clearToasts(); // the game-over panel says it all
+    closeTurnDialog();
     S.room.state = "finished";
     S.room.outcome = msg.outcome;
     S.room.scoreboard = msg.scoreboard ?? S.room.scoreboard;

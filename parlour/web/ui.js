@@ -245,8 +245,9 @@ export function clearToasts() {
  * A modal choice. buttons: [{label, value, class?}]; resolves to the chosen value
  * (or null when dismissed with Escape). `body` is a Node or a string.
  */
-export function choose(title, body, buttons) {
+export function choose(title, body, buttons, { turn = false } = {}) {
   const dialog = $("#dialog");
+  dialog.dataset.turn = turn ? "yes" : ""; // a question about one's move: closeTurnDialog
   fill($("#dialog-title"), title);
   fill($("#dialog-body"), body ?? "");
   fill(
@@ -274,6 +275,12 @@ export async function confirmDialog(title, text, yes = "Yes", { kind = "danger" 
 export function closeDialog() {
   const dialog = $("#dialog");
   if (dialog.open) dialog.close("");
+}
+
+/** Close a question about one's move (a Wild's colour) once the turn has gone: the clock ran out, and
+ * the colour picked after it was refused as "not your turn", the card still in hand. */
+export function closeTurnDialog() {
+  if ($("#dialog").dataset.turn) closeDialog();
 }
 
 const initialsOf = new Map(); // name → its initials

@@ -414,7 +414,7 @@ async function play(card, plays, view, ctx) {
     const colour = await choose("Choose a colour", null, [
       ...COLOURS.map((c) => ({ label: cap(c), value: c, class: `colour-pick ${c}` })),
       CANCEL,
-    ]);
+    ], { turn: true });
     if (!COLOURS.includes(colour)) return;
     action.color = colour;
   }
@@ -423,7 +423,7 @@ async function play(card, plays, view, ctx) {
     const target = await choose("Swap hands with…", null, [
       ...targets.map((t) => ({ label: `${ctx.name(t)} (${cards(view.counts[t])})`, value: String(t) })),
       CANCEL,
-    ]);
+    ], { turn: true });
     if (!target || target === CANCEL.value) return;
     action.target = Number(target);
   }

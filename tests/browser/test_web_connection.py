@@ -185,6 +185,34 @@ def test_a_move_that_reaches_the_server_after_the_clock_ran_out_says_too_late(op
     bo.close()
 
 
+def test_a_wilds_colour_still_asked_when_the_clock_runs_out_goes_with_the_turn(open_page, server):
+    """A Wild tapped in the last seconds asks for its colour; the clock ran out meanwhile, the game drew
+    for the player and moved on, and the question stayed up over the table: the colour picked then was
+    refused as "not your turn", the card still in hand. The question goes with the turn."""
+    (ada, bo), _ = at_a_table(server, "uno", ("Ada", "Bo"), {"turn_timer": 10})
+    # Both draw (and keep) whenever they can, until Ada is on turn with a Wild she may play.
+    for _ in range(400):
+        for wire in (ada, bo):
+            wire.catch_up(max(ada.seq, bo.seq))
+        on_turn = (ada, bo)[ada.view["turn"]]
+        legal = on_turn.view["legal"]
+        if on_turn is ada and any(a["type"] == "play" and "color" in a for a in legal):
+            break
+        keep = next((a for a in legal if a["type"] in ("draw", "pass", "accept")), legal[0])
+        on_turn.request("action", action=keep)
+    else:
+        raise AssertionError("Ada never held a Wild on her turn")
+    wild = next(a["card"] for a in ada.view["legal"] if a["type"] == "play" and "color" in a)
+    page = open_page("/")
+    take_over(page, ada.token, "Ada")
+    page.locator(f'[data-testid="hand"] .ucard[data-id="{wild}"]').click()
+    page.locator("#dialog[open]", has_text="Choose a colour").wait_for()
+    page.locator("#toasts .toast", has_text="You ran out of time").wait_for(timeout=15_000)
+    page.wait_for_function("!document.querySelector('#dialog').open", timeout=2_000)
+    assert page.locator(f'[data-testid="hand"] .ucard[data-id="{wild}"]').count() == 1  # still Ada's
+    bo.close()
+
+
 def test_the_lost_connection_is_said_at_the_top_of_a_scrolled_phone_table(open_page, server):
     """On a phone the hand sits below the fold: scrolled down to it, the player saw dimmed cards that took
     no tap, with the notice (and the top bar's status) scrolled out of sight above."""
