@@ -553,10 +553,13 @@ class Manager:
 
     def _listed_update(self, room: Room) -> None:
         """Keep the public list current and push differences to lobby subscribers."""
-        # Only rooms someone can still meet people in: a connected human, not over, not closed.
+        # Only rooms someone can still meet people in: a connected human, not closed, and after a game
+        # a seat free (a host left alone when the others went, whom nobody could find, waited in vain;
+        # a full table between games is its players' own).
         listed = (
             room.public
-            and room.state not in (CLOSED, FINISHED)
+            and room.state != CLOSED
+            and (room.state != FINISHED or len(room.players()) < room.capacity)
             and any(m.connected and not m.bot for m in room.members.values())
         )
         summary = room.summary() if listed else None

@@ -4,7 +4,7 @@ import { GAMES, title } from "./catalog.js";
 import { capacityField, catchDelayField, readCatchDelay, readSettings, settingsFields } from "./settings.js";
 import { $, $$, choose, el, fill, holdName } from "./ui.js";
 
-const STATE_WORDS = { waiting: "waiting", countdown: "starting", playing: "playing", finished: "finished" };
+const STATE_WORDS = { waiting: "waiting", countdown: "starting", playing: "playing", finished: "between games" };
 
 export function initLobby(app) {
   // Back on an invite link's page after a while: what its room is now (a password set or taken off
@@ -174,7 +174,7 @@ export function renderRooms(rooms, app) {
   fill(
     list,
     sorted.map((room) => {
-      const open = ["waiting", "countdown"].includes(room.state) && room.players < room.capacity;
+      const open = ["waiting", "countdown", "finished"].includes(room.state) && room.players < room.capacity;
       return el(
         "li",
         { class: "room-item", dataset: { code: room.code } },

@@ -310,6 +310,34 @@ def test_public_list_shows_only_rooms_with_a_connected_human(open_page):
     listed.wait_for(state="detached")
 
 
+def test_a_public_room_with_a_free_seat_after_its_game_is_listed_to_join(open_page, server):
+    """After a game one player left and the host waited alone: the room was gone from the public list,
+    and nobody could find it. With a seat free it is listed, "between games", and Join seats the
+    visitor in its waiting room."""
+    ada, bo = Wire(server, "Ada"), Wire(server, "Bo")
+    code = ada.request(
+        "create_room", game="dots", settings={"width": 2, "height": 2}, public=True, capacity=2
+    )["code"]
+    bo.request("join", code=code)
+    ada.request("start")
+    bo.until(lambda m: m["type"] == "game_started")
+    play_to_the_end([ada, bo])
+    page = open_page()
+    listed = page.locator(f'#public-rooms [data-code="{code}"]')
+    page.locator("#public-rooms").wait_for()
+    assert listed.count() == 0  # both seats taken: the table is its players' own
+    bo.request("leave")
+    listed.wait_for()
+    assert "1/2 · between games" in listed.inner_text() and "host: Ada" in listed.inner_text()
+    shots(page, "lobby-between-games")
+    page.fill("#name", "Cy")
+    listed.get_by_role("button", name="Join").click()
+    assert wait_room(page) == code
+    page.locator("#players .member", has_text="Cy").wait_for()
+    assert page.locator("#players .member").count() == 2
+    ada.close()
+
+
 def test_quick_play_panel_says_one_thing_at_a_time(open_page):
     first, second = open_page(), open_page(viewport=PHONE)
     first.fill("#name", "Quick1")

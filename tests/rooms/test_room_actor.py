@@ -540,7 +540,14 @@ async def test_the_lobby_hears_a_game_end_but_not_each_move(harness: Harness) ->
     assert room.state == "playing" and len(lobby.messages) == before, "moves do not change the listing"
     await _act(room, clients, 1)
     assert room.state == "finished"
-    assert lobby.messages[-1] == {"type": "lobby_room_removed", "code": room.code}
+    assert lobby.messages[-1] == {"type": "lobby_room_removed", "code": room.code}  # every seat taken
+    # One leaves the results: the host, left alone, can be found again to play the next game with.
+    assert (await clients[1].do("leave"))["type"] == "ok"
+    listed = lobby.messages[-1]
+    assert listed["type"] == "lobby_room" and listed["room"]["code"] == room.code
+    summary = listed["room"]
+    assert (summary["state"], summary["players"], summary["capacity"]) == ("finished", 1, 2)
+    assert harness.manager.public_rooms("dots") == [listed["room"]]
 
 
 async def test_a_sink_without_legal_gets_the_same_views_less_legal(harness: Harness) -> None:
