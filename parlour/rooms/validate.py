@@ -129,8 +129,9 @@ def new_code(public: bool = True) -> str:
 
 
 def normalize_code(raw: str) -> str:
-    """Codes are case-insensitive and trimmed; anything outside the alphabet is refused."""
-    code = raw.strip().upper()
+    """Codes are case-insensitive; spaces and hyphens are dropped (a code read out or written down in
+    halves, "97K7-CYW4", was refused); anything else outside the alphabet is refused."""
+    code = "".join(raw.split()).replace("-", "").upper()
     if len(code) not in (CODE_LENGTH, PRIVATE_CODE_LENGTH) or any(ch not in CODE_ALPHABET for ch in code):
         raise CommandError(
             "invalid_code",

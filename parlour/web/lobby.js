@@ -72,7 +72,7 @@ export function initLobby(app) {
 
   const join = $("#join-form");
   const codeAndPassword = () => {
-    const fields = { code: join.elements.code.value.trim().toUpperCase() };
+    const fields = { code: typedCode(join.elements.code.value) };
     if (join.elements.password.value) fields.password = join.elements.password.value;
     return fields;
   };
@@ -162,6 +162,13 @@ export function clearInvite() {
   $("#invite-facts")?.remove();
   $("#join-password-note").textContent = "(if the room has one)";
   form.classList.remove("no-password");
+}
+
+/** The code in the Join box as the server reads it: an invite link pasted whole gives its code, and
+ * the spaces and hyphens of a code read out in halves ("97k7-cyw4") go (the server drops them too). */
+function typedCode(value) {
+  const linked = value.match(/\/r\/([A-Za-z0-9 -]+)\/?\s*$/);
+  return (linked ? linked[1] : value).replace(/[\s-]+/g, "").toUpperCase();
 }
 
 export function renderRooms(rooms, app) {

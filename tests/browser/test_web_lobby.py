@@ -338,6 +338,20 @@ def test_a_public_room_with_a_free_seat_after_its_game_is_listed_to_join(open_pa
     ada.close()
 
 
+def test_the_join_box_takes_a_pasted_invite_link_or_a_code_in_halves(open_page, server):
+    """A link pasted whole into the code box, or a code read out in halves ("97k7-cyw4"), was "not a
+    room code": each joins its room."""
+    ada = Wire(server, "Ada")
+    code = ada.request("create_room", game="uno", capacity=3)["code"]
+    assert len(code) == 8
+    for name, typed in (("Bo", f"{server}/r/{code}"), ("Cy", f"{code[:4].lower()}-{code[4:].lower()}")):
+        page = open_page()
+        join_room(page, name, typed)
+        assert wait_room(page) == code, typed
+        page.locator("#players .member", has_text=name).wait_for()
+    ada.close()
+
+
 def test_quick_play_panel_says_one_thing_at_a_time(open_page):
     first, second = open_page(), open_page(viewport=PHONE)
     first.fill("#name", "Quick1")

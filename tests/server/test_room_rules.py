@@ -41,8 +41,9 @@ async def test_join_errors(server) -> None:
     assert await error_code(anon, "join", code="OIL01") == "invalid_code"
     assert await error_code(anon, "join", code=code) == "wrong_password"
     assert await error_code(anon, "join", code=code, password="nope") == "wrong_password"
-    # Codes are case-insensitive and trimmed.
-    joined = await anon.ok("join", code=f"  {code.lower()} ", password="pw")
+    # Codes are case-insensitive, and spaces and hyphens in them do not count.
+    assert await error_code(anon, "join", code=f"{code[:4]}-{code[4:]}") == "wrong_password"
+    joined = await anon.ok("join", code=f"  {code[:4].lower()} {code[4:].lower()} ", password="pw")
     assert joined["you"]["seat"] == 1
     # Joining the room you are in is idempotent: the same seat's snapshot, nobody told anything.
     again = await anon.ok("join", code=code)
