@@ -799,6 +799,14 @@ function inHand(active) {
   return card ? hand.querySelector(`[data-id="${CSS.escape(card)}"]`) : null;
 }
 
+/** The button of the room's screen that had the focus, drawn again after a render replaced it (the
+ * same words, enabled); null if it is gone, or was a card (a card played is never "the same"). */
+function redrawn(active) {
+  if (active !== document.body || !lastFocused || lastFocused.isConnected || lastFocused.nodeName !== "BUTTON" || lastFocused.dataset.id) return null;
+  const label = lastFocused.getAttribute("aria-label");
+  return $$("#screen-room button:not([disabled])").find((b) => b.textContent === lastFocused.textContent && b.getAttribute("aria-label") === label && !b.dataset.id) ?? null;
+}
+
 /** After an action the control pressed may be gone (a played card, a hidden screen) or disabled (Place,
  * a Connect Four column, once the turn has passed; the browser would blur it): focus never falls back
  * to <body>, it goes to the next sensible control — never one that acts on a second Enter meant for
@@ -833,6 +841,13 @@ function keepFocus() {
   const held = inHand(active);
   if (instead && held && (held.matches('[data-testid="hand"]') || held.disabled)) {
     instead.focus({ preventScroll: true });
+    return;
+  }
+  // The same control drawn anew (Add easy bot, when the line above it went with the seat it filled):
+  // the focus stays on it, so a second Enter does again what the first did, as on a button that stayed.
+  const same = redrawn(active);
+  if (same) {
+    same.focus({ preventScroll: true });
     return;
   }
   // A table may name where a turn starts when its last move left focus on the table (Connect Four:

@@ -496,7 +496,7 @@ const botWords = (m) => (m.level ? `${m.level} bot` : "bot");
 /** The host's "Add easy bot", "Add hard bot" (while a seat is free). */
 function botButtons(room, game, app, players) {
   if (players.length >= room.capacity) return null;
-  return game.bots.map((level) => el("button", { onclick: () => app.send("add_bot", { level }) }, `Add ${level} bot`));
+  return game.bots.map((level) => el("button", { onclick: () => app.send("add_bot", { level }), dataset: { key: `add-bot-${level}` } }, `Add ${level} bot`));
 }
 
 /** The game's rules in a paragraph, then this room's rules that change play, each explained. */

@@ -72,8 +72,10 @@ function patchChildren(node, wanted) {
   for (const extra of current.slice(wanted.length)) extra.remove();
 }
 
+// `data-key` names a control that must never be patched into another one (and so keep the focus
+// under other words: Enter on "Add easy bot" for the last seat left it on "Just watch").
 const sameKind = (a, b) =>
-  a.nodeType === b.nodeType && a.nodeName === b.nodeName && a.dataset?.id === b.dataset?.id && a.dataset?.line === b.dataset?.line;
+  a.nodeType === b.nodeType && a.nodeName === b.nodeName && a.dataset?.id === b.dataset?.id && a.dataset?.line === b.dataset?.line && a.dataset?.key === b.dataset?.key;
 
 function patch(have, want) {
   if (have.nodeType !== Node.ELEMENT_NODE) {

@@ -199,6 +199,26 @@ def test_a_control_that_goes_away_leaves_no_second_enter_to_act(open_page, serve
     assert page.evaluate("document.querySelector('#stage').contains(document.activeElement)")
 
 
+def test_add_bot_keeps_the_focus_while_seats_are_left(open_page, server):
+    """Enter on "Add easy bot" added one, and the focus went to the top of the stage (the line above
+    the button, "UNO needs at least 2 players", went with the seat): a second Enter did nothing. It
+    stays on the button, drawn anew, so Enter adds one more, until the last seat is filled; then it is
+    on no other button."""
+    page = open_page()
+    create_room(page, "Ada", "uno", capacity=4)
+    _tab_to_button(page, "Add easy bot")
+    for bots in (1, 2):
+        page.keyboard.press("Enter")
+        page.locator("#players .member", has_text="bot").nth(bots - 1).wait_for()
+        page.wait_for_timeout(100)
+        assert page.evaluate("document.activeElement.textContent") == "Add easy bot", bots
+    page.keyboard.press("Enter")
+    page.locator("button", has_text="Add easy bot").wait_for(state="detached")  # the last seat
+    assert page.locator("#players .member", has_text="bot").count() == 3
+    # Not on what took the button's place ("Just watch": a second Enter would have made Ada a spectator).
+    assert page.evaluate("document.activeElement.id") == "stage"
+
+
 def test_a_game_that_ends_or_is_ended_moves_the_focus_off_the_table(open_page, server):
     """A game's end left the focus on a hand or board that no longer plays; a finished game's results
     take it to their first button, a game the host ended to the stage."""
