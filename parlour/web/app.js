@@ -28,6 +28,7 @@ const S = {
   session: null, // {name, session} once identified on this connection
   room: null, // the normalised room snapshot, kept current by events
   lobby: new Map(), // public rooms by code
+  removedFrom: new Set(), // rooms whose host removed this person: listed, they offered only a refusal
   unreadChat: 0, // chat that arrived while the tab was hidden
   chatUnseen: 0, // chat that arrived while the chat was out of sight (a phone's is below the table)
   wantedCode: roomCodeFromPath(),
@@ -86,6 +87,9 @@ const TOO_LATE_MS = 5000;
 const app = {
   /** This browser's guest profile id (its stats page is /p/<id>), once identified. */
   profile: () => S.session?.profile ?? null,
+
+  /** Whether this person was removed from room ``code`` (the public list leaves it out). */
+  removedFrom: (code) => S.removedFrom.has(code),
 
   /** Fire a request; show its error as a toast. Resolves to the reply or null. */
   async send(type, fields = {}) {
@@ -156,6 +160,10 @@ const app = {
         // A private room's code is longer than a public one's; a code that was right may be of a closed room.
         answer(err.code === "invalid_code" ? `“${code}” is not a room code — check it.` : `No open room has the code “${code}” — check it; a room that closed is gone.`);
         $("#join-code").focus();
+      } else if (err.code === "banned") {
+        answer(err.message);
+        beep("bad");
+        unlist(fields.code); // back after a reload: the list no longer offers it
       } else if (err.code === "game_in_progress" && type === "join") {
         // Said once in the room: entering it clears the start page's toasts.
         if (await app.send("spectate", fields)) toast("A game is on: you are watching, and can take a seat when it ends.", "info");
@@ -586,7 +594,9 @@ const handlers = {
     // The room's notices still queued are no longer this person's: they had read "Bot 6 was kicked".
     clearToasts();
     toast("The host removed you from the room", "bad");
+    const code = S.room.code;
     leftRoom();
+    unlist(code);
     presetCode(""); // its code, left in the Join box, led only to "You were removed from this room"
   },
   room_closed({ reason }) {
@@ -864,6 +874,13 @@ function keepFocus() {
   const hand = '#stage [data-testid="hand"]';
   const next = $(`${hand} button:not([disabled])`) ?? $(`${hand}[tabindex="0"]`) ?? $("#stage .game-over .primary") ?? $("#stage");
   next?.focus({ preventScroll: true });
+}
+
+/** The public list stops offering a room this person was removed from (its Join and Watch were
+ * refused each time with "you were removed from this room"). */
+function unlist(code) {
+  S.removedFrom.add(String(code ?? "").toUpperCase());
+  renderRooms(S.lobby, app);
 }
 
 function leftRoom() {

@@ -173,7 +173,7 @@ function typedCode(value) {
 
 export function renderRooms(rooms, app) {
   const list = $("#public-rooms");
-  const sorted = [...rooms.values()].sort((a, b) => a.game.localeCompare(b.game) || b.players - a.players);
+  const sorted = [...rooms.values()].filter((r) => !app.removedFrom(r.code)).sort((a, b) => a.game.localeCompare(b.game) || b.players - a.players);
   if (!sorted.length) {
     fill(list, el("li", { class: "muted" }, "No public rooms yet — create one!"));
     return;

@@ -95,3 +95,30 @@ def test_the_kicked_are_told_so_at_once_not_the_rooms_queued_news(open_page, ser
     assert not page.locator("#toasts .toast", has_text="Bot").count()
     host.close()
     wendy.close()
+
+
+def test_the_public_list_stops_offering_a_room_one_was_removed_from(open_page, server):
+    """Kicked, a spectator still saw the room in the public list, whose Join and Watch only answered
+    "You were removed from this room". It is left out of their list (after a reload, once refused)."""
+    host = Wire(server, "Hana")
+    code = host.request("create_room", game="uno", public=True, capacity=4)["code"]
+    wendy = Wire(server, "Wendy")
+    wendy.request("spectate", code=code)
+    page = open_page("/")
+    take_over(page, wendy.token, "Wendy")
+    page.locator("#screen-room").wait_for()
+    joined = host.until(lambda m: m["type"] == "member_joined" and m["member"]["name"] == "Wendy")
+    visitor = open_page("/")
+    visitor.locator(f'#public-rooms [data-code="{code}"]').wait_for()  # listed for anyone else
+    host.request("kick", member=joined["member"]["id"])
+    page.locator("#screen-start").wait_for()
+    page.locator("#public-rooms li").first.wait_for()
+    assert page.locator(f'#public-rooms [data-code="{code}"]').count() == 0
+    # A reload forgets it; the first refusal takes it out again.
+    page.reload()
+    listed = page.locator(f'#public-rooms [data-code="{code}"]')
+    listed.get_by_role("button", name="Watch").click()
+    page.locator("#toasts .toast", has_text="You were removed from this room").wait_for()
+    listed.wait_for(state="detached")
+    assert visitor.locator(f'#public-rooms [data-code="{code}"]').count() == 1
+    host.close()
