@@ -192,6 +192,14 @@ def test_a_watched_bots_game_replays_with_every_hand(open_page, tmp_path, monkey
         assert ada.locator('[data-testid="replay-seat"] option:checked').inner_text() == "Bot 2"
         assert position(ada).startswith("Deal · ")  # a card game's step 0 is its deal
         assert "(you)" not in ada.locator('[data-testid="replay-seat"]').inner_text()
+        # The seat's hand is on the first screen under the controls at 1280 × 800 (the options' line took
+        # a margin twice over and cut it); on a phone its first row is (Log had a line to itself).
+        hand = '#stage [data-testid="hand"]'
+        assert ada.evaluate(f"document.querySelector('{hand}').getBoundingClientRect().bottom") <= 800
+        ada.set_viewport_size(PHONE)
+        top = ada.evaluate(f"document.querySelector('{hand} :is(.ucard, .pcard)').getBoundingClientRect()")
+        assert top["bottom"] <= PHONE["height"], top
+        ada.set_viewport_size(DESKTOP)
         ada.keyboard.press("ArrowRight")
         ada.wait_for_function(
             "!document.querySelector('#next').disabled && document.querySelector('#slider').value === '1'"
