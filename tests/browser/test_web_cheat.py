@@ -339,7 +339,10 @@ def test_a_call_seen_sideways_leaves_the_pile_and_the_next_rank_in_sight(open_pa
     caller.catch_up(placer.seq)
     caller.request("action", action={"type": "call"})
     page.locator('[data-testid="reveal"] .pcard').first.wait_for()
-    page.wait_for_timeout(300)  # the reveal's scroll, on the next frame
+    page.wait_for_function(  # the reveal's scroll, on the next frame
+        """() => { const r = document.querySelector('[data-testid="reveal"]').getBoundingClientRect();
+            return r.top >= 0 && r.bottom <= innerHeight; }"""
+    )
     assert on_screen(page, '[data-testid="reveal"]')
     # A toast lets taps through (pointer-events: none), so what covers is told by the boxes.
     uncovered = """e => { const r = e.getBoundingClientRect();

@@ -189,7 +189,8 @@ def test_a_wilds_colour_still_asked_when_the_clock_runs_out_goes_with_the_turn(o
     """A Wild tapped in the last seconds asks for its colour; the clock ran out meanwhile, the game drew
     for the player and moved on, and the question stayed up over the table: the colour picked then was
     refused as "not your turn", the card still in hand. The question goes with the turn."""
-    (ada, bo), _ = at_a_table(server, "uno", ("Ada", "Bo"), {"turn_timer": 10})
+    # 15 s: room for a loaded machine to open the page and ask for the colour before the clock runs out.
+    (ada, bo), _ = at_a_table(server, "uno", ("Ada", "Bo"), {"turn_timer": 15})
     # Both draw (and keep) whenever they can, until Ada is on turn with a Wild she may play.
     for _ in range(400):
         for wire in (ada, bo):
@@ -207,7 +208,7 @@ def test_a_wilds_colour_still_asked_when_the_clock_runs_out_goes_with_the_turn(o
     take_over(page, ada.token, "Ada")
     page.locator(f'[data-testid="hand"] .ucard[data-id="{wild}"]').click()
     page.locator("#dialog[open]", has_text="Choose a colour").wait_for()
-    page.locator("#toasts .toast", has_text="You ran out of time").wait_for(timeout=15_000)
+    page.locator("#toasts .toast", has_text="You ran out of time").wait_for(timeout=20_000)
     page.wait_for_function("!document.querySelector('#dialog').open", timeout=2_000)
     assert page.locator(f'[data-testid="hand"] .ucard[data-id="{wild}"]').count() == 1  # still Ada's
     bo.close()
