@@ -998,6 +998,14 @@ $("#leave").addEventListener("click", async () => {
   }
 });
 
+// In a room the logo asks to leave it, as Exit does: as a plain link to "/" it reloaded the page, which
+// came back into the room, so "home" seemed to do nothing.
+$(".brand").addEventListener("click", (e) => {
+  if (!S.room || e.button !== 0 || e.ctrlKey || e.metaKey || e.shiftKey || e.altKey) return;
+  e.preventDefault();
+  $("#leave").click();
+});
+
 const mute = $("#mute");
 const showMute = () => {
   mute.textContent = isMuted() ? "♪ off" : "♪ on";

@@ -352,6 +352,21 @@ def test_the_join_box_takes_a_pasted_invite_link_or_a_code_in_halves(open_page, 
     ada.close()
 
 
+def test_the_logo_in_a_room_asks_to_leave_it(open_page):
+    """The logo, a link home, reloaded the page in a room, and the page came back into the room: it
+    seemed to do nothing. It asks to leave the room, as Exit does; kept, the room stays."""
+    page = open_page()
+    code = create_room(page, "Ada", "uno")
+    page.locator(".brand").click()
+    dialog = page.locator("#dialog[open]", has_text="Leave this room?")
+    dialog.get_by_role("button", name="Cancel").click()
+    assert wait_room(page) == code and page.url.endswith(f"/r/{code}")
+    page.locator(".brand").click()
+    dialog.get_by_role("button", name="Leave").click()
+    page.locator("#screen-start").wait_for()
+    assert page.url.endswith("/")
+
+
 def test_quick_play_panel_says_one_thing_at_a_time(open_page):
     first, second = open_page(), open_page(viewport=PHONE)
     first.fill("#name", "Quick1")
