@@ -11,7 +11,7 @@ from parlour.rooms.bot_seats import bot_level
 from parlour.rooms.commands import Command, CommandError
 from parlour.rooms.enums import BEFORE_START, COUNTDOWN, FINISHED, PLAYING, WAITING, CountdownKind, EndReason
 from parlour.rooms.members import Member, Message
-from parlour.rooms.state import RoomState
+from parlour.rooms.state import HURRIED_TURN, HURRY_AFTER, RoomState
 from parlour.store import GameRecord
 
 
@@ -88,7 +88,7 @@ class GameFlow(RoomState):
         self.game_log, self.outcome, self.countdown = [], None, None
         self._new_table_log()
         self.state = PLAYING
-        self.turn = None
+        self.turn, self.missed = None, {}
         self.set_turn(cmd.at, None)
         self.all_away = False  # told with the game's start, below, if its seated people are all away
         events = self.engine.start_events(self.game)
@@ -131,14 +131,25 @@ class GameFlow(RoomState):
         pause = self.engine.pause(self.game)
         if self.turn is not None and self.turn[0] == seat and actor != seat and (pause > 0) is self.paused:
             return
-        limit = pause or self.engine.turn_timer(self.rules)
+        limit = self._turn_limit(seat, pause)
         self.turn, self.paused = (seat, at + limit if limit else None), pause > 0
+
+    def _turn_limit(self, seat: int, pause: int) -> float:
+        """Seconds on ``seat``'s clock: the game's pause, else the turn timer, short for a seat that
+        let it run out ``HURRY_AFTER`` times in a row (``missed``); 0 for no clock."""
+        if pause:
+            return pause
+        limit = self.engine.turn_timer(self.rules)
+        return min(limit, HURRIED_TURN) if limit and self.hurried(seat) else limit
+
+    def hurried(self, seat: int) -> bool:
+        """Whether ``seat``'s turns are short: its clock ran out on its last ``HURRY_AFTER`` turns."""
+        return self.missed.get(seat, 0) >= HURRY_AFTER
 
     def restart_clock(self, at: float) -> None:
         """The seat on turn starts its clock again in full (nobody could move for it meanwhile)."""
         if self.turn is not None and self.turn[1] is not None:
-            limit = self.engine.pause(self.game) or self.engine.turn_timer(self.rules)
-            self.turn = (self.turn[0], at + limit)
+            self.turn = (self.turn[0], at + self._turn_limit(self.turn[0], self.engine.pause(self.game)))
 
     def check_over(self, at: float) -> None:
         outcome = self.engine.outcome(self.game)

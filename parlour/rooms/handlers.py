@@ -483,6 +483,8 @@ def action(room: Room, cmd: Command) -> bool | None:
     # The log keeps the engine's action, never the client's object: fields the engine ignored
     # (junk, however large) are not stored, and replay applies exactly what was applied.
     cmd.payload = {"engine_action": move}
+    if room.missed:  # the seat moved: its clock is whole again
+        room.missed.pop(seat, None)
     # A bot playing for a player who dropped out: the table's log says so on that seat's entries.
     room.game_events(events, cmd.at, seat, by_bot=member.replaced)
     return True
@@ -521,6 +523,7 @@ def timer(room: Room, cmd: Command) -> bool | None:
         if room.turn is None or (live and room.turn[1] != deadline) or room.state != PLAYING:
             return None
         seat = room.turn[0]
+        room.missed[seat] = room.missed.get(seat, 0) + 1
         room.game_events(room.engine.on_timeout(room.game, seat), cmd.at, seat)
     elif name.startswith("grace:"):
         member = room.members.get(name.removeprefix("grace:"))

@@ -13,7 +13,7 @@ from parlour.rooms import messages, scoreboard
 from parlour.rooms.encoding import GameFrames
 from parlour.rooms.enums import PLAYER
 from parlour.rooms.members import Member, Message
-from parlour.rooms.state import TABLE_LOG_HISTORY, RoomState
+from parlour.rooms.state import HURRIED_TURN, TABLE_LOG_HISTORY, RoomState
 
 LOG_LATER_MAX = 5 * TABLE_LOG_HISTORY
 """Actions whose log entries may wait to be written (``Outbound._describe_later``): bounds the events a
@@ -195,6 +195,8 @@ class Outbound(RoomState):
         info = {"seat": seat, "deadline": deadline, "remaining": _remaining(deadline)}
         if self.paused:  # the game rests (between UNO's rounds): the clock is not a move's
             info["pause"] = True
+        elif deadline is not None and self.missed and self.hurried(seat):  # short: it ran out twice in a row
+            info["hurried"] = HURRIED_TURN
         return info
 
     def snapshot(self, member: Member) -> Message:

@@ -37,6 +37,10 @@ the seconds a move may be sent again (``ClusterManager._unsure_seconds``)."""
 BOT_CATCH_DELAY = 2.0
 """Seconds a bot waits, after a human's play left them one card, before it may catch them without
 UNO (humans may catch at once): a person needs a moment to press UNO!."""
+HURRY_AFTER = 2
+"""Turns in a row a seat's clock runs out on before its turns are short (``HURRIED_TURN``)."""
+HURRIED_TURN = 5
+"""Seconds on a seat's clock once it ran out ``HURRY_AFTER`` times in a row, until the seat moves."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,6 +173,10 @@ class RoomState:
         self.outcome: Message | None = None
         self.countdown: tuple[CountdownKind, float] | None = None
         self.turn: tuple[int, float | None] | None = None
+        self.missed: dict[int, int] = {}
+        """Seat → turns in a row its clock ran out on, in this game: from ``HURRY_AFTER`` on, the seat's
+        turns are short (``set_turn``) until it moves, so a player who went away without closing the page
+        no longer holds the table up for the whole clock every round."""
         self.paused = False
         """The clock in ``turn`` times the game's pause (``Game.pause``), not a move: nobody is told it is
         their turn."""
@@ -212,6 +220,8 @@ class RoomState:
         def update_countdown(self, at: float, joined: bool = False) -> None: ...  # game_flow
 
         def restart_clock(self, at: float) -> None: ...  # game_flow
+
+        def hurried(self, seat: int) -> bool: ...  # game_flow
 
         def check_deserted(self, at: float) -> None: ...  # game_flow
 

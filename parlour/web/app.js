@@ -552,7 +552,7 @@ const handlers = {
     noteEntries(msg.log ?? []);
     gameEvents(msg.events);
     const myTurn = !wasMyTurn && seat !== null && seatOnTurn(play) === seat;
-    if (myTurn) yourTurn();
+    if (myTurn) yourTurn(play.turn);
     else if (wasMyTurn && seatOnTurn(play) !== seat) closeTurnDialog();
     announce(news, myTurn);
     render();
@@ -716,8 +716,10 @@ function render() {
 
 /** Turn alerts: a sound, a buzz on phones that have one, and the tab title; a toast too for a player
  * scrolled away from their hand (down at the chat on a phone). */
-function yourTurn() {
+function yourTurn(turn) {
   beep("turn");
+  // The clock ran out on this player's last two turns: their turns are short until they move, and told why.
+  if (turn?.hurried) toast(`Your clock ran out twice in a row: your turns last ${turn.hurried} s until you move.`, "turn", 5000, true);
   closeLog(); // a phone's log drawer lay over the hand while the turn's clock ran
   if (document.hidden) navigator.vibrate?.(150);
   else if (!inSight($('#stage [data-testid="hand"]') ?? $("#stage"))) toast("Your turn", "turn", 3000, true);

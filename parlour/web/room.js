@@ -567,15 +567,17 @@ const allAway = () => el("p", { class: "alert", role: "status", dataset: { testi
  * whose turn it was not, read as their own alarm. */
 function turnTimer(room, ctx) {
   const turn = room.play.turn;
-  const total = room.settings?.turn_timer;
+  // A seat whose clock ran out twice in a row has a short one (`hurried` seconds) until it moves.
+  const total = turn?.hurried ?? room.settings?.turn_timer;
   if (!turn?.localDeadline || !total || turn.pause) return null; // a pause's clock is the table's to show
   const mine = turn.seat === ctx.seat && ctx.seat !== null;
+  const why = ctx.absent(turn.seat) ? " (offline)" : turn.hurried ? " (away)" : "";
   return el(
     "div",
     { class: "turn-timer", role: "timer", "aria-label": mine ? "Your turn's timer" : `${ctx.name(turn.seat)}'s turn timer`, dataset: { deadline: turn.localDeadline, total } },
     el("div", { class: "timer-fill" }),
     // An offline player's clock runs on: said, beside their chip's other countdown (till a bot takes over).
-    el("span", { class: "timer-label" }, el("span", { class: "timer-who" }, mine ? "Your turn" : `${ctx.name(turn.seat)}${ctx.absent(turn.seat) ? " (offline)" : ""}`, " · "), el("span", { class: "timer-text" }, "")),
+    el("span", { class: "timer-label" }, el("span", { class: "timer-who" }, mine ? `Your turn${turn.hurried ? " (short)" : ""}` : `${ctx.name(turn.seat)}${why}`, " · "), el("span", { class: "timer-text" }, "")),
   );
 }
 

@@ -9,7 +9,7 @@ import re
 import signal
 
 import pytest
-from browser_helpers import PHONE, SHOTS, create_room, join_room, start_game, take_over
+from browser_helpers import PHONE, SHOTS, create_room, join_room, shots, start_game, take_over
 from wire import at_a_table
 
 pytestmark = pytest.mark.browser
@@ -211,6 +211,33 @@ def test_a_wilds_colour_still_asked_when_the_clock_runs_out_goes_with_the_turn(o
     page.locator("#toasts .toast", has_text="You ran out of time").wait_for(timeout=20_000)
     page.wait_for_function("!document.querySelector('#dialog').open", timeout=2_000)
     assert page.locator(f'[data-testid="hand"] .ucard[data-id="{wild}"]').count() == 1  # still Ada's
+    bo.close()
+
+
+def test_a_player_whose_clock_ran_out_twice_in_a_row_gets_short_turns_until_they_move(open_page, server):
+    """A player who left the page open and went away held the table up for the whole clock every turn.
+    After two turns in a row run out, theirs last 5 s, and the page says why, until they move."""
+    (ada, bo), _ = at_a_table(server, "connect_four", ("Ada", "Bo"), {"turn_timer": 10})
+    if ada.view["turn"] != 0:
+        bo.request("action", action={"type": "drop", "column": 0})
+        ada.until(lambda m: m["type"] == "game")
+    page = open_page("/")
+    take_over(page, ada.token, "Ada")
+    bar = page.locator(".turn-timer .timer-who")
+    for column in (0, 6):  # Ada lets her clock run out; Bo moves
+        bar.filter(has_text="Your turn").wait_for()
+        assert "short" not in bar.inner_text()
+        bo.until(lambda m: m["type"] == "game" and m["view"]["turn"] == 1, timeout=15)
+        bo.request("action", action={"type": "drop", "column": column})
+    bar.filter(has_text="Your turn (short)").wait_for()
+    page.locator("#toasts .toast", has_text="Your clock ran out twice in a row").wait_for()
+    assert int(page.locator(".turn-timer").get_attribute("data-total")) == 5
+    shots(page, "turn-short")
+    page.locator(".c4-col.playable").first.click()  # back
+    bo.until(lambda m: m["type"] == "game" and m["view"]["turn"] == 1)
+    bo.request("action", action={"type": "drop", "column": 6})
+    page.wait_for_function("document.querySelector('.turn-timer')?.dataset.total === '10'")
+    assert bar.inner_text().startswith("Your turn ·")
     bo.close()
 
 

@@ -148,6 +148,47 @@ async def test_turn_timer_applies_timeout_rule_and_ignores_stale_timers(harness:
     assert room.turn != (seat, deadline)
 
 
+async def test_a_seat_whose_clock_ran_out_twice_in_a_row_gets_short_turns_until_it_moves(
+    harness: Harness,
+) -> None:
+    """A player who went away without closing the page held the table up for the whole clock on every
+    turn (13 turns running in a play-test). After two in a row, their turns last 5 s, said in ``turn``
+    as ``hurried`` (the short clock's seconds), until they move; then the whole clock again."""
+    clients = await harness.table("connect_four", 2, {"turn_timer": 60})
+    room = _room(harness)
+    away = room.turn[0]
+    by_seat = {room.member_by_session(c.session.id).seat: c for c in clients}
+    columns = iter([0, 6, 0, 6, 5])
+
+    async def other_moves() -> None:
+        assert room.turn[0] != away
+        reply = await by_seat[1 - away].do("action", action={"type": "drop", "column": next(columns)})
+        assert reply["type"] == "ok", reply
+
+    def told() -> dict[str, Any]:
+        """The turn as the last game message (or the game's start) told it."""
+        return next(m for m in reversed(clients[0].messages) if m["type"] in ("game", "game_started"))["turn"]
+
+    def clock() -> float:
+        assert room.turn[0] == away and room.turn[1] is not None
+        return room.turn[1] - time.time()
+
+    for _ in range(2):
+        assert 55 < clock() <= 60 and "hurried" not in told()
+        await room.submit(Command("timer", None, {"name": "turn", "deadline": room.turn[1]}))
+        await other_moves()
+    assert 4 < clock() <= 5  # two in a row: short
+    assert (told()["seat"], told().get("hurried")) == (away, 5)  # the short clock's seconds
+    await room.submit(Command("timer", None, {"name": "turn", "deadline": room.turn[1]}))
+    await other_moves()
+    assert 4 < clock() <= 5  # still away
+    reply = await by_seat[away].do("action", action={"type": "drop", "column": 1})  # back
+    assert reply["type"] == "ok", reply
+    await other_moves()
+    assert 55 < clock() <= 60 and "hurried" not in told()
+    assert room.missed == {}
+
+
 async def test_a_pause_between_rounds_is_timed_by_the_room_and_is_nobodys_turn(harness: Harness) -> None:
     """UNO's break between rounds, with no turn timer: the room times it for the next dealer, tells
     nobody it is their turn, and deals when it runs out. The round here ends on a jump-in by a player
