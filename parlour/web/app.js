@@ -811,12 +811,11 @@ function inHand(active) {
   return card ? hand.querySelector(`[data-id="${CSS.escape(card)}"]`) : null;
 }
 
-/** The button of the room's screen that had the focus, drawn again after a render replaced it (the
- * same words, enabled); null if it is gone, or was a card (a card played is never "the same"). */
+/** The keyed control (`data-key`, ui.js) that had the focus, drawn again after a render replaced it
+ * and still enabled; null if it is gone or was not keyed. */
 function redrawn(active) {
-  if (active !== document.body || !lastFocused || lastFocused.isConnected || lastFocused.nodeName !== "BUTTON" || lastFocused.dataset.id) return null;
-  const label = lastFocused.getAttribute("aria-label");
-  return $$("#screen-room button:not([disabled])").find((b) => b.textContent === lastFocused.textContent && b.getAttribute("aria-label") === label && !b.dataset.id) ?? null;
+  const key = active === document.body && lastFocused && !lastFocused.isConnected ? lastFocused.dataset?.key : null;
+  return key ? $(`#screen-room [data-key="${CSS.escape(key)}"]:not([disabled])`) : null;
 }
 
 /** After an action the control pressed may be gone (a played card, a hidden screen) or disabled (Place,

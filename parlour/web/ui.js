@@ -73,7 +73,8 @@ function patchChildren(node, wanted) {
 }
 
 // `data-key` names a control that must never be patched into another one (and so keep the focus
-// under other words: Enter on "Add easy bot" for the last seat left it on "Just watch").
+// under other words: Enter on "Add easy bot" for the last seat left it on "Just watch"); drawn anew,
+// it takes the focus back (app.js, keepFocus).
 const sameKind = (a, b) =>
   a.nodeType === b.nodeType && a.nodeName === b.nodeName && a.dataset?.id === b.dataset?.id && a.dataset?.line === b.dataset?.line && a.dataset?.key === b.dataset?.key;
 
